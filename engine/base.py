@@ -1,0 +1,285 @@
+"""The engine contract shared by every game.
+
+A game is an object made by :func:`engine.new_game` from its options; a state is an immutable value
+that the game reads and produces. The base class does the bookkeeping (option checking, parsing,
+turn checks, the game-over check) and each game fills in a few small methods::
+
+    >>> from engine import new_game
+    >>> game = new_game("mosey", order=4)
+    >>> state = game.start()
+    >>> game.to_move(state)
+    0
+    >>> state = game.play(state, "G5xF4")
+    >>> game.to_move(state)
+    1
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+JSON = dict[str, Any]
+"""A JSON-safe dict: what ``encode`` and ``view`` return."""
+
+CellHref = Callable[[str], "str | None"]
+"""Maps a cell label (as in the notation) to a link target, or None for no link."""
+
+
+class IllegalMove(ValueError):
+    """A move that cannot be played here; the message is meant for the player."""
+
+
+class UnknownGame(ValueError):
+    """An unknown game id or option value; the message names the valid choices."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a game, e.g. the board size.
+
+    >>> Option("order", "Board order", (4, 5, 6), 4).coerce("5")
+    5
+    """
+
+    name: str
+    label: str
+    choices: tuple[int | str, ...]
+    default: int | str
+    help: str = ""
+
+    def coerce(self, value: object) -> int | str:
+        """Return the choice meant by ``value`` (text from a form or the command line works too)."""
+        for choice in self.choices:
+            if value == choice or str(value).strip().lower() == str(choice).lower():
+                return choice
+        valid = ", ".join(str(c) for c in self.choices)
+        raise UnknownGame(f"{self.name} must be one of {valid}, not {value!r}")
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What the catalogue says about a game: enough to build a create-game form and an email."""
+
+    id: str
+    name: str
+    min_players: int
+    max_players: int
+    options: tuple[Option, ...]
+    summary: str
+    chance: bool = False
+    hidden_information: bool = False
+    aliases: tuple[str, ...] = ()
+
+    def option(self, name: str) -> Option:
+        for option in self.options:
+            if option.name == name:
+                return option
+        valid = ", ".join(o.name for o in self.options) or "none"
+        raise UnknownGame(f"{self.id} has no option {name!r}; its options are: {valid}")
+
+    def resolve(self, options: Mapping[str, object]) -> dict[str, int | str]:
+        """All options with defaults filled in and values checked."""
+        for name in options:
+            self.option(name)
+        return {o.name: o.coerce(options[o.name]) if o.name in options else o.default
+                for o in self.options}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of a finished game.
+
+    ``winners`` holds the winning seats (several for a shared win, none for a draw); ``scores``
+    has one number per seat where the game keeps score.
+    """
+
+    winners: tuple[int, ...]
+    scores: tuple[float, ...] | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class NumberChoice:
+    """A legal "move" that stands for every whole number in a range, e.g. Stigmergy's komi.
+
+    ``legal_moves`` lists it instead of hundreds of numbers; ``play`` accepts any integer in
+    ``low..high``; a web page offers a number field. ``str`` gives the marker the reference
+    records use.
+
+    >>> str(NumberChoice("komi", -62, 62))
+    '<komi>'
+    >>> 7 in NumberChoice("komi", -62, 62)
+    True
+    """
+
+    name: str
+    low: int
+    high: int
+    label: str = field(default="", compare=False)
+
+    def __str__(self) -> str:
+        return f"<{self.name}>"
+
+    def __contains__(self, value: object) -> bool:
+        return isinstance(value, int) and self.low <= value <= self.high
+
+    def pick(self, rng: random.Random) -> int:
+        return rng.randint(self.low, self.high)
+
+
+S = TypeVar("S")
+M = TypeVar("M")
+
+
+class Game(ABC, Generic[S, M]):
+    """One game with its options fixed. Subclasses set ``info`` and fill in the abstract methods.
+
+    States are immutable values; every method is pure, so a state can be kept, compared, encoded
+    and replayed freely.
+    """
+
+    info: ClassVar[GameInfo]
+
+    def __init__(self, **options: object) -> None:
+        self.options: dict[str, int | str] = self.info.resolve(options)
+
+    def __repr__(self) -> str:
+        opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
+        return f"new_game({self.info.id!r}{', ' if opts else ''}{opts})"
+
+    # -- what every game fills in ------------------------------------------------------------
+
+    @property
+    def num_players(self) -> int:
+        """How many seats this game has (fixed by the options)."""
+        return self.info.min_players
+
+    @abstractmethod
+    def start(self, seed: int | str | None = None) -> S:
+        """The opening position. ``seed`` only matters for games with chance."""
+
+    @abstractmethod
+    def to_move(self, state: S) -> int | None:
+        """The 0-based seat to move, or None once the game is over."""
+
+    @abstractmethod
+    def legal_moves(self, state: S) -> list[M | NumberChoice]:
+        """Every move the seat to move may make, sorted by notation; empty once the game is over."""
+
+    @abstractmethod
+    def parse_move(self, text: str) -> M:
+        """Read the notation; raise :class:`IllegalMove` for text that is not a move at all."""
+
+    @abstractmethod
+    def apply(self, state: S, move: M) -> S:
+        """The position after a move already known to be legal."""
+
+    @abstractmethod
+    def outcome(self, state: S) -> Outcome | None:
+        """None while the game runs, else the result."""
+
+    @abstractmethod
+    def encode(self, state: S) -> JSON:
+        """The whole truth about a state as a JSON-safe dict (for the server's database)."""
+
+    @abstractmethod
+    def decode(self, data: Mapping[str, Any]) -> S:
+        """The state that ``encode`` wrote; ``decode(encode(s)) == s``."""
+
+    @abstractmethod
+    def render_svg(
+        self,
+        state: S,
+        viewer: int | None = None,
+        last_move: M | str | None = None,
+        cell_href: CellHref | None = None,
+    ) -> str:
+        """A standalone SVG of the position as ``viewer`` (a seat; None: the public) sees it."""
+
+    # -- what a game may refine ----------------------------------------------------------------
+
+    def explain_illegal(self, state: S, move: M) -> str:
+        """Why ``move`` is not legal here, in words for the player. Games give better reasons."""
+        return f"{move} is not a legal move here"
+
+    def is_legal(self, state: S, move: M) -> bool:
+        """Whether ``move`` is legal; games with a faster check than listing may override."""
+        return move in self.legal_moves(state)
+
+    def move_cells(self, move: M) -> tuple[str, ...]:
+        """The cells a player clicks, in order, to make ``move`` on a board (none for a button)."""
+        return ()
+
+    def seat_names(self, state: S) -> tuple[str, ...]:
+        """What each seat is called in this position, e.g. ("Light", "Dark")."""
+        return tuple(f"Player {i + 1}" for i in range(self.num_players))
+
+    def describe(self, state: S, viewer: int | None = None) -> str:
+        """One line about the position for a page or an email: scores, whose turn."""
+        result = self.outcome(state)
+        names = self.seat_names(state)
+        if result is not None:
+            if not result.winners:
+                return f"Game over: a draw. {result.reason}".strip()
+            won = " and ".join(names[s] for s in result.winners)
+            return f"Game over: {won} won. {result.reason}".strip()
+        seat = self.to_move(state)
+        return f"{names[seat]} to move." if seat is not None else ""
+
+    def view(self, state: S, viewer: int | None) -> JSON:
+        """What ``viewer`` may know of the state. Games with hidden information override this."""
+        return self.encode(state)
+
+    def render_text(self, state: S, viewer: int | None = None) -> str:
+        """The position as plain text, for the terminal and plain-text emails."""
+        return self.describe(state, viewer)
+
+    def number_to_move(self, state: S, choice: NumberChoice, value: int) -> M:
+        """The move that names ``value`` for a numeric choice (the parser does this for text)."""
+        return self.parse_move(str(value))
+
+    def random_move(self, state: S, rng: random.Random) -> M:
+        """A uniformly random legal move (a numeric choice counts once, with a random value)."""
+        move = rng.choice(self.legal_moves(state))
+        if isinstance(move, NumberChoice):
+            return self.number_to_move(state, move, move.pick(rng))
+        return move
+
+    def playout(self, state: S, rng: random.Random, max_plies: int = 100_000) -> S:
+        """Random legal moves to the end. Games may override this with a faster internal path."""
+        for _ in range(max_plies):
+            if self.to_move(state) is None:
+                return state
+            state = self.apply(state, self.random_move(state, rng))
+        raise RuntimeError(f"{self!r}: no end after {max_plies} plies")
+
+    # -- bookkeeping the base class does ---------------------------------------------------------
+
+    def play(self, state: S, move: M | str, *, seat: int | None = None) -> S:
+        """The position after ``move`` (text or a move); ``state`` itself is unchanged.
+
+        With ``seat``, also check that it is that seat's turn. Raises :class:`IllegalMove` with a
+        reason a player understands.
+        """
+        mover = self.to_move(state)
+        if mover is None:
+            raise IllegalMove("the game is over")
+        if seat is not None and seat != mover:
+            raise IllegalMove("it is not your turn")
+        parsed = self.parse_move(move) if isinstance(move, str) else move
+        if not self.is_legal(state, parsed):
+            raise IllegalMove(self.explain_illegal(state, parsed))
+        return self.apply(state, parsed)
+
+    def last_move_of(self, last_move: M | str | None) -> M | None:
+        """Accept a last move as text or as a move (render_svg takes either)."""
+        if last_move is None or not isinstance(last_move, str):
+            return last_move
+        try:
+            return self.parse_move(last_move)
+        except IllegalMove:
+            return None

@@ -1,0 +1,184 @@
+"""Hex boards, their labels, and the move notation shared by all hex games.
+
+Cells are pointy-topped hexagons in rows numbered from 1 at the bottom; letters name the columns of
+axial coordinates (up-left of C2 is C3, up-right is D3), exactly as Ludii labels hex boards.
+A cell's index counts row by row from the bottom, left to right, from 0.
+
+>>> board = hex_board(3)
+>>> board.labels[:5]
+('A1', 'B1', 'C1', 'A2', 'B2')
+>>> [board.labels[n] for n in board.adjacent[board.index("C2")]]
+['D2', 'D3', 'C3', 'B2', 'B1', 'C1']
+>>> str(HexMove.parse(" c2 x e4 "))
+'C2xE4'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from engine.base import IllegalMove
+
+DIRECTIONS = ("E", "NE", "NW", "W", "SW", "SE")
+"""The six directions, counter-clockwise from east; the opposite of d is (d + 3) % 6."""
+
+# Axial (column, row) steps for each direction: NE keeps the diagonal, NW keeps the column.
+STEPS = ((1, 0), (1, 1), (0, 1), (-1, 0), (-1, -1), (0, -1))
+
+
+class HexBoard:
+    """A hexagon of rows whose six edges alternate in length ``a`` and ``b``.
+
+    ``a == b == n`` is the hexhex board of side n. Rows from the bottom have b, b+1, ...
+    b+a-1 cells, then shrink by one per row down to a.
+    Everything a playout needs is precomputed here once.
+    """
+
+    def __init__(self, a: int, b: int) -> None:
+        if a < 2 or b < 2:
+            raise ValueError("a hex board needs edges of at least 2 cells")
+        self.a, self.b = a, b
+        self.num_rows = a + b - 1
+        coords: list[tuple[int, int]] = []
+        for row in range(self.num_rows):
+            first = 0 if row < a else row - a + 1
+            length = b + row if row < a else b + a - 2 - (row - a)
+            coords.extend((first + k, row) for k in range(length))
+        self.coords: tuple[tuple[int, int], ...] = tuple(coords)
+        self.size = len(coords)
+        self.labels: tuple[str, ...] = tuple(cell_label(q, r) for q, r in coords)
+        self._index = {label: i for i, label in enumerate(self.labels)}
+        at = {c: i for i, c in enumerate(coords)}
+
+        def step(i: int, d: int) -> int:
+            q, r = coords[i]
+            dq, dr = STEPS[d]
+            return at.get((q + dq, r + dr), -1)
+
+        # neighbours[i][d]: the cell in direction d, or -1 off the board.
+        self.neighbours: tuple[tuple[int, ...], ...] = tuple(
+            tuple(step(i, d) for d in range(6)) for i in range(self.size)
+        )
+        self.adjacent: tuple[tuple[int, ...], ...] = tuple(
+            tuple(n for n in ns if n >= 0) for ns in self.neighbours
+        )
+        self.neighbour_mask: tuple[int, ...] = tuple(
+            sum(1 << n for n in ns) for ns in self.adjacent
+        )
+        rays: list[tuple[tuple[int, ...], ...]] = []
+        for i in range(self.size):
+            per_direction = []
+            for d in range(6):
+                ray, j = [], step(i, d)
+                while j >= 0:
+                    ray.append(j)
+                    j = step(j, d)
+                per_direction.append(tuple(ray))
+            rays.append(tuple(per_direction))
+        # rays[i][d]: the cells from i outward in direction d, nearest first, up to the edge.
+        self.rays: tuple[tuple[tuple[int, ...], ...], ...] = tuple(rays)
+        self.all_mask = (1 << self.size) - 1
+
+    def __repr__(self) -> str:
+        return f"HexBoard({self.a}, {self.b})"
+
+    def index(self, label: str) -> int:
+        """The index of a cell label (any case); raises IllegalMove for a cell not on this board."""
+        try:
+            return self._index[label.strip().upper()]
+        except KeyError:
+            raise IllegalMove(f"{label.strip().upper()} is not a cell of this board") from None
+
+    def __contains__(self, label: object) -> bool:
+        return isinstance(label, str) and label.strip().upper() in self._index
+
+    def direction(self, origin: int, target: int) -> tuple[int, int] | None:
+        """(direction, distance) when ``target`` lies on a straight line from ``origin``."""
+        for d in range(6):
+            ray = self.rays[origin][d]
+            if target in ray:
+                return d, ray.index(target) + 1
+        return None
+
+    def row_ranges(self) -> list[tuple[int, int]]:
+        """(first index, one past the last) for each row, bottom first."""
+        ranges, start = [], 0
+        for row in range(self.num_rows):
+            end = start
+            while end < self.size and self.coords[end][1] == row:
+                end += 1
+            ranges.append((start, end))
+            start = end
+        return ranges
+
+
+@cache
+def hex_board(a: int, b: int | None = None) -> HexBoard:
+    """The (shared, cached) board with edges a and b; ``hex_board(n)`` is the hexhex of side n."""
+    return HexBoard(a, a if b is None else b)
+
+
+def cell_label(column: int, row: int) -> str:
+    """``cell_label(2, 1)`` is 'C2': column from 0, row from 0 at the bottom."""
+    return f"{chr(ord('A') + column)}{row + 1}"
+
+
+_CELL = r"([A-Za-z])\s*(\d{1,2})"
+_MOVE = re.compile(rf"^{_CELL}\s*([-x])\s*{_CELL}$|^{_CELL}\s*(x?)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True, order=True)
+class HexMove:
+    """A move on a hex board, in the notation of shared/rules/README.md.
+
+    - ``pass`` (and other single words a game allows, e.g. ``take-button``): ``word`` is set;
+    - ``D4``: place on ``target``; ``D4x``: replace the stone on ``target`` (``capture``);
+    - ``C2-E2``: move the piece on ``origin`` to ``target``; ``C2xE4``: the same, capturing.
+
+    >>> HexMove.parse("d4x")
+    HexMove(origin=None, target='D4', capture=True, word=None)
+    >>> str(HexMove(origin="C2", target="E2"))
+    'C2-E2'
+    """
+
+    origin: str | None = None
+    target: str | None = None
+    capture: bool = False
+    word: str | None = None
+
+    def __str__(self) -> str:
+        if self.word is not None:
+            return self.word
+        mark = "x" if self.capture else "-"
+        if self.origin is None:
+            return f"{self.target}{'x' if self.capture else ''}"
+        return f"{self.origin}{mark}{self.target}"
+
+    @property
+    def cells(self) -> tuple[str, ...]:
+        """The cells a player clicks for this move, in order."""
+        return tuple(c for c in (self.origin, self.target) if c is not None)
+
+    @classmethod
+    def parse(cls, text: str, words: tuple[str, ...] = ("pass",)) -> HexMove:
+        """Read a move; ``words`` are the single-word moves the game knows."""
+        cleaned = " ".join(text.split()).lower()
+        if cleaned in words:
+            return cls(word=cleaned)
+        match = _MOVE.match(cleaned.replace(" ", ""))
+        if not match:
+            raise IllegalMove(f"{text.strip()!r} is not a move (try e.g. {_examples(words)})")
+        if match.group(1):
+            return cls(
+                origin=f"{match.group(1).upper()}{int(match.group(2))}",
+                target=f"{match.group(4).upper()}{int(match.group(5))}",
+                capture=match.group(3).lower() == "x",
+            )
+        return cls(target=f"{match.group(6).upper()}{int(match.group(7))}",
+                   capture=bool(match.group(8)))
+
+
+def _examples(words: tuple[str, ...]) -> str:
+    return ", ".join(("D4", "C2-E2", "C2xE4", *words))

@@ -1,0 +1,56 @@
+"""The catalogue: every game id, and ``new_game`` to make one.
+
+>>> from engine import GAMES, new_game
+>>> GAMES["mosey"].name
+'Mosey'
+>>> new_game("nine-men")
+Traceback (most recent call last):
+...
+engine.base.UnknownGame: unknown game 'nine-men'; choose one of: ...
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import MappingProxyType
+
+from engine.base import Game, GameInfo, UnknownGame
+
+# Each module lists its games in GAME_CLASSES; the catalogue keeps this order.
+_MODULES = ("engine.mosey", "engine.refugia", "engine.stigmergy", "engine.rifugio")
+
+
+def _load() -> dict[str, type[Game]]:  # type: ignore[type-arg]
+    classes: dict[str, type[Game]] = {}  # type: ignore[type-arg]
+    for name in _MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as error:
+            if error.name == name:  # a game still being written; see docs/contributing
+                continue
+            raise
+        for cls in module.GAME_CLASSES:
+            classes[cls.info.id] = cls
+    return classes
+
+
+_CLASSES = _load()
+_ALIASES = {alias: gid for gid, cls in _CLASSES.items() for alias in cls.info.aliases}
+
+GAMES: MappingProxyType[str, GameInfo] = MappingProxyType(
+    {gid: cls.info for gid, cls in _CLASSES.items()}
+)
+"""Game id -> what the catalogue says about it (name, players, options, rules summary)."""
+
+
+def game_class(game_id: str) -> type[Game]:  # type: ignore[type-arg]
+    key = game_id.strip().lower()
+    key = _ALIASES.get(key, key)
+    if key not in _CLASSES:
+        raise UnknownGame(f"unknown game {game_id!r}; choose one of: {', '.join(_CLASSES)}")
+    return _CLASSES[key]
+
+
+def new_game(game_id: str, **options: object) -> Game:  # type: ignore[type-arg]
+    """The game ``game_id`` with ``options`` (defaults for the rest); errors name the choices."""
+    return game_class(game_id)(**options)

@@ -1,0 +1,92 @@
+"""Database engines and sessions for SQLite and PostgreSQL.
+
+SQLite needs care to be safe under concurrent writers: WAL (readers never block the writer),
+``busy_timeout`` (wait for the lock instead of failing at once), ``foreign_keys=ON`` (off by
+default), and ``BEGIN IMMEDIATE`` for write transactions. Without the last, two requests could both
+read ply 7 under a shared lock and then race to upgrade it; with it, the second waits at BEGIN and
+then reads the first one's result. pysqlite's own implicit BEGIN is switched off so that we can emit
+the right BEGIN ourselves.
+
+>>> database = Database("sqlite://")
+>>> with database.write() as session:
+...     session.exec(text("select 1")).one()
+(1,)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.engine import make_url
+from sqlmodel import Session
+
+BUSY_TIMEOUT_MS = 15_000
+_BEGIN_OPTION = "pbem_sqlite_begin"
+
+
+def make_engine(url: str, *, search_path: str | None = None) -> Engine:
+    """An engine for ``url``; ``search_path`` puts PostgreSQL tables into one schema (tests)."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        database = parsed.database
+        if database and database != ":memory:":
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 15})
+        _configure_sqlite(engine)
+        return engine
+    connect_args: dict[str, Any] = {}
+    if search_path:
+        connect_args["options"] = f"-csearch_path={search_path}"
+    return create_engine(url, connect_args=connect_args, pool_pre_ping=True)
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # we emit BEGIN ourselves (see module docstring)
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA synchronous=NORMAL")  # safe with WAL; fsync at checkpoints only
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def on_begin(connection: Any) -> None:
+        mode = connection.get_execution_options().get(_BEGIN_OPTION, "DEFERRED")
+        connection.exec_driver_sql(f"BEGIN {mode}")
+
+
+class Database:
+    """One engine plus the two kinds of session the app uses: reading and writing."""
+
+    def __init__(self, url: str, *, search_path: str | None = None) -> None:
+        self.url = url
+        self.engine = make_engine(url, search_path=search_path)
+        self.is_sqlite = self.engine.dialect.name == "sqlite"
+        # Shares the pool; on SQLite its transactions start with BEGIN IMMEDIATE.
+        self._write_engine = self.engine.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
+
+    def session(self) -> Session:
+        """A session for reading (it may write too, but without the early SQLite lock)."""
+        return Session(self.engine, expire_on_commit=False)
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        """A write transaction: commits when the block ends, rolls back if it raises."""
+        session = Session(self._write_engine, expire_on_commit=False)
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+        finally:
+            session.close()
+
+    def dispose(self) -> None:
+        self.engine.dispose()

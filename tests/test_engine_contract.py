@@ -1,0 +1,156 @@
+"""The engine contract, checked for every game in the catalogue on every option setting.
+
+Seeded random games are played through the checked path (``play`` with the seat), and along the way:
+every listed move is accepted, moves seen elsewhere but not listed here are refused, states survive
+a trip through JSON, the state played from is unchanged, and the board renders as SVG.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import xml.etree.ElementTree as ET
+from typing import Any
+
+import pytest
+
+from engine import GAMES, IllegalMove, NumberChoice, UnknownGame, new_game
+from engine.base import Game
+
+MAX_PLIES = 5_000
+
+
+def _settings() -> list[Any]:
+    params = []
+    for gid, info in GAMES.items():
+        names = [o.name for o in info.options]
+        for values in itertools.product(*(o.choices for o in info.options)):
+            options = dict(zip(names, values, strict=True))
+            label = ",".join(f"{k}={v}" for k, v in options.items())
+            params.append(pytest.param(gid, options, id=f"{gid}[{label}]"))
+    return params
+
+
+SETTINGS = _settings()
+
+
+def _check_number_choice(game: Game, state: Any, choice: NumberChoice) -> None:  # type: ignore[type-arg]
+    for value in (choice.low, choice.high, (choice.low + choice.high) // 2):
+        game.play(state, str(value))
+    for value in (choice.low - 1, choice.high + 1):
+        with pytest.raises(IllegalMove):
+            game.play(state, str(value))
+
+
+def _roundtrip(game: Game, state: Any) -> None:  # type: ignore[type-arg]
+    data = json.loads(json.dumps(game.encode(state)))
+    assert game.decode(data) == state
+
+
+@pytest.mark.parametrize(("gid", "options"), SETTINGS)
+def test_random_games_keep_the_contract(gid: str, options: dict[str, Any]) -> None:
+    game = new_game(gid, **options)
+    assert game.info.min_players <= game.num_players <= game.info.max_players
+    seen: set[str] = {"pass"}
+    for seed in range(2):
+        rng = random.Random(f"{gid}{options}{seed}")
+        state = game.start(seed=seed)
+        _roundtrip(game, state)
+        for ply in range(MAX_PLIES):
+            seat = game.to_move(state)
+            legal = game.legal_moves(state)
+            if seat is None:
+                assert game.outcome(state) is not None and legal == []
+                break
+            assert game.outcome(state) is None
+            assert legal, f"ply {ply}: seat {seat} to move but no legal move"
+            texts = {str(m) for m in legal}
+            assert len(texts) == len(legal), "a move is listed twice"
+            seen |= texts
+            for move in legal:
+                if isinstance(move, NumberChoice):
+                    _check_number_choice(game, state, move)
+            before = game.encode(state)
+            # Listed moves are accepted (a sample, to keep the test quick on big boards).
+            for move in rng.sample(legal, min(len(legal), 4)):
+                if not isinstance(move, NumberChoice):
+                    game.play(state, str(move), seat=seat)
+            # Moves legal elsewhere but not listed here are refused with a reason.
+            outsiders = sorted(t for t in seen - texts if not t.startswith("<"))
+            for text in rng.sample(outsiders, min(len(outsiders), 4)):
+                with pytest.raises(IllegalMove) as refused:
+                    game.play(state, text, seat=seat)
+                assert str(refused.value)
+            if game.num_players > 1:
+                with pytest.raises(IllegalMove, match="not your turn"):
+                    game.play(state, str(legal[0]), seat=(seat + 1) % game.num_players)
+            move = game.random_move(state, rng)
+            state = game.play(state, move, seat=seat)
+            assert game.encode(game.decode(before)) == before, "play changed the old state"
+            if seed == 0:
+                _roundtrip(game, state)
+        else:
+            pytest.fail(f"no end after {MAX_PLIES} plies")
+        _roundtrip(game, state)
+        with pytest.raises(IllegalMove, match="over"):
+            game.play(state, "pass")
+
+
+@pytest.mark.parametrize(("gid", "options"), SETTINGS)
+def test_fast_playouts_end_in_legal_results(gid: str, options: dict[str, Any]) -> None:
+    game = new_game(gid, **options)
+    for seed in range(3):
+        final = game.playout(game.start(seed=seed), random.Random(seed))
+        result = game.outcome(final)
+        assert result is not None and game.to_move(final) is None
+        assert all(0 <= s < game.num_players for s in result.winners)
+        if result.scores is not None:
+            assert len(result.scores) == game.num_players
+        _roundtrip(game, final)
+
+
+@pytest.mark.parametrize("gid", list(GAMES))
+def test_board_renders_as_svg_for_every_viewer_with_links(gid: str) -> None:
+    game = new_game(gid)
+    rng = random.Random(7)
+    state, last = game.start(seed=1), None
+    for _ in range(6):
+        if game.to_move(state) is None:
+            break
+        last = game.random_move(state, rng)
+        state = game.play(state, last)
+    for viewer in (None, *range(game.num_players)):
+        svg = game.render_svg(state, viewer=viewer, last_move=last,
+                              cell_href=lambda cell: f"/pick?cell={cell}&x=<1>")
+        root = ET.fromstring(svg)
+        assert root.tag.endswith("svg")
+        links = [e for e in root.iter() if e.tag.endswith("a")]
+        assert links, "cell_href should turn cells into links"
+        assert all(e.get("href", "").startswith("/pick?cell=") for e in links)
+        assert "<1>" not in svg, "text must be escaped"
+    plain = ET.fromstring(game.render_svg(state))
+    assert not [e for e in plain.iter() if e.tag.endswith("a")]
+
+
+def test_catalogue_describes_every_game() -> None:
+    assert GAMES, "the catalogue is empty"
+    for gid, info in GAMES.items():
+        assert info.id == gid and info.name and len(info.summary) > 80
+        assert 1 <= info.min_players <= info.max_players
+        for option in info.options:
+            assert option.default in option.choices and option.label
+        game = new_game(gid)
+        assert game.options == {o.name: o.default for o in info.options}
+
+
+def test_unknown_game_and_option_values_name_the_choices() -> None:
+    with pytest.raises(ValueError, match="choose one of: .*" + next(iter(GAMES))):
+        new_game("no-such-game")
+    gid, info = next((g, i) for g, i in GAMES.items() if i.options)
+    option = info.options[0]
+    with pytest.raises(UnknownGame) as error:
+        new_game(gid, **{option.name: "nonsense"})
+    assert all(str(choice) in str(error.value) for choice in option.choices)
+    with pytest.raises(ValueError, match="has no option"):
+        new_game(gid, colour="purple")
