@@ -105,9 +105,10 @@ def render(game: Game[Any, Any], moves: Sequence[str], *, seed: int | None, view
         with open(output, "w", encoding="utf-8") as file:
             file.write(svg)
         return
-    import cairosvg  # type: ignore[import-untyped]  # only needed for PNG output
+    from engine.png import svg_to_png  # CairoSVG loads only when a PNG is wanted
 
-    cairosvg.svg2png(bytestring=svg.encode(), write_to=output, scale=scale)
+    with open(output, "wb") as file:
+        file.write(svg_to_png(svg, scale=scale))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

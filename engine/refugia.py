@@ -1,0 +1,441 @@
+"""Refugia (Dale W. Walton, 2020): place lone discs, flee from enemies, end with the most pairs.
+
+Two players (White moves first) and neutral "mutual enemy" stones. A turn is a pass, a placement on
+an empty cell with no own disc next to it, or a move of an own disc to a cell with fewer enemies
+around it (opponent discs and neutrals, counted before the move): a step, or a hop over an opponent
+disc (which turns neutral) or over a neutral (which becomes the mover's). Two passes in a row end
+the game; the most adjacent pairs of own discs wins. Rules decisions: docs/rules/refugia.md.
+
+>>> from engine import new_game
+>>> game = new_game("refugia", board="2-3")
+>>> state = game.play(game.play(game.start(), "B2"), "C2")  # White places, then Black beside it
+>>> game.explain_illegal(state, game.parse_move("A2"))
+'A2 is next to your own disc'
+>>> [str(m) for m in game.legal_moves(state) if "-" in str(m)]  # away from C2, B2 has 0 enemies
+['B2-A1', 'B2-A2', 'B2-B3']
+>>> game.explain_illegal(state, game.parse_move("B2-D2"))  # the hopped C2 still counts at D2
+'B2-D2 does not reduce the enemies around your disc (1 -> 1)'
+>>> state = game.play(game.play(state, "pass"), "pass")
+>>> game.outcome(state).reason
+'Adjacent pairs (0) and discs (1) tied; Black made the final pass and loses.'
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from engine.base import JSON, CellHref, Game, GameInfo, IllegalMove, NumberChoice, Option, Outcome
+from engine.hexboard import STEPS, HexBoard, HexMove, hex_board
+from engine.hexsvg import draw_hex_board
+
+BOARDS = ("2-3", "2-4", "3-4", "3-5", "4-5", "4-6", "5-6", "5-7", "6-7", "6-8")
+SEATS = ("White", "Black")
+STONES = ("white", "black")  # engine.hexsvg stone kinds of the two seats
+CELL_CHARS = ".WBN"  # empty, White, Black, neutral: encode and render_text use these
+PASS = HexMove(word="pass")
+
+
+@dataclass(frozen=True)
+class RefugiaState:
+    """A position. ``discs`` holds each seat's discs and ``neutral`` the neutral stones, as
+    bitboards in the game's internal layout (see :class:`Geometry`); ``passes`` counts the passes
+    just made in a row (two end the game) and ``turn`` is the seat to move (after the end, the seat
+    that did not make the final pass)."""
+
+    discs: tuple[int, int]
+    neutral: int
+    turn: int = 0
+    passes: int = 0
+
+
+class Geometry:
+    """The board as bitboards: cell (q, r) sits at bit r * width + q, with one spare column so that
+    a step in every direction is a fixed shift that never wraps onto another cell.
+
+    >>> geometry(3, 4).width, geometry(3, 4).shifts
+    (7, (1, 8, 7, -1, -8, -7))
+    """
+
+    def __init__(self, board: HexBoard) -> None:
+        self.board = board
+        self.width = max(q for q, _ in board.coords) + 2
+        self.bits = tuple(r * self.width + q for q, r in board.coords)  # cell index -> bit
+        self.cell = {bit: i for i, bit in enumerate(self.bits)}  # bit -> cell index
+        self.full = sum(1 << bit for bit in self.bits)
+        self.shifts = tuple(dr * self.width + dq for dq, dr in STEPS)
+
+    def mask(self, cells: list[int] | tuple[int, ...]) -> int:
+        return sum(1 << self.bits[i] for i in cells)
+
+    def cells(self, mask: int) -> list[int]:
+        """The cell indices of a mask, in index order."""
+        return sorted(self.cell[bit] for bit in _bits(mask))
+
+
+@cache
+def geometry(a: int, b: int) -> Geometry:
+    return Geometry(hex_board(a, b))
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def _toward(mask: int, shift: int) -> int:
+    """The bits b such that b + shift is in ``mask``: "my neighbour in that direction is in it"."""
+    return mask >> shift if shift > 0 else mask << -shift
+
+
+Groups = list[tuple[int, int, int, int]]
+"""Moves of one kind in one direction: (how many, origin mask, shift to the landing cell, shift to
+the jumped cell or 0 for a step)."""
+
+
+def move_groups(width: int, full: int, own: int, opp: int, neutral: int) -> tuple[int, Groups]:
+    """The mover's placement cells and move groups; the rules of a turn live here alone.
+
+    Enemy counts are taken for every cell at once as 3-bit numbers in bit planes (c2 c1 c0), on
+    the board before the move: the jumped stone still counts around the landing cell. This is the
+    inner loop of every playout, hence the bit tricks.
+    """
+    ne = width + 1
+    enemy = opp | neutral
+    empty = full & ~(own | enemy)
+    # bit b of e_d: b's neighbour in direction d holds an enemy
+    e_e, e_ne, e_nw = enemy >> 1, enemy >> ne, enemy >> width
+    e_w, e_sw, e_se = enemy << 1, enemy << ne, enemy << width
+    x = e_e ^ e_ne
+    s1, k1 = x ^ e_nw, (e_e & e_ne) | (x & e_nw)
+    x = e_w ^ e_sw
+    s2, k2 = x ^ e_se, (e_w & e_sw) | (x & e_se)
+    c0, k3 = s1 ^ s2, s1 & s2
+    x = k1 ^ k2
+    c1, c2 = x ^ k3, (k1 & k2) | (x & k3)
+    place = empty & ~((own >> 1) | (own << 1) | (own >> ne) | (own << ne)
+                      | (own >> width) | (own << width))
+    groups: Groups = []
+    add = groups.append
+    # E, NE, NW look at higher bits (shift right); W, SW, SE at lower bits (shift left)
+    right = ((1, e_e), (ne, e_ne), (width, e_nw))
+    left = ((1, e_w), (ne, e_sw), (width, e_se))
+    # at_least[k]: cells with k or more enemies. A disc with k enemies may go where there are < k.
+    at_least = (full, c0 | c1 | c2, c1 | c2, c2 | (c1 & c0), c2, c2 & (c1 | c0), c2 & c1, 0)
+    mobile = own & at_least[1]
+    k = 0
+    while mobile:
+        k += 1
+        level = mobile & ~at_least[k + 1]
+        if not level:
+            continue
+        mobile ^= level
+        t = empty & ~at_least[k]
+        if not t:
+            continue
+        for s, e_d in right:
+            if m := level & (t >> s):
+                add((m.bit_count(), m, s, 0))
+            if m := level & e_d & (t >> 2 * s):
+                add((m.bit_count(), m, 2 * s, s))
+        for s, e_d in left:
+            if m := level & (t << s):
+                add((m.bit_count(), m, -s, 0))
+            if m := level & e_d & (t << 2 * s):
+                add((m.bit_count(), m, -2 * s, -s))
+    return place, groups
+
+
+def adjacent_pairs(shifts: tuple[int, ...], discs: int) -> int:
+    """Pairs of neighbouring discs, each counted once (looking E, NE and NW only)."""
+    return sum((discs & _toward(discs, s)).bit_count() for s in shifts[:3])
+
+
+class Refugia(Game[RefugiaState, HexMove]):
+    info = GameInfo(
+        id="refugia",
+        name="Refugia",
+        min_players=2,
+        max_players=2,
+        options=(Option("board", "Board", BOARDS, "3-4",
+                        help="a hexagon whose edges alternate between the two lengths"),),
+        summary=("Place lone discs, then move them only to cells with fewer enemies around them, "
+                 "hopping enemy discs to neutralise them and neutral stones to win them back. "
+                 "When both pass, the most adjacent pairs of own discs wins."),
+    )
+
+    def __init__(self, **options: object) -> None:
+        super().__init__(**options)
+        a, b = (int(n) for n in str(self.options["board"]).split("-"))
+        self.geometry = geometry(a, b)
+        self.board = self.geometry.board
+
+    # -- the rules ----------------------------------------------------------------------------
+
+    def start(self, seed: int | str | None = None) -> RefugiaState:
+        return RefugiaState(discs=(0, 0), neutral=0)
+
+    def to_move(self, state: RefugiaState) -> int | None:
+        return None if state.passes >= 2 else state.turn
+
+    def _groups(self, state: RefugiaState) -> tuple[int, Groups]:
+        g, me = self.geometry, state.turn
+        return move_groups(g.width, g.full, state.discs[me], state.discs[1 - me], state.neutral)
+
+    def legal_moves(self, state: RefugiaState) -> list[HexMove | NumberChoice]:
+        if self.to_move(state) is None:
+            return []
+        g, labels = self.geometry, self.board.labels
+        place, groups = self._groups(state)
+        moves: list[HexMove | NumberChoice] = [PASS]
+        moves += [HexMove(target=labels[i]) for i in g.cells(place)]
+        for _, origins, land, _ in groups:
+            moves += [HexMove(origin=labels[g.cell[bit]], target=labels[g.cell[bit + land]])
+                      for bit in _bits(origins)]
+        return sorted(moves, key=str)
+
+    def parse_move(self, text: str) -> HexMove:
+        move = HexMove.parse(text)
+        if move.capture:
+            raise IllegalMove(f"Refugia has no 'x' moves: write a placement as D4, "
+                              f"a step or hop as C2-E2, not {text.strip()!r}")
+        for label in move.cells:
+            self.board.index(label)  # raises for a cell that is not on this board
+        return move
+
+    def _occupant(self, state: RefugiaState, cell: int) -> int:
+        """0 empty, 1 White, 2 Black, 3 neutral (the index into CELL_CHARS)."""
+        bit = 1 << self.geometry.bits[cell]
+        white, black = state.discs
+        return 1 if white & bit else 2 if black & bit else 3 if state.neutral & bit else 0
+
+    def _enemies(self, state: RefugiaState, cell: int) -> int:
+        foes = (2 - state.turn, 3)
+        return sum(self._occupant(state, n) in foes for n in self.board.adjacent[cell])
+
+    def _why_not(self, state: RefugiaState, move: HexMove) -> str | None:
+        """The reason ``move`` is illegal, or None; a cell-by-cell second reading of the rules."""
+        if move.word is not None or move.target is None or move.capture:
+            return None if move == PASS else f"{move} is not a Refugia move"
+        own, board = 1 + state.turn, self.board
+        origin = None if move.origin is None else board.index(move.origin)
+        if origin is not None and self._occupant(state, origin) != own:
+            return f"{move.origin} is not your disc"
+        target = board.index(move.target)
+        if self._occupant(state, target):
+            return f"{move.target} is occupied"
+        if origin is None:
+            if any(self._occupant(state, n) == own for n in board.adjacent[target]):
+                return f"{move.target} is next to your own disc"
+            return None
+        line = board.direction(origin, target)
+        if line is None or line[1] > 2:
+            return f"{move} is neither a step to a neighbouring cell nor a hop over one stone"
+        if line[1] == 2:
+            over = board.neighbours[origin][line[0]]
+            kind = self._occupant(state, over)
+            if kind in (0, own):
+                what = "an empty cell" if kind == 0 else "your own disc"
+                return f"{move} would hop over {what} on {board.labels[over]}"
+        before, after = self._enemies(state, origin), self._enemies(state, target)
+        if after >= before:
+            return f"{move} does not reduce the enemies around your disc ({before} -> {after})"
+        return None
+
+    def is_legal(self, state: RefugiaState, move: HexMove) -> bool:
+        return self._why_not(state, move) is None
+
+    def explain_illegal(self, state: RefugiaState, move: HexMove) -> str:
+        return self._why_not(state, move) or f"{move} is not a legal move here"
+
+    def apply(self, state: RefugiaState, move: HexMove) -> RefugiaState:
+        me = state.turn
+        if move.word is not None:
+            return RefugiaState(state.discs, state.neutral, 1 - me, state.passes + 1)
+        g, board = self.geometry, self.board
+        assert move.target is not None
+        target = board.index(move.target)
+        own, opp, neutral = state.discs[me], state.discs[1 - me], state.neutral
+        own |= 1 << g.bits[target]
+        if move.origin is not None:
+            origin = board.index(move.origin)
+            own ^= 1 << g.bits[origin]
+            line = board.direction(origin, target)
+            if line is not None and line[1] == 2:
+                over = 1 << g.bits[board.neighbours[origin][line[0]]]
+                if opp & over:  # an opponent disc turns neutral
+                    opp, neutral = opp ^ over, neutral | over
+                else:  # a neutral stone becomes the mover's
+                    own, neutral = own | over, neutral ^ over
+        discs = (own, opp) if me == 0 else (opp, own)
+        return RefugiaState(discs, neutral, 1 - me, 0)
+
+    def scores(self, state: RefugiaState) -> tuple[int, int]:
+        """Adjacent pairs of own discs for each seat."""
+        shifts = self.geometry.shifts
+        return adjacent_pairs(shifts, state.discs[0]), adjacent_pairs(shifts, state.discs[1])
+
+    def outcome(self, state: RefugiaState) -> Outcome | None:
+        if state.passes < 2:
+            return None
+        scores = self.scores(state)
+        counts = tuple(d.bit_count() for d in state.discs)
+        if scores[0] != scores[1]:
+            win = int(scores[1] > scores[0])
+            reason = f"{SEATS[win]} has more adjacent pairs ({scores[win]} to {scores[1 - win]})."
+        elif counts[0] != counts[1]:
+            win = int(counts[1] > counts[0])
+            reason = (f"Adjacent pairs tied at {scores[0]}; {SEATS[win]} has more discs "
+                      f"({counts[win]} to {counts[1 - win]}).")
+        else:
+            win = state.turn  # the final pass was made by the other seat, who loses
+            reason = (f"Adjacent pairs ({scores[0]}) and discs ({counts[0]}) tied; "
+                      f"{SEATS[1 - win]} made the final pass and loses.")
+        return Outcome(winners=(win,), scores=(scores[0], scores[1]), reason=reason)
+
+    # -- fast random playouts -------------------------------------------------------------------
+
+    def playout(self, state: RefugiaState, rng: random.Random,
+                max_plies: int = 100_000) -> RefugiaState:
+        """Uniformly random legal moves (pass included) until two passes; bitboards throughout."""
+        final = self.random_plies(state, rng, max_plies)
+        if final.passes < 2:
+            raise RuntimeError(f"{self!r}: no end after {max_plies} plies")
+        return final
+
+    def random_plies(self, state: RefugiaState, rng: random.Random, plies: int) -> RefugiaState:
+        """The position after ``plies`` uniformly random legal moves, or at the end if sooner.
+
+        Each ply draws one of exactly the moves ``legal_moves`` lists, all equally likely.
+        """
+        g = self.geometry
+        width, full = g.width, g.full
+        discs, neutral, turn, passes = list(state.discs), state.neutral, state.turn, state.passes
+        randrange = rng.randrange
+        for _ in range(plies):
+            if passes >= 2:
+                break
+            own, opp = discs[turn], discs[1 - turn]
+            place, groups = move_groups(width, full, own, opp, neutral)
+            n_place = place.bit_count()
+            total = n_place + 1
+            for group in groups:
+                total += group[0]
+            pick = randrange(total) - 1
+            if pick < 0:
+                passes += 1
+                turn = 1 - turn
+                continue
+            passes = 0
+            if pick < n_place:
+                discs[turn] = own | _nth_bit(place, pick)
+                turn = 1 - turn
+                continue
+            pick -= n_place
+            for group in groups:
+                if pick < group[0]:
+                    break
+                pick -= group[0]
+            _, origins, land, jump = group
+            origin = _nth_bit(origins, pick)
+            own ^= origin | _toward(origin, -land)
+            if jump:
+                over = _toward(origin, -jump)
+                if opp & over:
+                    opp ^= over
+                    neutral |= over
+                else:
+                    own |= over
+                    neutral ^= over
+            discs[turn], discs[1 - turn] = own, opp
+            turn = 1 - turn
+        return RefugiaState((discs[0], discs[1]), neutral, turn, passes)
+
+    # -- storage and display --------------------------------------------------------------------
+
+    def encode(self, state: RefugiaState) -> JSON:
+        cells = "".join(CELL_CHARS[self._occupant(state, i)] for i in range(self.board.size))
+        return {"cells": cells, "turn": state.turn, "passes": state.passes}
+
+    def decode(self, data: Mapping[str, Any]) -> RefugiaState:
+        cells, turn, passes = str(data["cells"]), int(data["turn"]), int(data["passes"])
+        if len(cells) != self.board.size or set(cells) - set(CELL_CHARS):
+            raise ValueError(f"not a Refugia {self.options['board']} position: {cells!r}")
+        if turn not in (0, 1) or not 0 <= passes <= 2:
+            raise ValueError(f"bad turn {turn} or passes {passes}")
+        g = self.geometry
+        masks = [g.mask([i for i, ch in enumerate(cells) if ch == kind]) for kind in "WBN"]
+        return RefugiaState((masks[0], masks[1]), masks[2], turn, passes)
+
+    def seat_names(self, state: RefugiaState) -> tuple[str, ...]:
+        return SEATS
+
+    def move_cells(self, move: HexMove) -> tuple[str, ...]:
+        return move.cells
+
+    def _status(self, state: RefugiaState, short: bool = False) -> list[str]:
+        """A line per seat with its score and discs, then whose turn it is or who won."""
+        lines = [f"{SEATS[s]}: {_count(self.scores(state)[s], 'pair')}, "
+                 f"{_count(state.discs[s].bit_count(), 'disc')}" for s in (0, 1)]
+        result = self.outcome(state)
+        if short and result is not None:  # the reason is too long for the narrow boards' SVG
+            return [*lines, f"Game over: {SEATS[result.winners[0]]} won."]
+        return [*lines, self.describe(state)]
+
+    def describe(self, state: RefugiaState, viewer: int | None = None) -> str:
+        if state.passes >= 2:
+            return super().describe(state, viewer)
+        passed = " (the last move was a pass)" if state.passes else ""
+        return f"{SEATS[state.turn]} to move{passed}."
+
+    def render_svg(self, state: RefugiaState, viewer: int | None = None,
+                   last_move: HexMove | str | None = None,
+                   cell_href: CellHref | None = None) -> str:
+        board = self.board
+        kinds = ("", *STONES, "neutral")
+        stones = {i: kinds[k] for i in range(board.size) if (k := self._occupant(state, i))}
+        marks = []
+        move = self.last_move_of(last_move)
+        if move is not None:
+            marks = [board.index(c) for c in move.cells if c in board]
+            if len(marks) == 2 and (line := board.direction(marks[0], marks[1])) and line[1] == 2:
+                marks.append(board.neighbours[marks[0]][line[0]])  # the hopped stone changed
+        return draw_hex_board(board, stones=stones, marks=marks, cell_href=cell_href,
+                              header=self._status(state, short=True),
+                              title=f"Refugia {self.options['board']}")
+
+    def render_text(self, state: RefugiaState, viewer: int | None = None) -> str:
+        """Rows from the top, each cell two characters wide and indented as on the hex board."""
+        board = self.board
+        ranges = list(reversed(board.row_ranges()))
+        # a cell's column on screen is 2q - r (half-cell units): NE of a cell sits one to its right
+        left = min(2 * board.coords[start][0] - board.coords[start][1] for start, _ in ranges)
+        right = max(2 * board.coords[end - 1][0] - board.coords[end - 1][1] for _, end in ranges)
+        rows = []
+        for start, end in ranges:
+            q, r = board.coords[start]
+            cells = " ".join(CELL_CHARS[self._occupant(state, i)] for i in range(start, end))
+            line = (" " * (2 * q - r - left) + cells).ljust(right - left + 1)
+            rows.append(f"{r + 1:>2}  {line}  {board.labels[start]}-{board.labels[end - 1]}")
+        return "\n".join([*self._status(state), *rows])
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _nth_bit(mask: int, n: int) -> int:
+    """The n-th lowest set bit of ``mask`` (from 0), as a one-bit mask."""
+    for _ in range(n):
+        mask &= mask - 1
+    return mask & -mask
+
+
+GAME_CLASSES = (Refugia,)
