@@ -21,22 +21,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine import GAMES, new_game
 
 
-def measure(gid: str, options: dict[str, int | str], seconds: float) -> tuple[float, float]:
+def measure(gid: str, options: dict[str, int | str], seconds: float) -> tuple[float, str]:
+    """(playouts per second, mean plies per game or '-' where states do not count plies)."""
     game = new_game(gid, **options)
     played, plies, seed = 0, 0, 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds or played < 3:
         final = game.playout(game.start(seed=seed), random.Random(seed))
-        plies += ply_count(game, final)
+        plies += getattr(final, "ply", 0)
         played += 1
         seed += 1
     elapsed = time.perf_counter() - start
-    return played / elapsed, plies / played
-
-
-def ply_count(game: object, state: object) -> int:
-    """Plies played, where the state records them (``ply`` attribute); else 0."""
-    return int(getattr(state, "ply", 0))
+    return played / elapsed, f"{plies / played:.1f}" if plies else "-"
 
 
 def main() -> None:
@@ -54,7 +50,7 @@ def main() -> None:
             options = dict(zip(names, values, strict=True))
             rate, plies = measure(gid, options, args.seconds)
             label = " ".join(f"{k}={v}" for k, v in options.items())
-            print(f"{gid:15} {label:28} {rate:11.1f} {plies:11.1f}", flush=True)
+            print(f"{gid:15} {label:28} {rate:11.1f} {plies:>11}", flush=True)
 
 
 if __name__ == "__main__":
