@@ -1,0 +1,104 @@
+"""A small stroke font for the short labels of the Rifugio picture (codes, numbers, headings).
+
+SVG text is slow to rasterise with cairosvg (each text element and each letter is placed and traced
+on its own), and the picture goes out as a PNG with every email. Short labels drawn as strokes are
+cheaper, because all labels of one colour become one path. Capitals, digits and a little
+punctuation; lower case is written as capitals.
+
+>>> stroke_text("T1", 10, 20, 10)   # T is two strokes, 1 is one
+'M10 12.8 14.8 12.8M12.4 12.8 12.4 20M18 14 19.2 12.8 19.2 20'
+>>> round(text_width("T1", 10), 1)
+11.6
+"""
+
+from __future__ import annotations
+
+from engine.svg import fmt
+
+# Each glyph: polylines of "x,y" points on a grid 4 wide and 6 high, y up from the baseline.
+_GLYPHS = {
+    "A": "0,0 0,4 2,6 4,4 4,0|0,3 4,3",
+    "B": "0,0 0,6 3,6 4,5 4,4 3,3 0,3|3,3 4,2 4,1 3,0 0,0",
+    "C": "4,5 3,6 1,6 0,5 0,1 1,0 3,0 4,1",
+    "D": "0,0 0,6 2,6 4,4 4,2 2,0 0,0",
+    "E": "4,6 0,6 0,0 4,0|0,3 3,3",
+    "F": "4,6 0,6 0,0|0,3 3,3",
+    "G": "4,5 3,6 1,6 0,5 0,1 1,0 3,0 4,1 4,3 2,3",
+    "H": "0,0 0,6|4,0 4,6|0,3 4,3",
+    "I": "1,6 3,6|2,6 2,0|1,0 3,0",
+    "J": "4,6 4,1 3,0 1,0 0,1",
+    "K": "0,0 0,6|4,6 0,2|1,3 4,0",
+    "L": "0,6 0,0 4,0",
+    "M": "0,0 0,6 2,3 4,6 4,0",
+    "N": "0,0 0,6 4,0 4,6",
+    "O": "1,0 3,0 4,1 4,5 3,6 1,6 0,5 0,1 1,0",
+    "P": "0,0 0,6 3,6 4,5 4,4 3,3 0,3",
+    "Q": "1,0 3,0 4,1 4,5 3,6 1,6 0,5 0,1 1,0|2,2 4,0",
+    "R": "0,0 0,6 3,6 4,5 4,4 3,3 0,3|2,3 4,0",
+    "S": "4,5 3,6 1,6 0,5 0,4 1,3 3,3 4,2 4,1 3,0 1,0 0,1",
+    "T": "0,6 4,6|2,6 2,0",
+    "U": "0,6 0,1 1,0 3,0 4,1 4,6",
+    "V": "0,6 2,0 4,6",
+    "W": "0,6 1,0 2,3 3,0 4,6",
+    "X": "0,0 4,6|0,6 4,0",
+    "Y": "0,6 2,3 4,6|2,3 2,0",
+    "Z": "0,6 4,6 0,0 4,0",
+    "0": "0,0 4,0 4,6 0,6 0,0",
+    "1": "1,5 2,6 2,0",
+    "2": "0,6 4,6 4,3 0,3 0,0 4,0",
+    "3": "0,6 4,6 4,0 0,0|1,3 4,3",
+    "4": "0,6 0,3 4,3|3,6 3,0",
+    "5": "4,6 0,6 0,3 4,3 4,0 0,0",
+    "6": "4,6 0,6 0,0 4,0 4,3 0,3",
+    "7": "0,6 4,6 4,0",
+    "8": "0,0 4,0 4,6 0,6 0,0|0,3 4,3",
+    "9": "4,3 0,3 0,6 4,6 4,0 0,0",
+    "-": "0,3 3,3",
+    "+": "0,3 4,3|2,1 2,5",
+    ",": "1,0.6 0,-1.4",
+    ".": "0,0 0.1,0",
+    ":": "0,1 0.1,1|0,4 0.1,4",
+    "/": "0,0 3,6",
+    "(": "2,6.5 1,5 1,1 2,-0.5",
+    ")": "0,6.5 1,5 1,1 0,-0.5",
+    "?": "0,5 1,6 3,6 4,5 4,4 2,3 2,2|2,0 2.1,0",
+}
+_WIDTHS = {"-": 3.0, "+": 4.0, ",": 1.0, ".": 0.1, ":": 0.1, "/": 3.0, "(": 2.0, ")": 1.0,
+           " ": 2.4}
+_GAP = 1.7
+_UNIT = 0.12  # grid unit per pixel of font size: capitals are 0.72 of the size
+
+
+def _parse(spec: str) -> tuple[tuple[tuple[float, float], ...], ...]:
+    return tuple(tuple((float(x), float(y)) for x, y in (p.split(",") for p in line.split()))
+                 for line in spec.split("|"))
+
+
+GLYPHS = {ch: _parse(spec) for ch, spec in _GLYPHS.items()}
+
+
+def _advance(ch: str) -> float:
+    return _WIDTHS.get(ch, 4.0) + _GAP
+
+
+def text_width(text: str, size: float) -> float:
+    """The width of ``text`` drawn at ``size``, in pixels."""
+    if not text:
+        return 0.0
+    return (sum(_advance(ch) for ch in text.upper()) - _GAP) * _UNIT * size
+
+
+def stroke_text(text: str, x: float, y: float, size: float, anchor: str = "start") -> str:
+    """Path data that writes ``text`` with its baseline at ``y``; ``anchor`` as in SVG."""
+    unit = _UNIT * size
+    if anchor == "middle":
+        x -= text_width(text, size) / 2
+    elif anchor == "end":
+        x -= text_width(text, size)
+    parts = []
+    for ch in text.upper():
+        for line in GLYPHS.get(ch, ()):
+            points = " ".join(f"{fmt(x + gx * unit)} {fmt(y - gy * unit)}" for gx, gy in line)
+            parts.append(f"M{points}")
+        x += _advance(ch) * unit
+    return "".join(parts)
