@@ -42,6 +42,7 @@ from engine.stigmergy_board import (
     WORD_ORDER,
     Sight,
     StigmergyState,
+    has_button,
     playout,
 )
 
@@ -160,8 +161,7 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
 
     @staticmethod
     def _button_available(state: StigmergyState) -> bool:
-        return (state.black_seat is not None and state.komi is not None
-                and state.komi % 2 == 1 and state.button is None)
+        return state.black_seat is not None and has_button(state.komi) and state.button is None
 
     def _komi_choice(self) -> NumberChoice:
         return NumberChoice("komi", -self.komi_limit, self.komi_limit,
@@ -234,8 +234,9 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
         if move.word == "play-second":
             return None if state.black_seat is None else "sides have already been chosen"
         if move.word == "take-button":
-            if state.komi % 2 == 0:
-                return "there is no button: the komi is even"
+            if not has_button(state.komi):
+                return ("there is no button: the komi is even" if state.komi % 2 == 0
+                        else "there is no button: only a positive odd komi brings one")
             if state.button is not None:
                 return f"the button is already held by {self.seat_names(state)[state.button]}"
             if state.black_seat is None:
@@ -304,7 +305,7 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
         if state.komi is None:
             return f"komi still to be named by {self.seat_names(state)[0]}"
         text = f"komi {state.komi}"
-        if state.komi % 2 == 1:
+        if has_button(state.komi):
             holder = ("available" if state.button is None
                       else f"held by {self.seat_names(state)[state.button]}")
             text += f", button {holder}"

@@ -31,6 +31,19 @@ WORD_ORDER = ("pass", "play-second", "take-button")
 """The single-word moves in notation order (they sort after every cell: lower case)."""
 
 
+def has_button(komi: int | None) -> bool:
+    """Whether a game with this komi has the button: only a positive odd komi brings one.
+
+    The reference (Abstract Play) tests ``komi % 2 === 1`` in JavaScript, where -3 % 2 is -1, so a
+    negative odd komi has no button and such a game can end in a tie (a draw), which is what the
+    digest's "a tie can only arise without the button" refers to.
+
+    >>> has_button(3), has_button(-3), has_button(4), has_button(None)
+    (True, False, False, False)
+    """
+    return komi is not None and komi > 0 and komi % 2 == 1
+
+
 @dataclass(frozen=True)
 class StigmergyState:
     """A position. Seats and colours differ: ``black_seat`` says which seat plays Black.
@@ -165,7 +178,7 @@ def playout(sight: Sight, state: StigmergyState, rng: random.Random, max_plies: 
         rng.randrange(1)  # the generic path first picks the lone NumberChoice from its list
         komi = rng.randint(*komi_range)
         mover, ply, plies = 1, ply + 1, 1
-    with_button = komi % 2 == 1
+    with_button = has_button(komi)
 
     n, need, rays = sight.size, sight.need, sight.rays
     place_bit, replace_bit = sight.place_bit, sight.replace_bit

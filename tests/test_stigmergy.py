@@ -134,10 +134,13 @@ def test_replacing_needs_an_enemy_stone_on_a_cell_you_control() -> None:
     assert refusal(game, state, "E5") == "E5 is occupied (replace with E5x if you control it)"
 
 
-def test_the_button_exists_only_with_an_odd_komi() -> None:
+def test_the_button_exists_only_with_a_positive_odd_komi() -> None:
     game = game5()
     assert "take-button" in legal(game, position(game, black=["E5"], komi=3))
-    assert "take-button" in legal(game, position(game, black=["E5"], komi=-3))
+    negative = position(game, black=["E5"], komi=-3)
+    assert "take-button" not in legal(game, negative)
+    assert refusal(game, negative, "take-button") == (
+        "there is no button: only a positive odd komi brings one")
     even = position(game, black=["E5"], komi=4)
     assert "take-button" not in legal(game, even)
     assert refusal(game, even, "take-button") == "there is no button: the komi is even"
@@ -246,9 +249,23 @@ def test_score_is_stones_and_controlled_cells_plus_komi_and_half_a_point() -> No
     assert short_result is not None and short_result.winners == (1,)  # 58.5 against 60
 
 
+def test_a_negative_odd_komi_game_can_end_in_a_draw() -> None:
+    # No button with komi -1: a full board of 30 Black and 31 White stones scores 30 to 30.
+    game = game5()
+    labels = game.board.labels
+    black = [lab for i, lab in enumerate(labels) if i % 2]
+    white = [lab for i, lab in enumerate(labels) if not i % 2]
+    full = position(game, black=black, white=white, komi=-1, to_move="White")
+    assert "pass" in legal(game, full) and "take-button" not in legal(game, full)
+    final = game.play(game.play(full, "pass"), "pass")
+    result = game.outcome(final)
+    assert result is not None and result.winners == () and result.scores == (30, 30)
+    assert "draw" in game.describe(final)
+
+
 def test_equal_scores_are_a_draw() -> None:
-    # Legal play cannot tie (an odd cell count, and odd komi brings the button), so this end
-    # position is built by hand: 30 cells each and an uncontrolled hole.
+    # Without komi an odd cell count cannot split evenly, so this end position is built by hand:
+    # 30 cells each and an uncontrolled hole.
     game = game5("none")
     labels = everything_but(game, "E5")
     cells = ["B" if i % 2 else "W" for i in range(len(labels))]
