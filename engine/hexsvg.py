@@ -6,7 +6,7 @@ white core.
 
 >>> from engine.hexboard import hex_board
 >>> svg = draw_hex_board(hex_board(2), stones={0: "white", 3: "black"}, marks=[3])
->>> svg.startswith("<svg") and svg.count("<polygon") >= 7
+>>> svg.startswith("<svg") and svg.count("<path") == 4  # cells, white, black, coordinates
 True
 """
 
@@ -16,6 +16,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from engine.hexboard import HexBoard
+from engine.strokefont import stroke_text
 from engine.svg import (
     BOARD,
     BOARD_EDGE,
@@ -23,6 +24,7 @@ from engine.svg import (
     INK,
     PAPER,
     SQRT3,
+    fmt,
     hexagon_points,
     sub,
     svg_root,
@@ -32,6 +34,7 @@ from engine.svg import (
 STONE_KINDS = ("white", "black", "neutral")
 WHITE_FILL = "#f6f3ea"
 NEUTRAL_FILL = "#8c8c8c"
+LABEL_INK = "#6b5a3e"
 
 _LINE = 18  # height of a header or footer line
 
@@ -54,6 +57,9 @@ def draw_hex_board(
     move); ``dots`` puts a small marker of a kind on a cell (e.g. who controls it); ``cell_href``
     turns each cell whose label it maps to a URL into a link; ``header`` and ``footer`` are lines of
     text above and below the board.
+
+    CairoSVG spends its time per element, not per pixel, and every email carries a PNG of the board,
+    so shapes of one style share one path: the cells, each kind of stone, the coordinates.
     """
     w = radius * SQRT3  # width of one cell
     xs = [w * (q - r / 2) for q, r in board.coords]
@@ -77,23 +83,27 @@ def draw_hex_board(
         sub(root, "text", line, x=width / 2, y=_LINE * (n + 1), font_size=13,
             text_anchor="middle", fill=INK)
 
-    cells = sub(root, "g", stroke=BOARD_EDGE, stroke_width=1, fill=BOARD)
+    links = {label: cell_href(label) for label in board.labels} if cell_href else {}
+    plain = [i for i, label in enumerate(board.labels) if not links.get(label)]
+    if plain:
+        sub(root, "path", d="".join(_hexagon_path(*centre(i), radius) for i in plain),
+            fill=BOARD, stroke=BOARD_EDGE, stroke_width=1)
+    if len(plain) < board.size:
+        group = sub(root, "g", fill=BOARD, stroke=BOARD_EDGE, stroke_width=1)
+        for i, label in enumerate(board.labels):
+            if href := links.get(label):
+                link = sub(group, "a", href=href, aria_label=label)
+                sub(link, "polygon", points=hexagon_points(*centre(i), radius))
+
+    # Pieces let clicks through to the cell links beneath them.
     dots = dots or {}
-    for i, label in enumerate(board.labels):
-        x, y = centre(i)
-        href = cell_href(label) if cell_href else None
-        parent = cells
-        if href:
-            parent = sub(cells, "a", href=href, aria_label=label)
-        sub(parent, "polygon", points=hexagon_points(x, y, radius))
-        if i in stones:
-            _stone(parent, stones[i], x, y, radius * 0.72)
-        elif i in dots:
-            _stone(parent, dots[i], x, y, radius * 0.2)
+    for kind in STONE_KINDS:
+        _pieces(root, kind, [centre(i) for i, k in stones.items() if k == kind], radius * 0.72)
+        _pieces(root, kind, [centre(i) for i, k in dots.items() if k == kind and i not in stones],
+                radius * 0.2)
 
     for i in marks:
-        x, y = centre(i)
-        sub(root, "polygon", points=hexagon_points(x, y, radius - 1.5), fill="none",
+        sub(root, "polygon", points=hexagon_points(*centre(i), radius - 1.5), fill="none",
             stroke=HIGHLIGHT, stroke_width=3)
 
     _coordinates(root, board, at, radius)
@@ -103,17 +113,38 @@ def draw_hex_board(
     return to_string(root)
 
 
-def _stone(parent: ET.Element, kind: str, x: float, y: float, r: float) -> None:
+def _hexagon_path(cx: float, cy: float, radius: float) -> str:
+    return f"M{hexagon_points(cx, cy, radius)}Z"
+
+
+def _circle_path(cx: float, cy: float, r: float) -> str:
+    # Two half-circle arcs; the radius is rounded first so that it is exactly half the chord
+    # (a radius a hair longer than half the chord bulges each "large" arc past a semicircle).
+    r = round(r, 1)
+    return (f"M{fmt(cx - r)} {fmt(cy)}a{fmt(r)} {fmt(r)} 0 1 0 {fmt(2 * r)} 0"
+            f"a{fmt(r)} {fmt(r)} 0 1 0 {fmt(-2 * r)} 0Z")
+
+
+def _diamond_path(cx: float, cy: float, d: float) -> str:
+    return (f"M{fmt(cx)} {fmt(cy - d)}L{fmt(cx + d)} {fmt(cy)}L{fmt(cx)} {fmt(cy + d)}"
+            f"L{fmt(cx - d)} {fmt(cy)}Z")
+
+
+def _pieces(root: ET.Element, kind: str, centres: list[tuple[float, float]], r: float) -> None:
+    """All pieces of one kind and size as one path (a neutral stone adds its core)."""
+    if not centres:
+        return
     if kind == "white":
-        sub(parent, "circle", cx=x, cy=y, r=r, fill=WHITE_FILL, stroke=INK, stroke_width=1.5)
+        sub(root, "path", d="".join(_circle_path(x, y, r) for x, y in centres), fill=WHITE_FILL,
+            stroke=INK, stroke_width=1.5, pointer_events="none")
     elif kind == "black":
-        sub(parent, "circle", cx=x, cy=y, r=r, fill=INK, stroke=INK, stroke_width=1)
+        sub(root, "path", d="".join(_circle_path(x, y, r) for x, y in centres), fill=INK,
+            stroke=INK, stroke_width=1, pointer_events="none")
     elif kind == "neutral":
-        d = r * 1.1
-        sub(parent, "polygon", points=f"{x:.1f},{y - d:.1f} {x + d:.1f},{y:.1f} "
-            f"{x:.1f},{y + d:.1f} {x - d:.1f},{y:.1f}", fill=NEUTRAL_FILL, stroke=INK,
-            stroke_width=1)
-        sub(parent, "circle", cx=x, cy=y, r=r * 0.3, fill=WHITE_FILL, stroke="none")
+        sub(root, "path", d="".join(_diamond_path(x, y, r * 1.1) for x, y in centres),
+            fill=NEUTRAL_FILL, stroke=INK, stroke_width=1, pointer_events="none")
+        sub(root, "path", d="".join(_circle_path(x, y, r * 0.3) for x, y in centres),
+            fill=WHITE_FILL, pointer_events="none")
     else:
         raise ValueError(f"unknown stone kind {kind!r}; use one of {STONE_KINDS}")
 
@@ -127,19 +158,22 @@ def _coordinates(
     """Row numbers at both ends of each row, column letters below each column's lowest cell.
 
     The lower-right edge carries the column letters, so rows below the widest one are numbered on
-    the left only.
+    the left only. All labels are one stroke-font path.
     """
-    labels = sub(root, "g", font_size=round(radius * 0.6), fill="#6b5a3e", text_anchor="middle")
-    dy = radius * 0.22
+    size = radius * 0.62
+    dy = size * 0.5
+    paths = []
     for start, end in board.row_ranges():
         (q0, r), (q1, _) = board.coords[start], board.coords[end - 1]
         ends = (q0 - 0.85, q1 + 0.85) if r >= board.a - 1 else (q0 - 0.85,)
         for q in ends:
             x, y = at(q, r)
-            sub(labels, "text", str(r + 1), x=x, y=y + dy)
+            paths.append(stroke_text(str(r + 1), x, y + dy, size, anchor="middle"))
     lowest: dict[int, int] = {}
     for q, r in board.coords:
         lowest[q] = min(r, lowest.get(q, r))
     for q, r in lowest.items():
         x, y = at(q, r - 0.8)
-        sub(labels, "text", chr(ord("A") + q), x=x, y=y + dy)
+        paths.append(stroke_text(chr(ord("A") + q), x, y + dy, size, anchor="middle"))
+    sub(root, "path", d="".join(paths), fill="none", stroke=LABEL_INK, stroke_width=1.3,
+        stroke_linecap="round", stroke_linejoin="round", aria_label="coordinates")

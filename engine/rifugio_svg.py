@@ -6,7 +6,7 @@ grey peak on a white summit), so a greyscale print tells them apart; huts and wa
 owner's number.
 
 The picture is rasterised for every email, so it is built for cairosvg's speed: shapes of one style
-are merged into one path, and short labels use the stroke font of :mod:`engine.rifugio_font`
+are merged into one path, and short labels use the stroke font of :mod:`engine.strokefont`
 (real text only for sentences). Links are invisible hexagons laid over the tiles.
 
 >>> from engine.rifugio import Rifugio
@@ -24,8 +24,8 @@ import xml.etree.ElementTree as ET
 
 from engine.base import JSON, CellHref
 from engine.hexboard import DIRECTIONS
-from engine.rifugio_font import stroke_text
 from engine.rifugio_tiles import KINDS
+from engine.strokefont import stroke_text
 from engine.svg import HIGHLIGHT, INK, PAPER, SQRT3, fmt, sub, svg_root, to_string
 
 WIDTH = 480

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
 
 from engine import IllegalMove
 from engine.hexboard import DIRECTIONS, HexMove, hex_board
-from engine.hexsvg import draw_hex_board
+from engine.hexsvg import NEUTRAL_FILL, WHITE_FILL, draw_hex_board
+from engine.svg import HIGHLIGHT, INK
 
 
 def rows(board_labels: tuple[str, ...]) -> list[str]:
@@ -97,7 +99,20 @@ def test_drawn_board_has_every_cell_coordinates_and_marks() -> None:
     ns = "{http://www.w3.org/2000/svg}"
     links = root.findall(f".//{ns}a")
     assert {a.get("aria-label") for a in links} == set(board.labels) - {"E5"}
-    texts = {t.text for t in root.iter(f"{ns}text")}
-    assert {"A", "E", "1", "5", "Light <to move>"} <= texts
-    circles = root.findall(f".//{ns}circle")
-    assert len(circles) == 3  # two discs and the neutral stone's core
+    assert [t.text for t in root.iter(f"{ns}text")] == ["Light <to move>"]
+    coordinates = root.find(f"{ns}path[@aria-label='coordinates']")
+    assert coordinates is not None and coordinates.get("d", "").count("M") >= 10
+    pieces = [p for p in root.iter(f"{ns}path") if p.get("pointer-events") == "none"]
+    fills = sorted(p.get("fill", "") for p in pieces)
+    assert fills == sorted([INK, WHITE_FILL, NEUTRAL_FILL, WHITE_FILL])  # + the neutral's core
+    assert len(root.findall(f"{ns}polygon[@stroke='{HIGHLIGHT}']")) == 1
+
+
+def test_stones_are_round() -> None:
+    """Each stone is two half-circle arcs whose radius is exactly half the chord."""
+    svg = draw_hex_board(hex_board(3), stones={4: "black"})
+    path = next(p for p in ET.fromstring(svg).iter() if p.get("fill") == INK and p.get("d"))
+    arcs = re.findall(r"a([\d.]+) ([\d.]+) 0 1 0 (-?[\d.]+) 0", path.get("d", ""))
+    assert len(arcs) == 2
+    for rx, ry, dx in arcs:
+        assert float(rx) == float(ry) == abs(float(dx)) / 2

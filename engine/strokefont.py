@@ -1,4 +1,4 @@
-"""A small stroke font for the short labels of the Rifugio picture (codes, numbers, headings).
+"""A small stroke font for short labels (coordinates, codes, numbers) drawn as one SVG path.
 
 SVG text is slow to rasterise with cairosvg (each text element and each letter is placed and traced
 on its own), and the picture goes out as a PNG with every email. Short labels drawn as strokes are
