@@ -14,8 +14,9 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# The web app on 127.0.0.1:5000 with a local mail catcher and a demo game (see README.md).
 run: $(STAMP)
-	$(BIN)/python -m engine play mosey --vs random
+	$(BIN)/pbem dev
 
 play: $(STAMP)
 	$(BIN)/python -m engine play $(or $(GAME),mosey) --vs random

@@ -29,7 +29,9 @@ def _flag(text: str) -> bool:
     return text.strip().lower() in {"1", "true", "yes", "on"}
 
 
-def load_config(environ: Mapping[str, str] | None = None, *, read_dotenv: bool = True) -> dict[str, Any]:
+def load_config(
+    environ: Mapping[str, str] | None = None, *, read_dotenv: bool = True
+) -> dict[str, Any]:
     """The settings, from ``environ`` (default: the process environment) over ``.env``."""
     values: dict[str, str | None] = {}
     if read_dotenv and Path(".env").is_file():

@@ -1,0 +1,56 @@
+"""pbem: a play-by-email server for correspondence board games.
+
+``create_app`` is the application factory (Flask's tutorial and microblog pattern)::
+
+    app = create_app({"DATABASE_URL": "sqlite:///instance/test.db"})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask, Response
+
+
+def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = True) -> Flask:
+    """The web app; ``overrides`` replace settings read from the environment (tests use them)."""
+    # Imported here so that `import pbem.models` (Alembic, the CLI's db commands) needs no engine.
+    from pbem.config import check_config, load_config
+    from pbem.db import Database
+    from pbem.links import Links
+    from pbem.services import Site
+    from pbem.templating import TEMPLATES, local_time
+
+    config = load_config(None if read_env else {}, read_dotenv=read_env)
+    config.update(overrides or {})
+    check_config(config)
+
+    app = Flask(__name__, template_folder=str(TEMPLATES), static_folder=None)
+    app.config.update(config)
+    app.config["SESSION_COOKIE_HTTPONLY"] = True
+    app.config["SESSION_COOKIE_SAMESITE"] = "Lax"
+    app.config["SESSION_COOKIE_SECURE"] = config["BASE_URL"].startswith("https://")
+    app.extensions["pbem.database"] = config.get("DATABASE") or Database(
+        config["DATABASE_URL"], search_path=config.get("DATABASE_SEARCH_PATH"))
+    app.extensions["pbem.site"] = Site(Links(config["SECRET_KEY"], config["BASE_URL"]),
+                                       config["MAIL_FROM"])
+    app.jinja_env.filters["local_time"] = local_time
+
+    from pbem.web import csrf, dev, games, invites, play, players
+
+    csrf.init_app(app)
+    for blueprint in (games.bp, play.bp, invites.bp, players.bp):
+        app.register_blueprint(blueprint)
+    if config["ENV"] == "development":
+        app.register_blueprint(dev.bp)  # /dev/mail shows every caught message: never in production
+
+    @app.after_request
+    def security_headers(response: Response) -> Response:
+        # Links carry signed tokens: never leak them to other sites through the Referer header.
+        response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["X-Frame-Options"] = "DENY"
+        return response
+
+    return app

@@ -1,0 +1,275 @@
+"""The ``pbem`` command.
+
+    pbem db upgrade
+    pbem serve --host 127.0.0.1 --port 5000
+    pbem create-game mosey --option order=5 --player "Ann <ann@example.org>" \\
+                           --player "Bob <bob@example.org>" --per-move 3d
+    pbem start-game 12          # start it although not everyone has accepted
+    pbem abort-game 12 --reason "a player left"
+    pbem deliver
+    pbem demo
+    pbem dev            # everything `make run` needs, in one process
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import click
+
+from pbem.config import check_config, load_config
+from pbem.db import Database
+
+DEMO_PLAYERS = ("Alice <alice@localhost>", "Bob <bob@localhost>")
+
+
+def parse_duration(text: str) -> timedelta:
+    """``3d`` -> 3 days, in the notation of :mod:`pbem.timecontrol` (``36h``, ``1d12h``, ``90m``).
+
+    >>> parse_duration("36h")
+    datetime.timedelta(days=1, seconds=43200)
+    """
+    from pbem.timecontrol import BadTimeControl
+    from pbem.timecontrol import parse_duration as parse
+
+    try:
+        duration = parse(text)
+    except BadTimeControl as error:
+        raise click.BadParameter(str(error), param_hint="--per-move") from None
+    if duration <= timedelta(0):
+        raise click.BadParameter("the time per move must be longer than zero",
+                                 param_hint="--per-move")
+    return duration
+
+
+def _config() -> dict[str, Any]:
+    config = load_config()
+    check_config(config)
+    return config
+
+
+def _site(config: dict[str, Any]) -> Any:
+    from pbem.links import Links
+    from pbem.services import Site
+
+    return Site(Links(config["SECRET_KEY"], config["BASE_URL"]), config["MAIL_FROM"])
+
+
+@click.group()
+def main() -> None:
+    """pbem: play-by-email board games."""
+
+
+@main.group()
+def db() -> None:
+    """The database."""
+
+
+@db.command("upgrade")
+def db_upgrade() -> None:
+    """Create or migrate the database schema (Alembic)."""
+    from pbem.migrate import upgrade
+
+    config = _config()
+    upgrade(config["DATABASE_URL"])
+    click.echo(f"database is up to date: {config['DATABASE_URL']}")
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=5000, show_default=True, type=int)
+def serve(host: str, port: int) -> None:
+    """Run the web app (use a WSGI server such as gunicorn in front for production)."""
+    from pbem import create_app
+
+    create_app().run(host=host, port=port, threaded=True)
+
+
+@main.command("create-game")
+@click.argument("game")
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
+              help="A game option, e.g. order=5 (repeat for several).")
+@click.option("--player", "players", multiple=True, required=True, metavar='"NAME <EMAIL>"',
+              help="A player, in seat order (repeat for each).")
+@click.option("--per-move", default=None, help="Time per move, e.g. 3d or 12h.")
+@click.option("--random-seats", is_flag=True, help="Shuffle the seat order.")
+def create_game_command(game: str, options: tuple[str, ...], players: tuple[str, ...],
+                        per_move: str | None, random_seats: bool) -> None:
+    """Create a game and email the invitations; prints its id and page URL."""
+    from pbem.services import ServiceError, create_game, parse_player
+
+    config = _config()
+    parsed: dict[str, object] = {}
+    for item in options:
+        name, sep, value = item.partition("=")
+        if not sep:
+            raise click.BadParameter(f"{item!r}: use NAME=VALUE", param_hint="--option")
+        parsed[name.strip()] = value.strip()
+    database = Database(config["DATABASE_URL"])
+    site = _site(config)
+    try:
+        with database.write() as session:
+            row = create_game(session, datetime.now(UTC), site, game_type=game, options=parsed,
+                              players=[parse_player(p) for p in players],
+                              per_move=parse_duration(per_move) if per_move else None,
+                              random_seats=random_seats)
+    except ServiceError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"game {row.id}: {site.links.game_url(row.public_id)}")
+
+
+def _organiser_action(game: str, action: Any) -> None:
+    """Run a service on the game with this id or public id, as its organiser."""
+    from sqlmodel import select
+
+    from pbem.models import Game
+    from pbem.services import ServiceError
+
+    config = _config()
+    database = Database(config["DATABASE_URL"])
+    with database.session() as session:
+        row = session.exec(select(Game).where(
+            (Game.public_id == game) | (Game.id == (int(game) if game.isdigit() else -1))
+        )).one_or_none()
+    if row is None:
+        raise click.ClickException(f"there is no game {game!r}")
+    try:
+        with database.write() as session:
+            action(session, datetime.now(UTC), _site(config), game_id=row.id)
+    except ServiceError as error:
+        raise click.ClickException(str(error)) from None
+
+
+@main.command("start-game")
+@click.argument("game")
+def start_game_command(game: str) -> None:
+    """Start GAME (id or public id) now, even if not everyone has accepted."""
+    from pbem.services import start_game
+
+    _organiser_action(game, lambda *a, **k: start_game(*a, force=True, **k))
+    click.echo(f"game {game} started")
+
+
+@main.command("abort-game")
+@click.argument("game")
+@click.option("--reason", default="", help="Told to the players.")
+def abort_game_command(game: str, reason: str) -> None:
+    """Abort GAME (id or public id); every player is told."""
+    from pbem.services import abort_game
+
+    _organiser_action(game, lambda *a, **k: abort_game(*a, reason=reason, **k))
+    click.echo(f"game {game} aborted")
+
+
+@main.command()
+def deliver() -> None:
+    """Send the emails that are due (one pass over the outbox)."""
+    from pbem.mail.outbox import SmtpSettings, deliver_pending
+
+    config = _config()
+    report = deliver_pending(Database(config["DATABASE_URL"]), SmtpSettings.from_config(config),
+                             datetime.now(UTC))
+    click.echo(f"sent {report.sent}, deferred {report.deferred}, failed {report.failed}")
+    for error in report.errors[:5]:
+        click.echo(f"  {error}", err=True)
+
+
+def seed_demo(database: Database, config: dict[str, Any]) -> tuple[str, list[str]]:
+    """A demo game between two local addresses, already accepted: (page URL, players' URLs)."""
+    import engine
+    from pbem.services import create_game, parse_player, respond_to_invitation
+
+    site = _site(config)
+    game_id = "mosey" if "mosey" in engine.GAMES else next(iter(engine.GAMES))
+    now = datetime.now(UTC)
+    with database.write() as session:
+        row = create_game(session, now, site, game_type=game_id,
+                          players=[parse_player(p) for p in DEMO_PLAYERS],
+                          per_move=timedelta(days=3))
+        assert row.id is not None
+        for seat in range(len(DEMO_PLAYERS)):
+            respond_to_invitation(session, now, site, game_id=row.id, seat=seat, accept=True)
+        player_ids = [s.player_id for s in _seats(session, row.id)]
+    return site.links.game_url(row.public_id), [site.links.my_games_url(p) for p in player_ids]
+
+
+def _seats(session: Any, game_id: int) -> list[Any]:
+    from pbem.services.common import seats_of
+
+    return seats_of(session, game_id)
+
+
+@main.command()
+def demo() -> None:
+    """Create a demo game between alice@localhost and bob@localhost."""
+    config = _config()
+    url, players = seed_demo(Database(config["DATABASE_URL"]), config)
+    click.echo(f"demo game: {url}")
+    for name, link in zip(DEMO_PLAYERS, players, strict=True):
+        click.echo(f"  {name}: {link}")
+
+
+def start_delivery_loop(database: Database, config: dict[str, Any], every: float = 2.0) -> None:
+    """Deliver the outbox every few seconds in a daemon thread.
+
+    This is the hook the scheduler (APScheduler, a later issue) replaces: it will run the same
+    ``deliver_pending`` as a job, beside reminders and deadline handling.
+    """
+    from pbem.mail.outbox import SmtpSettings, deliver_pending
+
+    settings = SmtpSettings.from_config(config)
+
+    def loop() -> None:
+        while True:
+            try:
+                deliver_pending(database, settings, datetime.now(UTC))
+            except Exception as error:  # keep the loop alive; the next pass retries
+                click.echo(f"delivery failed: {error}", err=True)
+            time.sleep(every)
+
+    threading.Thread(target=loop, name="pbem-delivery", daemon=True).start()
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=5000, show_default=True, type=int)
+@click.option("--smtp-port", default=8025, show_default=True, type=int)
+def dev(host: str, port: int, smtp_port: int) -> None:
+    """Everything for playing alone on one machine: SQLite, mail catcher, demo game, web app."""
+    from sqlmodel import select
+
+    from pbem import create_app
+    from pbem.mail.catcher import database_store, start_catcher
+    from pbem.migrate import upgrade
+    from pbem.models import Game
+
+    config = load_config()
+    if config["ENV"] != "development":
+        raise click.ClickException("pbem dev is for development (PBEM_ENV=development) only")
+    config.update(SMTP_HOST="127.0.0.1", SMTP_PORT=smtp_port, SMTP_TLS="none", SMTP_USER="",
+                  BASE_URL=f"http://{host}:{port}")
+    upgrade(config["DATABASE_URL"])
+    database = Database(config["DATABASE_URL"])
+    catcher = start_catcher(database_store(database), host="127.0.0.1", port=smtp_port)
+    with database.session() as session:
+        has_games = session.exec(select(Game)).first() is not None
+    if not has_games:
+        seed_demo(database, config)
+    start_delivery_loop(database, config)
+    app = create_app({**config, "DATABASE": database})
+    base = config["BASE_URL"]
+    click.echo(f"pbem is running at {base}/")
+    click.echo(f"  caught mail (open the turn email to play): {base}/dev/mail")
+    click.echo(f"  mail catcher (SMTP): 127.0.0.1:{smtp_port}")
+    click.echo(f"  database: {config['DATABASE_URL']}")
+    try:
+        app.run(host=host, port=port, threaded=True, use_reloader=False)
+    finally:
+        catcher.stop()
+
+
+if __name__ == "__main__":
+    main()

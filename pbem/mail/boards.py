@@ -1,0 +1,61 @@
+"""Board pictures for email: the engine's SVG rasterised to PNG at twice its display size.
+
+Mail clients drop SVG, so email carries PNG; twice the size keeps it sharp on high-density screens
+while the HTML shows it at display size. Each (game, ply, viewer) is rendered once and kept.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cairosvg  # type: ignore[import-untyped]
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import select
+
+from pbem.db import Database
+from pbem.models import BoardImage, Game, Move
+from pbem.positions import engine_game
+
+SCALE = 2
+
+
+def svg_to_png(svg: str) -> bytes:
+    """CairoSVG drawing; the engine's encoder (when present) compresses faster than cairo's."""
+    try:
+        from engine.png import svg_to_png as fast_svg_to_png
+    except ImportError:
+        png: Any = cairosvg.svg2png(bytestring=svg.encode(), scale=SCALE)
+        return bytes(png)
+    return fast_svg_to_png(svg, scale=SCALE)
+
+
+def board_png(database: Database, game_id: int, ply: int, viewer: int) -> bytes:
+    """The PNG of the game after ``ply`` moves as ``viewer`` (-1: public) sees it, made once.
+
+    Rasterising happens outside any transaction so that SQLite writers are not held up by it.
+    """
+    with database.session() as session:
+        cached = session.exec(select(BoardImage).where(
+            BoardImage.game_id == game_id, BoardImage.ply == ply, BoardImage.viewer == viewer,
+        )).one_or_none()
+        if cached is not None:
+            return cached.png
+        row = session.get(Game, game_id)
+        if row is None:
+            raise LookupError(f"no game {game_id}")
+        last = None
+        if ply > 0:
+            last = session.exec(select(Move).where(Move.game_id == game_id,
+                                                   Move.ply == ply - 1)).one()
+    game = engine_game(row)
+    state = game.decode(last.state_after if last else row.start_state)
+    svg = game.render_svg(state, None if viewer < 0 else viewer, last.notation if last else None)
+    png = svg_to_png(svg)
+    try:
+        with database.write() as session:
+            session.add(BoardImage(game_id=game_id, ply=ply, viewer=viewer, png=png,
+                                   width=int.from_bytes(png[16:20], "big"),
+                                   height=int.from_bytes(png[20:24], "big")))
+    except IntegrityError:
+        pass  # another deliverer stored the same picture meanwhile
+    return png

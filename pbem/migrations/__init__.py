@@ -1,0 +1,1 @@
+"""Alembic migrations; run them with ``pbem db upgrade`` (see :mod:`pbem.migrate`)."""

@@ -1,0 +1,207 @@
+"""The tables: players, games, seats, moves, the mail outbox, board images and the audit log.
+
+Relationships are plain foreign keys queried explicitly; it keeps each service's SQL visible.
+Times are timezone-aware UTC in Python; the database stores them as UTC.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Column,
+    DateTime,
+    Index,
+    LargeBinary,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlmodel import Field, SQLModel
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Aware UTC datetimes in and out, on SQLite (which keeps no zone) and PostgreSQL alike."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime: pbem keeps every time in aware UTC")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _time(nullable: bool = False) -> Any:
+    return Field(default=None, sa_column=Column(UTCDateTime(), nullable=nullable))
+
+
+def _json() -> Any:
+    return Field(default=None, sa_column=Column(JSON, nullable=True))
+
+
+class GameStatus:
+    INVITED = "invited"  # waiting for every seat to accept
+    ACTIVE = "active"
+    FINISHED = "finished"
+    ABORTED = "aborted"
+
+
+class SeatStatus:
+    INVITED = "invited"
+    ACCEPTED = "accepted"
+    DECLINED = "declined"
+
+
+class MoveSource:
+    LINK = "link"
+    ADMIN = "admin"
+    TIMEOUT = "timeout"
+    FORCED_PASS = "forced-pass"
+
+
+class Player(SQLModel, table=True):
+    __tablename__ = "players"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str
+    email: str = Field(index=True, unique=True)  # stored lower-case
+    language: str = "en"
+    time_zone: str = "UTC"
+    # Non-essential mail: updates after other players' moves. Turn notices are always sent.
+    notify_updates: bool = True
+    created_at: datetime = _time()
+
+
+class Game(SQLModel, table=True):
+    __tablename__ = "games"
+
+    id: int | None = Field(default=None, primary_key=True)
+    public_id: str = Field(index=True, unique=True)  # unguessable; the game page's URL
+    game_type: str  # engine id, e.g. "mosey"
+    options: dict[str, Any] = _json()
+    status: str = GameStatus.INVITED
+    state: dict[str, Any] = _json()  # engine.encode of the current position
+    start_state: dict[str, Any] = _json()
+    ply: int = 0
+    to_move: int | None = None
+    deadline: datetime | None = _time(nullable=True)
+    per_move_seconds: int | None = None
+    seed: str = ""  # secret until the game ends
+    seed_commitment: str = ""  # sha256 of the seed, public from the start
+    organiser_id: int | None = Field(default=None, foreign_key="players.id")
+    winners: list[int] | None = _json()
+    result: str = ""
+    created_at: datetime = _time()
+    started_at: datetime | None = _time(nullable=True)
+    finished_at: datetime | None = _time(nullable=True)
+
+
+class Seat(SQLModel, table=True):
+    __tablename__ = "seats"
+    __table_args__ = (UniqueConstraint("game_id", "seat"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    seat: int
+    player_id: int = Field(foreign_key="players.id", index=True)
+    status: str = SeatStatus.INVITED
+    resigned: bool = False
+    # Message-ID of the first email this seat got about the game; later ones reply to it.
+    thread_message_id: str = ""
+
+
+class Move(SQLModel, table=True):
+    __tablename__ = "moves"
+    # The unique ply is the database's last word on "exactly one move per ply".
+    __table_args__ = (UniqueConstraint("game_id", "ply"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    ply: int  # the ply the move was played at (0 for the first move)
+    seat: int
+    notation: str
+    note: str = ""
+    source: str = MoveSource.LINK
+    made_at: datetime = _time()
+    state_after: dict[str, Any] = _json()
+
+
+class OutboxEmail(SQLModel, table=True):
+    """One email to send. Written in the same transaction as what caused it; sent later."""
+
+    __tablename__ = "outbox_emails"
+    __table_args__ = (Index("ix_outbox_due", "status", "next_attempt_at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int | None = Field(default=None, foreign_key="games.id", index=True)
+    player_id: int | None = Field(default=None, foreign_key="players.id")
+    kind: str  # invitation, turn, update, game-over, ...
+    to_address: str
+    to_name: str = ""
+    subject: str
+    text_body: str = Field(sa_column=Column(Text, nullable=False))
+    html_body: str = Field(sa_column=Column(Text, nullable=False))
+    # The board to attach: a position (game, ply) as a viewer (-1: the public) sees it.
+    image_ply: int | None = None
+    image_viewer: int | None = None
+    image_last_move: str | None = None
+    image_alt: str = ""
+    message_id: str
+    in_reply_to: str = ""
+    unsubscribe_url: str = ""
+    essential: bool = True
+    status: str = "pending"  # pending, sent, failed (permanently refused)
+    attempts: int = 0
+    next_attempt_at: datetime = _time()
+    last_error: str = ""
+    created_at: datetime = _time()
+    sent_at: datetime | None = _time(nullable=True)
+
+
+class BoardImage(SQLModel, table=True):
+    """A rendered board PNG, made once per position and viewer however many people get it."""
+
+    __tablename__ = "board_images"
+    __table_args__ = (UniqueConstraint("game_id", "ply", "viewer"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    ply: int
+    viewer: int  # -1 for the public view
+    png: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    width: int
+    height: int
+
+
+class AuditEntry(SQLModel, table=True):
+    __tablename__ = "audit_log"
+
+    id: int | None = Field(default=None, primary_key=True)
+    at: datetime = _time()
+    game_id: int | None = Field(default=None, foreign_key="games.id", index=True)
+    player_id: int | None = Field(default=None, foreign_key="players.id")
+    action: str
+    detail: dict[str, Any] = _json()
+
+
+class CaughtMail(SQLModel, table=True):
+    """A message the development mail catcher received (``pbem dev`` only)."""
+
+    __tablename__ = "caught_mail"
+
+    id: int | None = Field(default=None, primary_key=True)
+    received_at: datetime = _time()
+    mail_from: str
+    recipients: str
+    raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))

@@ -1,0 +1,77 @@
+"""What every service shares: errors a person can cause, the site settings, and small lookups."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from email.utils import parseaddr
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from pbem.links import Links
+from pbem.models import AuditEntry, Game, Player, Seat
+
+
+class ServiceError(ValueError):
+    """Something a person asked for that cannot be done; the message says why, for them."""
+
+
+class GameMovedOn(ServiceError):
+    """The game is no longer at the ply the player saw (someone else moved, or a double submit)."""
+
+    def __init__(self, game: Game) -> None:
+        super().__init__("the game has moved on since this page was opened")
+        self.game = game
+
+
+class NotYourTurn(ServiceError):
+    pass
+
+
+class GameNotActive(ServiceError):
+    pass
+
+
+@dataclass(frozen=True)
+class Site:
+    """What services need to know about this installation to write emails."""
+
+    links: Links
+    mail_from: str
+
+    @property
+    def mail_domain(self) -> str:
+        address = parseaddr(self.mail_from)[1]
+        return address.rpartition("@")[2] or "localhost"
+
+
+def audit(
+    session: Session,
+    now: datetime,
+    action: str,
+    *,
+    game_id: int | None = None,
+    player_id: int | None = None,
+    **detail: Any,
+) -> None:
+    session.add(AuditEntry(at=now, game_id=game_id, player_id=player_id, action=action,
+                           detail=detail))
+
+
+def seats_of(session: Session, game_id: int) -> list[Seat]:
+    return list(session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.seat))))
+
+
+def players_of(session: Session, seats: list[Seat]) -> dict[int, Player]:
+    ids = [seat.player_id for seat in seats]
+    players = session.exec(select(Player).where(col(Player.id).in_(ids)))
+    return {player.id: player for player in players if player.id is not None}
+
+
+def lock_game(session: Session, game_id: int) -> Game:
+    """The game row, locked for this transaction on PostgreSQL (SQLite: at BEGIN IMMEDIATE)."""
+    row = session.exec(select(Game).where(Game.id == game_id).with_for_update()).one_or_none()
+    if row is None:
+        raise ServiceError("there is no such game")
+    return row

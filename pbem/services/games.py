@@ -1,0 +1,228 @@
+"""A game's life outside its moves: creation and invitations, start, abort."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from email.utils import parseaddr
+
+from sqlmodel import Session, select
+
+import engine
+from pbem.models import Game, GameStatus, Player, Seat, SeatStatus
+from pbem.positions import current_state
+from pbem.services.common import (
+    GameNotActive,
+    ServiceError,
+    Site,
+    audit,
+    lock_game,
+    players_of,
+    seats_of,
+)
+from pbem.services.notify import board_ref, enqueue, game_context, subject_of
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    name: str
+    email: str
+
+
+def parse_player(text: str) -> PlayerSpec:
+    """``"Ann Example <ann@example.org>"`` -> PlayerSpec; a bare address works too.
+
+    >>> parse_player("Ann <ANN@example.org>")
+    PlayerSpec(name='Ann', email='ann@example.org')
+    """
+    name, address = parseaddr(text)
+    if "@" not in address:
+        raise ServiceError(f"{text!r} is not 'Name <email>'")
+    return PlayerSpec(name.strip() or address.partition("@")[0], address.strip().lower())
+
+
+def player_for(session: Session, now: datetime, spec: PlayerSpec) -> Player:
+    """The player with this address, made on first sight."""
+    email = spec.email.lower()
+    player = session.exec(select(Player).where(Player.email == email)).one_or_none()
+    if player is None:
+        player = Player(name=spec.name, email=email, created_at=now)
+        session.add(player)
+        session.flush()
+    return player
+
+
+def options_for_players(
+    info: engine.GameInfo, options: dict[str, object], count: int
+) -> dict[str, object]:
+    """Options for ``count`` seats: when the count is not met, try the values of options left unset.
+
+    Games choose their number of seats through an option (its name is the game's business), so
+    this asks the engine rather than knowing any option by name.
+    """
+    if engine.new_game(info.id, **options).num_players == count:
+        return options
+    for option in info.options:
+        if option.name in options:
+            continue
+        for choice in option.choices:
+            trial = {**options, option.name: choice}
+            if engine.new_game(info.id, **trial).num_players == count:
+                return trial
+    seats = engine.new_game(info.id, **options).num_players
+    raise ServiceError(f"{info.name} with these options has {seats} seats, not {count}")
+
+
+def create_game(
+    session: Session,
+    now: datetime,
+    site: Site,
+    *,
+    game_type: str,
+    players: Sequence[PlayerSpec],
+    options: Mapping[str, object] | None = None,
+    random_seats: bool = False,
+    per_move: timedelta | None = None,
+    organiser: PlayerSpec | None = None,
+    rng: random.Random | None = None,
+) -> Game:
+    """Make a game and invite its players (seat order as given, or shuffled)."""
+    try:
+        info = engine.game_class(game_type).info
+        resolved = info.resolve(options_for_players(info, dict(options or {}), len(players)))
+    except engine.UnknownGame as error:
+        raise ServiceError(str(error)) from None
+    if len({p.email.lower() for p in players}) != len(players):
+        raise ServiceError("each player needs their own email address")
+    order = list(players)
+    if random_seats:
+        (rng or random.Random(secrets.randbits(64))).shuffle(order)
+    game = engine.new_game(info.id, **resolved)
+    seed = secrets.token_hex(16)
+    start = game.encode(game.start(seed))
+    row = Game(
+        public_id=secrets.token_urlsafe(12),
+        game_type=info.id,
+        options=resolved,
+        state=start,
+        start_state=start,
+        seed=seed,
+        seed_commitment=hashlib.sha256(seed.encode()).hexdigest(),
+        per_move_seconds=int(per_move.total_seconds()) if per_move else None,
+        organiser_id=player_for(session, now, organiser).id if organiser else None,
+        created_at=now,
+    )
+    session.add(row)
+    session.flush()
+    assert row.id is not None
+    seats = []
+    for number, spec in enumerate(order):
+        player = player_for(session, now, spec)
+        assert player.id is not None
+        seats.append(Seat(game_id=row.id, seat=number, player_id=player.id))
+    session.add_all(seats)
+    session.flush()
+    audit(session, now, "game created", game_id=row.id, game_type=info.id, options=resolved)
+    _invite(session, now, site, row, seats)
+    return row
+
+
+def _invite(session: Session, now: datetime, site: Site, row: Game, seats: list[Seat]) -> None:
+    game, state = current_state(row)
+    players = players_of(session, seats)
+    context = game_context(row, game, state, seats, players)
+    subject = subject_of(row, [p.name for _, p in context["lineup"]])
+    for seat in seats:
+        assert row.id is not None
+        enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id],
+                kind="invitation", subject=subject,
+                context={**context, "seat": seat,
+                         "invite_url": site.links.invite_url(row.id, seat.seat)})
+
+
+def respond_to_invitation(
+    session: Session, now: datetime, site: Site, *, game_id: int, seat: int, accept: bool
+) -> Game:
+    """Record a yes or no; the game starts once every seat has said yes."""
+    row = lock_game(session, game_id)
+    if row.status != GameStatus.INVITED:
+        raise GameNotActive("this game is no longer waiting for answers")
+    seats = seats_of(session, game_id)
+    mine = seats[seat]
+    mine.status = SeatStatus.ACCEPTED if accept else SeatStatus.DECLINED
+    session.add(mine)
+    audit(session, now, "invitation " + mine.status, game_id=game_id, player_id=mine.player_id)
+    if accept and all(s.status == SeatStatus.ACCEPTED for s in seats):
+        return start_game(session, now, site, game_id=game_id)
+    if not accept:
+        with session.no_autoflush:
+            decliner = players_of(session, [mine])[mine.player_id].name
+        _notice_all(session, now, site, row, "declined", {"decliner_name": decliner},
+                    skip=frozenset({seat}))
+    return row
+
+
+def start_game(
+    session: Session, now: datetime, site: Site, *, game_id: int, force: bool = False
+) -> Game:
+    """Start the game: everyone accepted, or the organiser starts it anyway (``force``)."""
+    row = lock_game(session, game_id)
+    if row.status != GameStatus.INVITED:
+        raise GameNotActive("this game has already started or ended")
+    seats = seats_of(session, game_id)
+    if not force and any(s.status != SeatStatus.ACCEPTED for s in seats):
+        raise ServiceError("not every player has accepted yet")
+    game, state = current_state(row)
+    row.status = GameStatus.ACTIVE
+    row.started_at = now
+    row.to_move = game.to_move(state)
+    if row.per_move_seconds:
+        row.deadline = now + timedelta(seconds=row.per_move_seconds)
+    session.add(row)
+    audit(session, now, "game started", game_id=game_id, forced=force)
+    # The first player's turn notice says the game has started; the others get a notice.
+    _notice_all(session, now, site, row, "started", {}, skip=frozenset({row.to_move or 0}))
+    from pbem.services.moves import send_turn_notice  # moves imports this module
+
+    send_turn_notice(session, now, site, row, game, state, seats)
+    return row
+
+
+def abort_game(
+    session: Session, now: datetime, site: Site, *, game_id: int, reason: str = ""
+) -> Game:
+    row = lock_game(session, game_id)
+    if row.status in (GameStatus.FINISHED, GameStatus.ABORTED):
+        raise GameNotActive("this game is already over")
+    row.status = GameStatus.ABORTED
+    row.to_move = None
+    row.deadline = None
+    row.finished_at = now
+    row.result = f"Aborted by the organiser. {reason}".strip()
+    session.add(row)
+    audit(session, now, "game aborted", game_id=game_id, reason=reason)
+    _notice_all(session, now, site, row, "aborted", {"reason": reason})
+    return row
+
+
+def _notice_all(
+    session: Session, now: datetime, site: Site, row: Game, event: str,
+    extra: dict[str, object], *, skip: frozenset[int] = frozenset(),
+) -> None:
+    """A short essential notice to every seat not in ``skip`` (game started, declined, aborted)."""
+    assert row.id is not None
+    seats = seats_of(session, row.id)
+    game, state = current_state(row)
+    players = players_of(session, seats)
+    context = game_context(row, game, state, seats, players)
+    subject = subject_of(row, [p.name for _, p in context["lineup"]])
+    board = board_ref(game, state, row.ply, None, None) if event == "started" else None
+    for seat in seats:
+        if seat.seat not in skip:
+            enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id],
+                    kind="notice", subject=subject, board=board,
+                    context={**context, **extra, "seat": seat, "event": event})

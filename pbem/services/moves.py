@@ -1,0 +1,191 @@
+"""Moves and resignations, and the emails they cause (written in the same transaction)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import update
+from sqlmodel import Session
+
+import engine
+from pbem.models import Game, GameStatus, Move, MoveSource, Seat
+from pbem.positions import current_state, moves_of
+from pbem.services.common import (
+    GameMovedOn,
+    GameNotActive,
+    NotYourTurn,
+    ServiceError,
+    Site,
+    audit,
+    lock_game,
+    players_of,
+    seats_of,
+)
+from pbem.services.notify import (
+    board_ref,
+    enqueue,
+    game_context,
+    moves_since_last_turn,
+    subject_of,
+)
+
+MAX_NOTE = 500
+
+
+def submit_move(
+    session: Session,
+    now: datetime,
+    site: Site,
+    *,
+    game_id: int,
+    seat: int,
+    ply: int,
+    text: str,
+    note: str = "",
+    source: str = MoveSource.LINK,
+) -> Move:
+    """Play ``text`` for ``seat`` if the game is still at ``ply``; raises a ServiceError or
+    engine.IllegalMove (whose message is the engine's reason) otherwise.
+
+    Two submissions for the same ply: the row lock (PostgreSQL) or BEGIN IMMEDIATE (SQLite) makes
+    the second wait and then see the new ply; the conditional UPDATE and the unique (game, ply) of
+    moves back that up, so exactly one is applied whatever the isolation level.
+    """
+    row = lock_game(session, game_id)
+    if row.status != GameStatus.ACTIVE:
+        if row.status in (GameStatus.FINISHED, GameStatus.ABORTED) and row.ply != ply:
+            raise GameMovedOn(row)
+        raise GameNotActive("this game is not running" if row.status != GameStatus.INVITED
+                            else "this game has not started yet")
+    if row.ply != ply:
+        raise GameMovedOn(row)
+    if row.to_move != seat:
+        raise NotYourTurn("it is not your turn")
+    game, state = current_state(row)
+    move = game.parse_move(text)
+    after = game.play(state, move, seat=seat)
+    notation = str(move)
+    next_seat = game.to_move(after)
+    outcome = game.outcome(after)
+    values: dict[str, Any] = {"ply": ply + 1, "state": game.encode(after), "to_move": next_seat}
+    if outcome is not None:
+        values |= {"status": GameStatus.FINISHED, "finished_at": now, "deadline": None,
+                   "winners": list(outcome.winners), "result": game.describe(after)}
+    elif next_seat != seat and row.per_move_seconds:
+        values["deadline"] = now + timedelta(seconds=row.per_move_seconds)
+    done = session.execute(
+        update(Game).where(Game.id == game_id, Game.ply == ply).values(**values)  # type: ignore[arg-type]
+        .execution_options(synchronize_session=False)
+    )
+    if done.rowcount != 1:  # type: ignore[attr-defined]
+        raise GameMovedOn(row)
+    session.refresh(row)
+    record = Move(game_id=game_id, ply=ply, seat=seat, notation=notation,
+                  note=" ".join(note.split())[:MAX_NOTE], source=source, made_at=now,
+                  state_after=values["state"])
+    session.add(record)
+    session.flush()
+    audit(session, now, "move", game_id=game_id, seat=seat, ply=ply, move=notation, source=source)
+    seats = seats_of(session, game_id)
+    if outcome is not None:
+        send_game_over(session, now, site, row, game, after, seats)
+    elif next_seat != seat:
+        send_turn_notice(session, now, site, row, game, after, seats)
+        send_updates(session, now, site, row, game, after, seats, mover=seat)
+    return record
+
+
+def resign(session: Session, now: datetime, site: Site, *, game_id: int, seat: int) -> Game:
+    """End the game: the seats that did not resign share the win."""
+    row = lock_game(session, game_id)
+    if row.status != GameStatus.ACTIVE:
+        raise GameNotActive("this game is not running")
+    seats = seats_of(session, game_id)
+    if not 0 <= seat < len(seats):
+        raise ServiceError("there is no such seat")
+    seats[seat].resigned = True
+    session.add(seats[seat])
+    game, state = current_state(row)
+    names = game.seat_names(state)
+    row.status = GameStatus.FINISHED
+    row.winners = [s.seat for s in seats if s.seat != seat]
+    row.result = f"{names[seat]} resigned."
+    row.to_move = None
+    row.deadline = None
+    row.finished_at = now
+    session.add(row)
+    audit(session, now, "resigned", game_id=game_id, player_id=seats[seat].player_id, seat=seat)
+    send_game_over(session, now, site, row, game, state, seats)
+    return row
+
+
+def _last_notation(moves: list[Move]) -> str | None:
+    return moves[-1].notation if moves else None
+
+
+def send_turn_notice(
+    session: Session, now: datetime, site: Site, row: Game,
+    game: engine.Game, state: Any, seats: list[Seat],  # type: ignore[type-arg]
+) -> None:
+    """The essential email: it is your turn, here is the board and your move link."""
+    seat_number = game.to_move(state)
+    if seat_number is None or row.id is None:
+        return
+    seat = seats[seat_number]
+    players = players_of(session, seats)
+    moves = moves_of(session, row.id)
+    context = game_context(row, game, state, seats, players)
+    enqueue(
+        session, now, site, row=row, seat=seat, player=players[seat.player_id], kind="turn",
+        subject=subject_of(row, [p.name for _, p in context["lineup"]]),
+        board=board_ref(game, state, row.ply, seat_number, _last_notation(moves)),
+        context={**context, "seat": seat, "since": moves_since_last_turn(moves, seat_number),
+                 "describe": game.describe(state, seat_number),
+                 "move_url": site.links.move_url(row.id, seat_number, row.ply),
+                 "resign_url": site.links.resign_url(row.id, seat_number)},
+    )
+
+
+def send_updates(
+    session: Session, now: datetime, site: Site, row: Game,
+    game: engine.Game, state: Any, seats: list[Seat], *, mover: int,  # type: ignore[type-arg]
+) -> None:
+    """Short, non-essential news for the players who neither moved nor move next."""
+    if row.id is None:
+        return
+    players = players_of(session, seats)
+    moves = moves_of(session, row.id)
+    context = game_context(row, game, state, seats, players)
+    subject = subject_of(row, [p.name for _, p in context["lineup"]])
+    for seat in seats:
+        player = players[seat.player_id]
+        if seat.seat in (mover, row.to_move) or not player.notify_updates:
+            continue
+        enqueue(
+            session, now, site, row=row, seat=seat, player=player, kind="update",
+            subject=subject, essential=False,
+            board=board_ref(game, state, row.ply, seat.seat, _last_notation(moves)),
+            context={**context, "seat": seat, "since": moves_since_last_turn(moves, seat.seat),
+                     "describe": game.describe(state, seat.seat)},
+        )
+
+
+def send_game_over(
+    session: Session, now: datetime, site: Site, row: Game,
+    game: engine.Game, state: Any, seats: list[Seat],  # type: ignore[type-arg]
+) -> None:
+    if row.id is None:
+        return
+    players = players_of(session, seats)
+    moves = moves_of(session, row.id)
+    context = game_context(row, game, state, seats, players)
+    subject = subject_of(row, [p.name for _, p in context["lineup"]])
+    for seat in seats:
+        enqueue(
+            session, now, site, row=row, seat=seat, player=players[seat.player_id],
+            kind="game_over", subject=subject,
+            board=board_ref(game, state, row.ply, seat.seat, _last_notation(moves)),
+            context={**context, "seat": seat, "since": moves_since_last_turn(moves, seat.seat),
+                     "winner_names": [context["lineup"][w][1].name for w in row.winners or []]},
+        )

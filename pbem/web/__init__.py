@@ -1,0 +1,1 @@
+"""The web pages, one small blueprint each (see pbem.create_app)."""

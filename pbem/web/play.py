@@ -1,0 +1,183 @@
+"""The move page (clickable board, buttons, number field, text field), confirmation, resignation.
+
+GET and HEAD only ever show pages: mail scanners follow links. Only the confirm form's POST,
+with the link's token and this browser's CSRF token, plays a move.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, redirect, render_template, request, url_for
+from werkzeug.wrappers import Response
+
+import engine
+from pbem.links import DamagedLink
+from pbem.models import Game, GameStatus
+from pbem.positions import current_state, move_menu, moves_of
+from pbem.services import GameMovedOn, ServiceError, resign, submit_move
+from pbem.web.csrf import check_csrf
+from pbem.web.games import render_game_page
+from pbem.web.support import (
+    board_svg,
+    damaged_link,
+    database,
+    load_token,
+    message_page,
+    site,
+    utc_now,
+)
+
+bp = Blueprint("play", __name__)
+
+Page = tuple[str, int] | Response
+
+
+def _turn(token: str) -> tuple[Game, int, int] | Page:
+    """The game, seat and ply of a move token, or the page to show instead."""
+    try:
+        fields = load_token("move", token)
+        game_id, seat, ply = fields["game"], fields["seat"], fields["ply"]
+    except (DamagedLink, KeyError):
+        return damaged_link()
+    with database().session() as session:
+        row = session.get(Game, game_id)
+    if row is None:
+        return damaged_link()
+    if row.ply != ply or row.status != GameStatus.ACTIVE:
+        return moved_on(row, seat)
+    if row.to_move != seat:
+        return message_page("Not your turn", "This link is for a turn that is not yours.", 403)
+    return row, seat, ply
+
+
+def moved_on(row: Game, seat: int, status: int = 409) -> tuple[str, int]:
+    return render_game_page(
+        row, seat, status=status,
+        notice="The game has moved on since this link was sent: that turn is over. "
+               "Here is the game as it stands now.")
+
+
+def _cells(raw: str) -> tuple[str, ...]:
+    return tuple(c for c in raw.upper().split(".") if c)
+
+
+@bp.get("/play/<token>")
+def move_page(token: str, error: str = "", status: int = 200, text: str = "") -> Page:
+    turn = _turn(token)
+    if not isinstance(turn, tuple) or not isinstance(turn[0], Game):
+        return turn
+    row, seat, _ = turn
+    game, state = current_state(row)
+    prefix = _cells(request.args.get("cells", ""))
+    menu = move_menu(game, state, prefix)
+    if prefix and not menu.next_cells and not menu.complete:
+        menu, prefix = move_menu(game, state, ()), ()  # a stale or edited click: start over
+    if prefix and len(menu.complete) == 1 and not menu.next_cells:
+        return redirect(url_for("play.confirm_page", token=token, move=menu.complete[0]))
+
+    def cell_href(label: str) -> str | None:
+        cells = menu.next_cells.get(label.upper())
+        return url_for("play.move_page", token=token, cells=".".join(cells)) if cells else None
+
+    last = None
+    if row.ply and row.id is not None:
+        with database().session() as session:
+            last = moves_of(session, row.id)[-1].notation
+    return render_template(
+        "move.html", row=row, seat=seat, token=token, info=game.info, menu=menu,
+        names=game.seat_names(state), describe=game.describe(state, seat), error=error,
+        text=text, board=board_svg(game, state, seat, last, cell_href),
+    ), status
+
+
+def _chosen_move(game: engine.Game, state: Any) -> str:  # type: ignore[type-arg]
+    """The notation the form sent: a button or text (``move``) or a number field (``number``)."""
+    text = request.values.get("move", "").strip()
+    if text:
+        return text
+    number = request.values.get("number", "").strip()
+    if number:
+        choices = [m for m in game.legal_moves(state) if isinstance(m, engine.NumberChoice)]
+        try:
+            value = int(number)
+        except ValueError:
+            raise engine.IllegalMove(f"{number!r} is not a whole number") from None
+        if not choices or value not in choices[0]:
+            low, high = (choices[0].low, choices[0].high) if choices else (0, 0)
+            raise engine.IllegalMove(f"choose a whole number from {low} to {high}")
+        return str(game.number_to_move(state, choices[0], value))
+    raise engine.IllegalMove("choose a move first")
+
+
+@bp.route("/play/<token>/confirm", methods=["GET", "POST"])
+def confirm_page(token: str) -> Page:
+    turn = _turn(token)
+    if request.method == "POST":
+        check_csrf()
+    if not isinstance(turn, tuple) or not isinstance(turn[0], Game):
+        return turn
+    row, seat, ply = turn
+    game, state = current_state(row)
+    try:
+        text = _chosen_move(game, state)
+        move = game.parse_move(text)
+        after = game.play(state, move, seat=seat)
+    except engine.IllegalMove as error:
+        return move_page(token, error=str(error), status=422,
+                         text=request.values.get("move", ""))
+    if request.method != "POST":  # GET and HEAD only show
+        return render_template(
+            "confirm.html", row=row, seat=seat, token=token, info=game.info, move=str(move),
+            describe=game.describe(after, seat),
+            board=board_svg(game, after, seat, str(move)),
+        ), 200
+    return _commit(row, seat, ply, str(move), request.form.get("note", ""))
+
+
+def _commit(row: Game, seat: int, ply: int, move: str, note: str) -> Page:
+    assert row.id is not None
+    try:
+        with database().write() as session:
+            submit_move(session, utc_now(), site(), game_id=row.id, seat=seat, ply=ply,
+                        text=move, note=note)
+    except GameMovedOn as error:
+        return render_game_page(
+            error.game, seat, status=409,
+            notice="Your move was not played: the game had already moved on (perhaps the form "
+                   "was sent twice, or from another window). Here is the game as it stands now.")
+    except (ServiceError, engine.IllegalMove) as error:
+        return message_page("Your move was not played", str(error), 409)
+    links = site().links
+    with database().session() as session:
+        fresh = session.get(Game, row.id)
+    if fresh is not None and fresh.status == GameStatus.ACTIVE and fresh.to_move == seat:
+        # A turn of several steps: go straight on to the next step.
+        return redirect(links.move_url(row.id, seat, fresh.ply))
+    return redirect(url_for("games.seat_page", token=links.sign("seat-view", game=row.id,
+                                                                 seat=seat), played=1), 303)
+
+
+@bp.route("/resign/<token>", methods=["GET", "POST"])
+def resign_page(token: str) -> Page:
+    try:
+        fields = load_token("resign", token)
+    except DamagedLink:
+        return damaged_link()
+    with database().session() as session:
+        row = session.get(Game, fields["game"])
+    if row is None:
+        return damaged_link()
+    if row.status != GameStatus.ACTIVE:
+        return render_game_page(row, fields["seat"], notice="This game is not running any more.")
+    if request.method != "POST":  # GET and HEAD only show
+        return render_template("resign.html", row=row, token=token), 200
+    check_csrf()
+    assert row.id is not None
+    try:
+        with database().write() as session:
+            resign(session, utc_now(), site(), game_id=row.id, seat=fields["seat"])
+    except ServiceError as error:
+        return message_page("Not resigned", str(error), 409)
+    return redirect(url_for("games.seat_page", token=site().links.sign(
+        "seat-view", game=row.id, seat=fields["seat"])), 303)

@@ -1,0 +1,83 @@
+"""A player's games and mail settings, and the one-click unsubscribe of RFC 8058."""
+
+from __future__ import annotations
+
+from zoneinfo import available_timezones
+
+from flask import Blueprint, redirect, render_template, request, url_for
+from sqlmodel import col, select
+from werkzeug.wrappers import Response
+
+from pbem.links import DamagedLink
+from pbem.models import Game, Player, Seat
+from pbem.services.common import audit
+from pbem.web.csrf import check_csrf
+from pbem.web.support import damaged_link, database, load_token, message_page, site, utc_now
+
+bp = Blueprint("players", __name__)
+
+LANGUAGES = {"en": "English"}
+
+
+@bp.route("/me/<token>", methods=["GET", "POST"])
+def my_games(token: str) -> tuple[str, int] | Response:
+    try:
+        player_id = load_token("player", token)["player"]
+    except (DamagedLink, KeyError):
+        return damaged_link()
+    if request.method == "POST":
+        check_csrf()
+        zone = request.form.get("time_zone", "UTC").strip()
+        if zone not in available_timezones():
+            return message_page("Unknown time zone", f"{zone!r} is not a time zone we know; "
+                                "use a name like Europe/Paris or America/New_York.", 400)
+        with database().write() as session:
+            player = session.get(Player, player_id)
+            if player is None:
+                return damaged_link()
+            player.name = request.form.get("name", player.name).strip()[:100] or player.name
+            player.time_zone = zone
+            language = request.form.get("language", "en")
+            player.language = language if language in LANGUAGES else "en"
+            player.notify_updates = request.form.get("notify_updates") == "on"
+            session.add(player)
+            audit(session, utc_now(), "preferences changed", player_id=player_id)
+        return redirect(url_for("players.my_games", token=token, saved=1), 303)
+    with database().session() as session:
+        player = session.get(Player, player_id)
+        if player is None:
+            return damaged_link()
+        rows = session.exec(
+            select(Game, Seat).join(Seat, col(Seat.game_id) == Game.id)
+            .where(Seat.player_id == player_id).order_by(col(Game.created_at).desc())
+        ).all()
+    links = site().links
+    games = [(game, seat, links.seat_view_url(game.id, seat.seat) if game.id else "")
+             for game, seat in rows]
+    return render_template("me.html", player=player, games=games, token=token,
+                           languages=LANGUAGES, saved=bool(request.args.get("saved"))), 200
+
+
+@bp.route("/unsubscribe/<token>", methods=["GET", "POST"])
+def unsubscribe(token: str) -> tuple[str, int]:
+    """GET asks; POST (from the page, or a mail client's one-click) turns updates off.
+
+    The one-click POST comes from the mail client without our cookie, so it carries no CSRF token;
+    the signed link is the authority, and the worst a forger could do is stop optional updates.
+    """
+    try:
+        player_id = load_token("unsubscribe", token)["player"]
+    except (DamagedLink, KeyError):
+        return damaged_link()
+    if request.method != "POST":  # GET and HEAD only show
+        return render_template("unsubscribe.html", token=token), 200
+    with database().write() as session:
+        player = session.get(Player, player_id)
+        if player is None:
+            return damaged_link()
+        player.notify_updates = False
+        session.add(player)
+        audit(session, utc_now(), "unsubscribed from updates", player_id=player_id)
+    return message_page("Updates turned off", "You will no longer get updates about other "
+                        "players' moves. Invitations, your turn notices and results still come.",
+                        game_url=site().links.my_games_url(player_id))

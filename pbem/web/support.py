@@ -1,0 +1,71 @@
+"""What the blueprints share: the database, the site, the clock, token pages and board drawing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from flask import current_app, render_template
+from markupsafe import Markup
+from werkzeug.wrappers import Response
+
+import engine
+from pbem.db import Database
+from pbem.links import DamagedLink, Purpose
+from pbem.models import Game
+from pbem.services import Site
+
+
+def database() -> Database:
+    db: Database = current_app.extensions["pbem.database"]
+    return db
+
+
+def site() -> Site:
+    value: Site = current_app.extensions["pbem.site"]
+    return value
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def load_token(purpose: Purpose, token: str) -> dict[str, Any]:
+    return site().links.load(purpose, token)
+
+
+def message_page(title: str, text: str, status: int = 200, **context: Any) -> tuple[str, int]:
+    return render_template("message.html", title=title, text=text, **context), status
+
+
+def damaged_link() -> tuple[str, int]:
+    return message_page(
+        "This link is damaged",
+        "The link you followed is not one we sent, or part of it got lost on the way (long links "
+        "are sometimes cut in two by mail programs). Please copy the whole link from the email "
+        "into the address bar, or open the game from your games page.", 400)
+
+
+def board_svg(
+    game: engine.Game, state: Any, viewer: int | None, last_move: str | None = None,  # type: ignore[type-arg]
+    cell_href: Callable[[str], str | None] | None = None,
+) -> Markup:
+    """The engine's SVG, inline so its cell links work without JavaScript.
+
+    The engine builds SVG with ElementTree, which escapes every text, so it is safe to inline.
+    """
+    return Markup(game.render_svg(state, viewer, last_move, cell_href))
+
+
+def no_store(response: Response) -> Response:
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def game_or_none(game_id: int) -> Game | None:
+    with database().session() as session:
+        return session.get(Game, game_id)
+
+
+__all__ = ["DamagedLink"]

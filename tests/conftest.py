@@ -1,0 +1,290 @@
+"""Fixtures for the service tests: databases (SQLite and PostgreSQL), a real SMTP server, the app.
+
+PostgreSQL runs are real: each test gets its own schema in the ``test`` database at 127.0.0.1:5432
+(as user postgres or root; override with PBEM_TEST_POSTGRES_URL), dropped afterwards, so parallel
+runs never collide. When PostgreSQL does not answer, those runs are skipped, never faked.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiosmtpd.controller import Controller
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import create_engine, text
+from sqlmodel import SQLModel
+
+import engine
+from pbem import create_app
+from pbem.db import Database
+from pbem.links import Links
+from pbem.mail.catcher import CatchingHandler
+from pbem.mail.outbox import SmtpSettings
+from pbem.services import Site
+
+# Tried in order; trust auth as user postgres or root.
+POSTGRES_URLS = [os.environ["PBEM_TEST_POSTGRES_URL"]] if "PBEM_TEST_POSTGRES_URL" in os.environ \
+    else ["postgresql+psycopg://postgres@127.0.0.1:5432/test",
+          "postgresql+psycopg://root@127.0.0.1:5432/test"]
+SECRET = "test-secret-key"
+BASE_URL = "http://localhost"
+MAIL_FROM = "pbem <pbem@example.test>"
+BACKENDS = ["sqlite", "postgresql"]
+
+
+@cache
+def postgres_url() -> tuple[str | None, str]:
+    """(the first PostgreSQL URL that answers, or None; why not)."""
+    problems = []
+    for url in POSTGRES_URLS:
+        try:
+            probe = create_engine(url, connect_args={"connect_timeout": 3})
+            with probe.connect() as connection:
+                connection.execute(text("select 1"))
+            probe.dispose()
+            return url, ""
+        except Exception as error:  # any failure means: try the next, then skip with reasons
+            problems.append(f"{url}: {error}")
+    return None, "PostgreSQL does not answer: " + "; ".join(problems)
+
+
+@cache
+def _postgres_admin() -> Any:
+    return create_engine(postgres_url()[0] or "", isolation_level="AUTOCOMMIT")
+
+
+def make_database(backend: str, folder: Path, *, migrate: bool = False) -> tuple[Database, Any]:
+    """A fresh, empty database of ``backend`` and a function that removes it."""
+    if backend == "sqlite":
+        url = f"sqlite:///{folder / 'pbem.db'}"
+        if migrate:
+            from pbem.migrate import upgrade
+            upgrade(url)
+        database = Database(url)
+        if not migrate:
+            SQLModel.metadata.create_all(database.engine)
+        return database, database.dispose
+    url, problem = postgres_url()
+    if url is None:
+        pytest.skip(problem)
+    schema = f"pbem_test_{uuid.uuid4().hex[:12]}"
+    with _postgres_admin().connect() as connection:
+        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+    if migrate:
+        from pbem.migrate import upgrade
+        upgrade(url, search_path=schema)
+    database = Database(url, search_path=schema)
+    if not migrate:
+        SQLModel.metadata.create_all(database.engine)
+
+    def drop() -> None:
+        database.dispose()
+        with _postgres_admin().connect() as connection:
+            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+    return database, drop
+
+
+@pytest.fixture
+def make_db() -> Any:
+    return make_database
+
+
+@pytest.fixture(params=BACKENDS)
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
+    """A fresh database on each backend (the test runs once per backend)."""
+    db, remove = make_database(request.param, tmp_path)
+    yield db
+    remove()
+
+
+@pytest.fixture
+def sqlite_database(tmp_path: Path) -> Iterator[Database]:
+    db, remove = make_database("sqlite", tmp_path)
+    yield db
+    remove()
+
+
+@pytest.fixture
+def now() -> datetime:
+    return datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def site() -> Site:
+    return Site(Links(SECRET, BASE_URL), MAIL_FROM)
+
+
+SERVICE_TEST_MODULES = ("test_service_", "test_web_", "test_mail_", "test_links", "test_db_")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A service test taking ``game_id`` runs once per game in the catalogue (later ones too).
+
+    Only the service's test modules: the engine's tests parametrise their own way.
+    """
+    module = metafunc.module.__name__.rpartition(".")[2]
+    already = any("game_id" in str(mark.args[0]) for mark in metafunc.definition.iter_markers(
+        "parametrize"))
+    if ("game_id" in metafunc.fixturenames and module.startswith(SERVICE_TEST_MODULES)
+            and not already):
+        metafunc.parametrize("game_id", list(engine.GAMES))
+
+
+def smallest_options(game_id: str) -> dict[str, object]:
+    """The first choice of each option: the smallest boards, so that tests stay fast."""
+    return {o.name: o.choices[0] for o in engine.GAMES[game_id].options}
+
+
+@pytest.fixture(name="smallest_options")
+def smallest_options_fixture() -> Any:
+    return smallest_options
+
+
+@pytest.fixture
+def any_game() -> str:
+    """One game from the catalogue for tests about the service rather than the games."""
+    if not engine.GAMES:
+        pytest.skip("the game catalogue is empty")
+    return next(iter(engine.GAMES))
+
+
+# -- a real SMTP server ------------------------------------------------------------------------
+
+
+@dataclass
+class Received:
+    mail_from: str
+    recipients: list[str]
+    raw: bytes
+
+
+@dataclass
+class SmtpServer:
+    """What the test SMTP server received; ``refuse`` makes it answer 451 that many times."""
+
+    host: str
+    port: int
+    messages: list[Received] = field(default_factory=list)
+    refuse: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def settings(self) -> SmtpSettings:
+        return SmtpSettings(host=self.host, port=self.port, mail_from=MAIL_FROM, timeout=10)
+
+
+class _Handler(CatchingHandler):
+    def __init__(self, server: SmtpServer) -> None:
+        super().__init__(lambda f, r, raw: server.messages.append(Received(f, r, raw)))
+        self.server = server
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        with self.server.lock:
+            if self.server.refuse > 0:
+                self.server.refuse -= 1
+                return "451 4.3.0 Try again later"
+        return await super().handle_DATA(server, session, envelope)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def closed_port() -> int:
+    """A loopback port nothing listens on: a mail server that is down."""
+    return free_port()
+
+
+@pytest.fixture
+def smtp_server() -> Iterator[SmtpServer]:
+    server = SmtpServer("127.0.0.1", free_port())
+    controller = Controller(_Handler(server), hostname=server.host, port=server.port)
+    controller.start()
+    yield server
+    controller.stop()
+
+
+# -- the web app -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def app(sqlite_database: Database, smtp_server: SmtpServer) -> Flask:
+    return create_app({
+        "ENV": "development", "TESTING": True, "SECRET_KEY": SECRET, "BASE_URL": BASE_URL,
+        "DATABASE": sqlite_database, "DATABASE_URL": sqlite_database.url,
+        "SMTP_HOST": smtp_server.host, "SMTP_PORT": smtp_server.port, "MAIL_FROM": MAIL_FROM,
+    }, read_env=False)
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+# -- reading what was sent ---------------------------------------------------------------------
+
+
+class Mailbox:
+    """Delivers the outbox to the test SMTP server and reads messages back as a person would."""
+
+    def __init__(self, database: Database, server: SmtpServer) -> None:
+        self.database = database
+        self.server = server
+        self.read = 0
+
+    def deliver(self, when: datetime | None = None) -> list[Any]:
+        """One delivery pass; returns the newly received messages, parsed."""
+        import email
+        import email.policy
+
+        from pbem.mail.outbox import deliver_pending
+
+        deliver_pending(self.database, self.server.settings(), when or datetime.now(UTC))
+        new = self.server.messages[self.read:]
+        self.read = len(self.server.messages)
+        return [email.message_from_bytes(m.raw, policy=email.policy.default) for m in new]
+
+    @staticmethod
+    def links(message: Any) -> list[str]:
+        """Every URL in the plain-text part (the part every mail client can show)."""
+        import re
+
+        body = message.get_body(("plain",)).get_content()
+        return re.findall(rf"{re.escape(BASE_URL)}/\S+", body)
+
+    @classmethod
+    def link(cls, message: Any, path: str) -> str:
+        found = [u for u in cls.links(message) if u.startswith(f"{BASE_URL}{path}")]
+        assert found, f"no {path} link in: {cls.links(message)}"
+        return found[0]
+
+
+@pytest.fixture
+def mailbox(sqlite_database: Database, smtp_server: SmtpServer) -> Mailbox:
+    return Mailbox(sqlite_database, smtp_server)
+
+
+def csrf_of(html: str) -> str:
+    import re
+
+    match = re.search(r'name="csrf_token" value="([^"]+)"', html)
+    assert match, "the page has no CSRF token"
+    return match[1]
+
+
+@pytest.fixture
+def csrf() -> Any:
+    return csrf_of
