@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run play test lint typecheck pytest bench clean
+.PHONY: install browser run play test lint typecheck pytest bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -27,7 +27,14 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict engine
 
-pytest: $(STAMP)
+# Browser tests drive Debian's Chromium through Playwright (never `playwright install`).
+browser:
+	@command -v chromium >/dev/null 2>&1 || test -x /usr/bin/chromium || \
+	  { echo "installing Debian's chromium for the browser tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } || \
+	  echo "could not install chromium: browser tests will be skipped"
+
+pytest: $(STAMP) browser
 	$(BIN)/python -m pytest
 
 test: lint typecheck pytest

@@ -12,10 +12,14 @@ from typing import Any
 
 from flask import Flask, Response
 
+# The organisers' tables join the metadata wherever pbem.models is (Alembic, create_all in tests).
+from pbem.admin import models as _admin_models  # noqa: F401
+
 
 def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = True) -> Flask:
     """The web app; ``overrides`` replace settings read from the environment (tests use them)."""
     # Imported here so that `import pbem.models` (Alembic, the CLI's db commands) needs no engine.
+    from pbem.admin.seatlinks import seat_holder_for
     from pbem.config import check_config, load_config
     from pbem.db import Database
     from pbem.links import Links
@@ -31,15 +35,27 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
     app.config["SESSION_COOKIE_HTTPONLY"] = True
     app.config["SESSION_COOKIE_SAMESITE"] = "Lax"
     app.config["SESSION_COOKIE_SECURE"] = config["BASE_URL"].startswith("https://")
-    app.extensions["pbem.database"] = config.get("DATABASE") or Database(
+    database = config.get("DATABASE") or Database(
         config["DATABASE_URL"], search_path=config.get("DATABASE_SEARCH_PATH"))
-    app.extensions["pbem.site"] = Site(Links(config["SECRET_KEY"], config["BASE_URL"]),
-                                       config["MAIL_FROM"])
+    app.extensions["pbem.database"] = database
+    # Seat links carry the seat holder's id, so replacing a player kills their old links.
+    links = Links(config["SECRET_KEY"], config["BASE_URL"], seat_holder=seat_holder_for(database))
+    app.extensions["pbem.site"] = Site(links, config["MAIL_FROM"])
     app.jinja_env.filters["local_time"] = local_time
+    proxies = int(config.get("TRUSTED_PROXIES") or 0)
+    if proxies:
+        # Behind nginx (deploy/): the client's address, for the login rate limit, and the scheme
+        # come from the X-Forwarded headers of this many trusted proxies. Never without a proxy:
+        # anyone could then pick their own address.
+        from werkzeug.middleware.proxy_fix import ProxyFix
 
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)  # type: ignore[method-assign]
+
+    from pbem import admin
     from pbem.web import csrf, dev, games, invites, play, players
 
     csrf.init_app(app)
+    admin.init_app(app, database)
     for blueprint in (games.bp, play.bp, invites.bp, players.bp):
         app.register_blueprint(blueprint)
     if config["ENV"] == "development":

@@ -7,14 +7,13 @@
     pbem start-game 12          # start it although not everyone has accepted
     pbem abort-game 12 --reason "a player left"
     pbem deliver
+    pbem scheduler      # reminders, timeouts, mail delivery (run one or two, under systemd)
     pbem demo
     pbem dev            # everything `make run` needs, in one process
 """
 
 from __future__ import annotations
 
-import threading
-import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -52,10 +51,14 @@ def _config() -> dict[str, Any]:
 
 
 def _site(config: dict[str, Any]) -> Any:
+    from pbem.admin.seatlinks import seat_holder_for
     from pbem.links import Links
     from pbem.services import Site
 
-    return Site(Links(config["SECRET_KEY"], config["BASE_URL"]), config["MAIL_FROM"])
+    # Bound to seat holders as in the web app, so links the CLI sends survive a replacement.
+    holder = seat_holder_for(Database(config["DATABASE_URL"]))
+    return Site(Links(config["SECRET_KEY"], config["BASE_URL"], seat_holder=holder),
+                config["MAIL_FROM"])
 
 
 @click.group()
@@ -96,10 +99,23 @@ def serve(host: str, port: int) -> None:
               help="A player, in seat order (repeat for each).")
 @click.option("--per-move", default=None, help="Time per move, e.g. 3d or 12h.")
 @click.option("--random-seats", is_flag=True, help="Shuffle the seat order.")
+@click.option("--time-control", default=None,
+              help='Instead of --per-move: e.g. "fischer 48h+24h max 96h, weekends off".')
+@click.option("--timeout-policy", default=None,
+              type=click.Choice(["pass", "random", "forfeit", "grace", "hold"]),
+              help="When a clock runs out (default: the game's own).")
+@click.option("--no-vacations", is_flag=True, help="Players' absences do not stop the clock.")
 def create_game_command(game: str, options: tuple[str, ...], players: tuple[str, ...],
-                        per_move: str | None, random_seats: bool) -> None:
+                        per_move: str | None, random_seats: bool, time_control: str | None,
+                        timeout_policy: str | None, no_vacations: bool) -> None:
     """Create a game and email the invitations; prints its id and page URL."""
     from pbem.services import ServiceError, create_game, parse_player
+    from pbem.timecontrol import BadTimeControl, parse_time_control
+
+    try:
+        control = parse_time_control(time_control) if time_control else None
+    except BadTimeControl as error:
+        raise click.BadParameter(str(error), param_hint="--time-control") from None
 
     config = _config()
     parsed: dict[str, object] = {}
@@ -115,7 +131,9 @@ def create_game_command(game: str, options: tuple[str, ...], players: tuple[str,
             row = create_game(session, datetime.now(UTC), site, game_type=game, options=parsed,
                               players=[parse_player(p) for p in players],
                               per_move=parse_duration(per_move) if per_move else None,
-                              random_seats=random_seats)
+                              random_seats=random_seats, time_control=control,
+                              timeout_policy=timeout_policy,
+                              vacations_allowed=not no_vacations)
     except ServiceError as error:
         raise click.ClickException(str(error)) from None
     click.echo(f"game {row.id}: {site.links.game_url(row.public_id)}")
@@ -212,25 +230,49 @@ def demo() -> None:
         click.echo(f"  {name}: {link}")
 
 
-def start_delivery_loop(database: Database, config: dict[str, Any], every: float = 2.0) -> None:
-    """Deliver the outbox every few seconds in a daemon thread.
+def start_background_scheduler(database: Database, config: dict[str, Any]) -> Any:
+    """The scheduler's jobs (sweep, delivery) in a background thread of this process."""
+    from pbem.scheduler.runner import build_scheduler, jobs_from_config
 
-    This is the hook the scheduler (APScheduler, a later issue) replaces: it will run the same
-    ``deliver_pending`` as a job, beside reminders and deadline handling.
-    """
-    from pbem.mail.outbox import SmtpSettings, deliver_pending
+    jobs = jobs_from_config(database, config)
+    scheduler = build_scheduler(jobs, blocking=False,
+                                sweep_every=int(config.get("SWEEP_EVERY", 60)),
+                                deliver_every=int(config.get("DELIVER_EVERY", 5)))
+    scheduler.start()
+    return scheduler, jobs
 
-    settings = SmtpSettings.from_config(config)
 
-    def loop() -> None:
-        while True:
-            try:
-                deliver_pending(database, settings, datetime.now(UTC))
-            except Exception as error:  # keep the loop alive; the next pass retries
-                click.echo(f"delivery failed: {error}", err=True)
-            time.sleep(every)
+@main.command()
+@click.option("--sweep-every", default=None, type=int,
+              help="Seconds between sweeps [PBEM_SWEEP_EVERY, default 60].")
+@click.option("--deliver-every", default=None, type=int,
+              help="Seconds between deliveries [PBEM_DELIVER_EVERY, default 5].")
+def scheduler(sweep_every: int | None, deliver_every: int | None) -> None:
+    """Run the scheduler: reminders, timeouts and mail delivery (one active process at a time;
+    a second one stands by and takes over if the first stops)."""
+    import logging
+    import signal
+    import sys
 
-    threading.Thread(target=loop, name="pbem-delivery", daemon=True).start()
+    from pbem.scheduler.runner import build_scheduler, jobs_from_config
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    config = _config()
+    sweep_every = sweep_every or int(config["SWEEP_EVERY"])
+    deliver_every = deliver_every or int(config["DELIVER_EVERY"])
+    jobs = jobs_from_config(Database(config["DATABASE_URL"]), config)
+    runner = build_scheduler(jobs, blocking=True, sweep_every=sweep_every,
+                             deliver_every=deliver_every)
+    click.echo(f"pbem scheduler {jobs.holder}: sweep every {sweep_every}s, deliver every"
+               f" {deliver_every}s")
+    # systemd stops with SIGTERM: leave through `finally`, releasing the lease for the standby.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        runner.start()
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        jobs.stop()
 
 
 @main.command()
@@ -239,6 +281,9 @@ def start_delivery_loop(database: Database, config: dict[str, Any], every: float
 @click.option("--smtp-port", default=8025, show_default=True, type=int)
 def dev(host: str, port: int, smtp_port: int) -> None:
     """Everything for playing alone on one machine: SQLite, mail catcher, demo game, web app."""
+    import signal
+    import sys
+
     from sqlmodel import select
 
     from pbem import create_app
@@ -258,17 +303,35 @@ def dev(host: str, port: int, smtp_port: int) -> None:
         has_games = session.exec(select(Game)).first() is not None
     if not has_games:
         seed_demo(database, config)
-    start_delivery_loop(database, config)
+    background, jobs = start_background_scheduler(database, config)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # so `finally` releases the lease
     app = create_app({**config, "DATABASE": database})
     base = config["BASE_URL"]
     click.echo(f"pbem is running at {base}/")
     click.echo(f"  caught mail (open the turn email to play): {base}/dev/mail")
     click.echo(f"  mail catcher (SMTP): 127.0.0.1:{smtp_port}")
+    click.echo(f"  scheduler: sweep every {config['SWEEP_EVERY']} s, delivery every"
+               f" {config['DELIVER_EVERY']} s")
     click.echo(f"  database: {config['DATABASE_URL']}")
+    from pbem.admin.cli import ensure_dev_admin
+
+    admin_email, admin_password = ensure_dev_admin(database)
+    click.echo(f"  dashboard: {base}/admin/  login {admin_email} / {admin_password}")
     try:
         app.run(host=host, port=port, threaded=True, use_reloader=False)
     finally:
+        background.shutdown(wait=False)
+        jobs.stop()
         catcher.stop()
+
+
+def _register_admin_commands() -> None:
+    from pbem.admin.cli import create_admin_command
+
+    main.add_command(create_admin_command)
+
+
+_register_admin_commands()
 
 
 if __name__ == "__main__":

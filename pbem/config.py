@@ -53,6 +53,16 @@ def load_config(
         "SMTP_PASSWORD": get("SMTP_PASSWORD", ""),
         "SMTP_TLS": get("SMTP_TLS", "none").lower(),
         "MAIL_FROM": get("MAIL_FROM", "pbem <pbem@localhost>"),
+        # Days of absence a player may take per calendar year (their clocks stop meanwhile).
+        "VACATION_DAYS": int(get("VACATION_DAYS", "30")),
+        # Comma-separated addresses alerted when a game waits for an organiser (policy "hold").
+        "ALERT_EMAILS": get("ALERT_EMAILS", ""),
+        # Scheduler: seconds between sweeps (reminders, timeouts) and between mail deliveries.
+        "SWEEP_EVERY": int(get("SWEEP_EVERY", "60")),
+        "DELIVER_EVERY": int(get("DELIVER_EVERY", "5")),
+        # Reverse proxies in front of the app (1 behind nginx): client addresses for the login
+        # rate limit come from X-Forwarded-For only when this is set.
+        "TRUSTED_PROXIES": int(get("TRUSTED_PROXIES", "0")),
     }
 
 
@@ -60,5 +70,7 @@ def check_config(config: Mapping[str, Any]) -> None:
     """Refuse settings that are unsafe in production (a secret anyone can read in our repo)."""
     if config["ENV"] == "production" and config["SECRET_KEY"] == DEFAULT_SECRET_KEY:
         raise ConfigError("PBEM_SECRET_KEY must be set to a long random value in production")
+    if int(config.get("VACATION_DAYS", 30)) < 0:
+        raise ConfigError("PBEM_VACATION_DAYS must be zero or more")
     if config["SMTP_TLS"] not in {"none", "starttls", "ssl"}:
         raise ConfigError("PBEM_SMTP_TLS must be one of none, starttls, ssl")

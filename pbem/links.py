@@ -12,17 +12,26 @@ once that turn is over: the page then shows the current game and says it has mov
 Traceback (most recent call last):
 ...
 pbem.links.DamagedLink: this link is damaged
+
+Links for a seat (moving, accepting, resigning, viewing) can also be bound to the player who holds
+the seat: given ``seat_holder``, tokens carry that player's id (``p``), and once an organiser puts
+someone else on the seat the old player's tokens raise :class:`ReplacedSeatLink`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from itsdangerous import BadSignature, URLSafeSerializer
 
 Purpose = Literal["move", "invite", "resign", "player", "unsubscribe", "seat-view"]
 PURPOSES: tuple[Purpose, ...] = ("move", "invite", "resign", "player", "unsubscribe", "seat-view")
+SEAT_PURPOSES: frozenset[Purpose] = frozenset({"move", "invite", "resign", "seat-view"})
+
+SeatHolder = Callable[[int, int], "int | None"]
+"""(game id, seat) -> the id of the player on that seat now, or None if there is no such seat."""
 
 
 class DamagedLink(ValueError):
@@ -30,6 +39,15 @@ class DamagedLink(ValueError):
 
     def __init__(self) -> None:
         super().__init__("this link is damaged")
+
+
+class ReplacedSeatLink(DamagedLink):
+    """A seat's link sent to a player the organiser has since replaced on that seat."""
+
+    def __init__(self, game: int, seat: int) -> None:
+        ValueError.__init__(self, "this link was for a player who has been replaced in this game")
+        self.game = game
+        self.seat = seat
 
 
 @dataclass(frozen=True)
@@ -41,11 +59,26 @@ class Links:
 
     secret_key: str
     base_url: str
+    # Who holds a seat now (the app reads the seats table); None: tokens are not bound.
+    seat_holder: SeatHolder | None = field(default=None, compare=False)
+    # Holders decided in a transaction not yet committed (replacing a player), which the
+    # seat_holder, reading committed data, cannot see yet: ((game, seat, player), ...).
+    pinned: tuple[tuple[int, int, int], ...] = ()
 
     def _serializer(self, purpose: Purpose) -> URLSafeSerializer:
         return URLSafeSerializer(self.secret_key, salt=f"pbem-{purpose}")
 
+    def holder(self, game: int, seat: int) -> int | None:
+        for pinned_game, pinned_seat, player in self.pinned:
+            if (pinned_game, pinned_seat) == (game, seat):
+                return player
+        return self.seat_holder(game, seat) if self.seat_holder else None
+
     def sign(self, purpose: Purpose, **fields: int) -> str:
+        if purpose in SEAT_PURPOSES and "p" not in fields and {"game", "seat"} <= fields.keys():
+            player = self.holder(fields["game"], fields["seat"])
+            if player is not None:
+                fields = {**fields, "p": player}
         return str(self._serializer(purpose).dumps(fields))
 
     def load(self, purpose: Purpose, token: str) -> dict[str, Any]:
@@ -56,6 +89,10 @@ class Links:
             raise DamagedLink() from None
         if not isinstance(fields, dict) or not all(isinstance(v, int) for v in fields.values()):
             raise DamagedLink()
+        if purpose in SEAT_PURPOSES and "p" in fields and self.seat_holder is not None:
+            holder = self.holder(fields.get("game", -1), fields.get("seat", -1))
+            if holder is not None and holder != fields["p"]:
+                raise ReplacedSeatLink(fields["game"], fields["seat"])
         return fields
 
     # -- absolute URLs for emails --------------------------------------------------------------

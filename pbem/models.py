@@ -6,12 +6,13 @@ Times are timezone-aware UTC in Python; the database stores them as UTC.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from sqlalchemy import (
     JSON,
     Column,
+    Date,
     DateTime,
     Index,
     LargeBinary,
@@ -68,6 +69,17 @@ class MoveSource:
     ADMIN = "admin"
     TIMEOUT = "timeout"
     FORCED_PASS = "forced-pass"
+    STAND_IN = "stand-in"  # a forfeited seat in a game of three or more, played at random
+
+
+class MailStatus:
+    QUEUED = "queued"  # never tried
+    RETRYING = "retrying"  # tried, deferred (4xx, server down); next_attempt_at says when
+    SENDING = "sending"  # claimed by a delivery process until claimed_until
+    SENT = "sent"
+    FAILED = "failed"  # refused for good (5xx) or out of attempts: organisers are shown it
+
+    WAITING = (QUEUED, RETRYING)
 
 
 class Player(SQLModel, table=True):
@@ -97,6 +109,23 @@ class Game(SQLModel, table=True):
     to_move: int | None = None
     deadline: datetime | None = _time(nullable=True)
     per_move_seconds: int | None = None
+    # The clock (pbem.services.clock). time_control is TimeControl.to_dict(); None: no clock.
+    time_control: dict[str, Any] | None = _json()
+    timeout_policy: str = ""  # pass, random, forfeit, grace, hold ("" before the scheduler)
+    reminder_seconds: list[int] | None = _json()  # reminder offsets before the deadline
+    vacations_allowed: bool = True
+    turn_started_at: datetime | None = _time(nullable=True)
+    turn_bank_seconds: int | None = None  # the clock time the current turn was given
+    banks: dict[str, int] | None = _json()  # Fischer: seat -> bank seconds for its next turn
+    reminders_sent: list[int] | None = _json()  # offsets already reminded in the current turn
+    grace_used: bool = False  # the grace extension of the current turn has been given
+    held_since: datetime | None = _time(nullable=True)  # timeout policy "hold": waiting
+    paused_at: datetime | None = _time(nullable=True)
+    paused_remaining_seconds: int | None = None  # clock time left when paused
+    # The sweep's one index: the earliest of the deadline and the next reminder (None: no work).
+    next_due_at: datetime | None = Field(
+        default=None, sa_column=Column(UTCDateTime(), nullable=True, index=True)
+    )
     seed: str = ""  # secret until the game ends
     seed_commitment: str = ""  # sha256 of the seed, public from the start
     organiser_id: int | None = Field(default=None, foreign_key="players.id")
@@ -117,6 +146,7 @@ class Seat(SQLModel, table=True):
     player_id: int = Field(foreign_key="players.id", index=True)
     status: str = SeatStatus.INVITED
     resigned: bool = False
+    forfeited: bool = False  # timed out under "forfeit"; with 3+ seats the stand-in plays on
     # Message-ID of the first email this seat got about the game; later ones reply to it.
     thread_message_id: str = ""
 
@@ -161,10 +191,12 @@ class OutboxEmail(SQLModel, table=True):
     in_reply_to: str = ""
     unsubscribe_url: str = ""
     essential: bool = True
-    status: str = "pending"  # pending, sent, failed (permanently refused)
+    status: str = MailStatus.QUEUED  # see MailStatus
     attempts: int = 0
     next_attempt_at: datetime = _time()
     last_error: str = ""
+    claimed_by: str = ""  # the delivery process sending it now (status "sending")
+    claimed_until: datetime | None = _time(nullable=True)  # after this, others may take it
     created_at: datetime = _time()
     sent_at: datetime | None = _time(nullable=True)
 
@@ -205,3 +237,26 @@ class CaughtMail(SQLModel, table=True):
     mail_from: str
     recipients: str
     raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+
+
+class PlayerAbsence(SQLModel, table=True):
+    """Days a player is away (dates in their time zone, both ends included): clocks stop."""
+
+    __tablename__ = "player_absences"
+
+    id: int | None = Field(default=None, primary_key=True)
+    player_id: int = Field(foreign_key="players.id", index=True)
+    start: date = Field(sa_column=Column(Date, nullable=False))
+    end: date = Field(sa_column=Column(Date, nullable=False))
+    created_at: datetime = _time()
+
+
+class SchedulerLease(SQLModel, table=True):
+    """Who runs the scheduler: one row per job group; a holder renews it each tick."""
+
+    __tablename__ = "scheduler_leases"
+
+    name: str = Field(primary_key=True)
+    holder: str
+    expires_at: datetime = _time()
+    renewed_at: datetime = _time()

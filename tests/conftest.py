@@ -171,12 +171,14 @@ class Received:
 
 @dataclass
 class SmtpServer:
-    """What the test SMTP server received; ``refuse`` makes it answer 451 that many times."""
+    """What the test SMTP server received; ``refuse`` makes it answer ``refuse_reply`` (by
+    default 451, try later) to that many messages."""
 
     host: str
     port: int
     messages: list[Received] = field(default_factory=list)
     refuse: int = 0
+    refuse_reply: str = "451 4.3.0 Try again later"
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def settings(self) -> SmtpSettings:
@@ -192,7 +194,7 @@ class _Handler(CatchingHandler):
         with self.server.lock:
             if self.server.refuse > 0:
                 self.server.refuse -= 1
-                return "451 4.3.0 Try again later"
+                return self.server.refuse_reply
         return await super().handle_DATA(server, session, envelope)
 
 
@@ -288,3 +290,99 @@ def csrf_of(html: str) -> str:
 @pytest.fixture
 def csrf() -> Any:
     return csrf_of
+
+
+ADMIN_EMAIL = "boss@example.test"
+ADMIN_PASSWORD = "a long enough password"
+
+
+@pytest.fixture
+def admin_client(client: FlaskClient, sqlite_database: Database) -> FlaskClient:
+    """A test client logged in to the dashboard as ADMIN_EMAIL."""
+    from pbem.admin.accounts import create_admin
+
+    with sqlite_database.write() as session:
+        create_admin(session, datetime.now(UTC), ADMIN_EMAIL, ADMIN_PASSWORD)
+    token = csrf_of(client.get("/admin/login").text)
+    assert client.post("/admin/login", data={"csrf_token": token, "email": ADMIN_EMAIL,
+                                             "password": ADMIN_PASSWORD}).status_code == 302
+    return client
+
+
+# -- games with clocks (the scheduler's tests) ---------------------------------------------------
+
+
+class ClockGames:
+    """Start games with clocks and look at them, on one database, with explicit times."""
+
+    def __init__(self, database: Database, site: Site) -> None:
+        self.database = database
+        self.site = site
+
+    def start(self, game_type: str, now: datetime, *, zones: list[str] | None = None,
+              options: dict[str, object] | None = None, organiser: bool = False,
+              **create: Any) -> int:
+        """A started game of ``game_type`` (smallest options) whose players live in ``zones``."""
+        from pbem.models import Player
+        from pbem.services import PlayerSpec, create_game, start_game
+
+        options = smallest_options(game_type) if options is None else options
+        count = engine.new_game(game_type, **options).num_players
+        people = [PlayerSpec(f"Player {n}", f"p{n}@example.test") for n in range(count)]
+        with self.database.write() as session:
+            from sqlmodel import select
+
+            for number, zone in enumerate(zones or []):
+                person = people[number]
+                player = session.exec(select(Player).where(Player.email == person.email)).first()
+                player = player or Player(name=person.name, email=person.email, created_at=now)
+                player.time_zone = zone
+                session.add(player)
+            session.flush()
+            row = create_game(session, now, self.site, game_type=game_type, options=options,
+                              players=people, organiser=PlayerSpec("Olga", "olga@example.test")
+                              if organiser else None, **create)
+            assert row.id is not None
+            start_game(session, now, self.site, game_id=row.id, force=True)
+            return row.id
+
+    def game(self, game_id: int) -> Any:
+        from pbem.models import Game
+
+        with self.database.session() as session:
+            return session.get(Game, game_id)
+
+    def emails(self, kind: str | None = None, *, to: str | None = None) -> list[Any]:
+        from sqlmodel import col, select
+
+        from pbem.models import OutboxEmail
+
+        query = select(OutboxEmail).order_by(col(OutboxEmail.id))
+        if kind:
+            query = query.where(OutboxEmail.kind == kind)
+        if to:
+            query = query.where(OutboxEmail.to_address == to)
+        with self.database.session() as session:
+            return list(session.exec(query))
+
+    def moves(self, game_id: int) -> list[Any]:
+        from pbem.positions import moves_of
+
+        with self.database.session() as session:
+            return moves_of(session, game_id)
+
+    def sweep(self, now: datetime, **options: Any) -> Any:
+        from pbem.scheduler import sweep
+
+        return sweep(self.database, now, self.site, **options)
+
+
+@pytest.fixture
+def clock_games(database: Database, site: Site) -> ClockGames:
+    """Games with clocks on each backend (the test runs once per backend)."""
+    return ClockGames(database, site)
+
+
+@pytest.fixture
+def sqlite_clock_games(sqlite_database: Database, site: Site) -> ClockGames:
+    return ClockGames(sqlite_database, site)

@@ -14,7 +14,8 @@ from pbem.db import Database
 from pbem.models import AuditEntry, Player
 
 EXPECTED_TABLES = {"players", "games", "seats", "moves", "outbox_emails", "board_images",
-                   "audit_log", "caught_mail", "alembic_version"}
+                   "audit_log", "caught_mail", "alembic_version", "player_absences",
+                   "scheduler_leases"}
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
@@ -93,3 +94,38 @@ def test_the_migrations_match_the_models(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'check.db'}"
     upgrade(url)
     command.check(alembic_config(url))  # raises when the models and migrations differ
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_the_scheduler_migration_keeps_waiting_mail(backend: str, tmp_path: Path,
+                                                    make_db: object) -> None:
+    """Mail written before 0002 ("pending") becomes queued or retrying, nothing is lost."""
+    from sqlmodel import SQLModel
+
+    from pbem.migrate import upgrade
+
+    database, remove = make_db(backend, tmp_path)  # type: ignore[operator]
+    try:
+        SQLModel.metadata.drop_all(database.engine)  # an empty schema, then 0001 only
+        schema = None
+        if not database.is_sqlite:
+            with database.engine.connect() as connection:
+                schema = connection.execute(text("SHOW search_path")).scalar()
+        url = database.url
+        upgrade(url, "0001", search_path=schema)
+        with database.engine.begin() as connection:
+            for number, attempts in enumerate((0, 2)):
+                connection.execute(text(
+                    "INSERT INTO outbox_emails (kind, to_address, to_name, subject, text_body,"
+                    " html_body, image_alt, message_id, in_reply_to, unsubscribe_url, essential,"
+                    " status, attempts, next_attempt_at, last_error, created_at) VALUES ('n',"
+                    " 'a@example.test', '', 's', 't', 'h', '', :mid, '', '', true, 'pending',"
+                    " :attempts, :at, '', :at)"),
+                    {"mid": f"<{number}@x>", "attempts": attempts, "at": datetime(2025, 1, 1)})
+        upgrade(url, "head", search_path=schema)
+        with database.engine.connect() as connection:
+            rows = connection.execute(text(
+                "SELECT status, claimed_by FROM outbox_emails ORDER BY id")).all()
+        assert [tuple(r) for r in rows] == [("queued", ""), ("retrying", "")]
+    finally:
+        remove()

@@ -172,7 +172,7 @@ def test_a_refusing_mail_server_delays_but_loses_nothing(
     first = deliver_pending(sqlite_database, smtp_server.settings(), now)
     assert first.deferred == 2 and first.sent == queued - 2
     with sqlite_database.session() as session:
-        waiting = session.exec(select(OutboxEmail).where(OutboxEmail.status == "pending")).all()
+        waiting = session.exec(select(OutboxEmail).where(OutboxEmail.status == "retrying")).all()
     assert len(waiting) == 2
     assert all(e.attempts == 1 and e.next_attempt_at == now + backoff(1) and "451" in e.last_error
                for e in waiting)
@@ -194,7 +194,7 @@ def test_a_mail_server_that_is_down_only_delays(
                         timeout=2)
     report = deliver_pending(sqlite_database, down, now)
     assert report.sent == 0 and report.deferred == queued
-    assert all(e.status == "pending" and e.attempts == 1 for e in _all(sqlite_database))
+    assert all(e.status == "retrying" and e.attempts == 1 for e in _all(sqlite_database))
     report = deliver_pending(sqlite_database, smtp_server.settings(), now + timedelta(hours=1))
     assert report.sent == queued and len(smtp_server.messages) == queued
 

@@ -119,3 +119,23 @@ def test_the_organiser_starts_and_aborts_games(env: dict[str, str], any_game: st
         assert session.exec(select(Game)).one().status == GameStatus.ABORTED
     missing = runner.invoke(main, ["abort-game", "nope"], env=env)
     assert missing.exit_code != 0 and "no game" in missing.output
+
+
+def test_create_a_game_with_a_fischer_clock_and_a_policy(env: dict[str, str]) -> None:
+    runner = CliRunner()
+    assert runner.invoke(main, ["db", "upgrade"], env=env).exit_code == 0
+    made = runner.invoke(main, ["create-game", "mosey", "--player", "Ann <ann@example.test>",
+                                "--player", "Bob <bob@example.test>", "--time-control",
+                                "fischer 48h+24h max 96h, weekends off", "--timeout-policy",
+                                "hold", "--no-vacations"], env=env)
+    assert made.exit_code == 0, made.output
+    with Database(env["PBEM_DATABASE_URL"]).session() as session:
+        game = session.exec(select(Game)).one()
+    assert game.time_control == {"kind": "fischer", "initial_seconds": 172800,
+                                 "increment_seconds": 86400, "maximum_seconds": 345600,
+                                 "weekends_off": True}
+    assert game.timeout_policy == "hold" and game.vacations_allowed is False
+    bad = runner.invoke(main, ["create-game", "mosey", "--player", "a@example.test",
+                               "--player", "b@example.test", "--time-control", "fischer 2x"],
+                        env=env)
+    assert bad.exit_code != 0 and "fischer 48h+24h max 96h" in bad.output

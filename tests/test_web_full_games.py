@@ -2,7 +2,8 @@
 
 Random legal moves; the smallest board options keep it quick. Invitations are accepted through the
 emailed links; each turn's move is made by following the emailed move link, choosing on the page
-and confirming there. Everyone must get the game over email with the result.
+and confirming there. Everyone must get the game over email with the result. A pass that is the
+only legal move is played by the server at once (a forced pass), never asked of the player.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from sqlmodel import select
 
 import engine
 from pbem.db import Database
-from pbem.models import Game, GameStatus, Move
+from pbem.models import Game, GameStatus, Move, MoveSource
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, create_game
 
@@ -85,7 +86,12 @@ def test_a_whole_game_through_emailed_links(
         final = session.get(Game, game_pk)
         moves = session.exec(select(Move).where(Move.game_id == game_pk)).all()
     assert final is not None and final.status == GameStatus.FINISHED
-    assert len(moves) == plies == final.ply
+    assert len(moves) == final.ply
+    # The players made every move but the forced passes, which the server played itself.
+    assert len([m for m in moves if m.source == MoveSource.LINK]) == plies
+    forced = [m for m in moves if m.source == MoveSource.FORCED_PASS]
+    assert all(m.notation == "pass" for m in forced)
+    assert len(forced) + plies == len(moves)
     over = [m for m in inbox if "is over" in m.get_body(("plain",)).get_content()]
     assert sorted(m["To"].addresses[0].addr_spec for m in over) == sorted(p.email for p in people)
     game, state = current_state(final)

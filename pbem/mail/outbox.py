@@ -1,14 +1,24 @@
-"""Sending the outbox: one pass over the emails that are due (``pbem deliver``).
+"""Sending the outbox: one pass over the emails that are due (``pbem deliver``, the scheduler).
 
-A mail server that is down or says "try later" (4xx) only delays mail: the row stays pending with
-its attempt count, its error and the time of the next try (exponential backoff, capped). Only a
-recipient refused for good (5xx) ends as ``failed``, still in the table for the mail log. A crash
-between sending and marking can send an email twice, never zero times.
+Each email's ``status`` is what a dashboard shows (:class:`~pbem.models.MailStatus`): ``queued``
+(never tried), ``retrying`` (a mail server that is down or says "try later" (4xx) only delays mail:
+the row keeps its attempt count, last error and the time of the next try, with exponential backoff),
+``sending`` (claimed by one delivery process), ``sent``, and ``failed``: refused for good (5xx) or
+still not accepted after :data:`MAX_ATTEMPTS` tries. Failed mail stays in the table for the mail
+log and :func:`failed_mail` lists it for organisers.
+
+Two delivery processes never send one email twice: each first *claims* its rows in a short write
+transaction (``FOR UPDATE SKIP LOCKED`` on PostgreSQL; on SQLite the transaction's BEGIN IMMEDIATE
+and a conditional UPDATE), and a claim expires after :data:`CLAIM_FOR`, so a process that dies
+mid-pass only delays its emails. A crash between sending and marking can still send an email
+twice, never zero times.
 """
 
 from __future__ import annotations
 
+import os
 import smtplib
+import socket
 import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,16 +26,18 @@ from datetime import datetime, timedelta
 from email.utils import parseaddr
 from typing import Any
 
-from sqlmodel import col, select
+from sqlalchemy import and_, or_, update
+from sqlmodel import Session, col, select
 
 from pbem.db import Database
 from pbem.mail.boards import board_png
 from pbem.mail.compose import build_message
-from pbem.models import OutboxEmail
+from pbem.models import MailStatus, OutboxEmail
 
 FIRST_RETRY = timedelta(minutes=1)
 LONGEST_WAIT = timedelta(hours=6)
-GIVE_UP_AFTER = 30  # attempts when the server keeps refusing with 5xx for reasons not the address
+MAX_ATTEMPTS = 12  # about a day of retries (1, 2, 4, ... minutes, then every 6 hours)
+CLAIM_FOR = timedelta(minutes=10)  # longer than any one pass; then another process may retry
 
 
 def backoff(attempts: int) -> timedelta:
@@ -71,48 +83,101 @@ class DeliveryReport:
     errors: list[str] = field(default_factory=list)
 
 
-def due_ids(database: Database, now: datetime, limit: int) -> list[int]:
-    with database.session() as session:
-        rows = session.exec(
-            select(OutboxEmail.id)
-            .where(OutboxEmail.status == "pending", col(OutboxEmail.next_attempt_at) <= now)
-            .order_by(col(OutboxEmail.id)).limit(limit)
+def default_holder() -> str:
+    """Who claims rows: this host and process."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _due(now: datetime) -> Any:
+    waiting = and_(col(OutboxEmail.status).in_(MailStatus.WAITING),
+                   col(OutboxEmail.next_attempt_at) <= now)
+    abandoned = and_(col(OutboxEmail.status) == MailStatus.SENDING,
+                     col(OutboxEmail.claimed_until) < now)
+    return or_(waiting, abandoned)
+
+
+def claim_due(database: Database, now: datetime, limit: int, holder: str) -> list[int]:
+    """Claim up to ``limit`` due emails for ``holder``; others skip them until the claim expires."""
+    with database.write() as session:
+        ids = [i for i in session.exec(
+            select(OutboxEmail.id).where(_due(now)).order_by(col(OutboxEmail.id)).limit(limit)
+            .with_for_update(skip_locked=True)  # PostgreSQL; SQLite holds its write lock already
+        ) if i is not None]
+        if not ids:
+            return []
+        session.execute(
+            update(OutboxEmail).where(col(OutboxEmail.id).in_(ids), _due(now))
+            .values(status=MailStatus.SENDING, claimed_by=holder, claimed_until=now + CLAIM_FOR)
+            .execution_options(synchronize_session=False)
         )
+        claimed = session.exec(select(OutboxEmail.id).where(
+            col(OutboxEmail.id).in_(ids), OutboxEmail.claimed_by == holder,
+            OutboxEmail.status == MailStatus.SENDING))
+        return sorted(i for i in claimed if i is not None)
+
+
+def due_ids(database: Database, now: datetime, limit: int) -> list[int]:
+    """The ids of emails due now (not claimed): for reports and tests."""
+    with database.session() as session:
+        rows = session.exec(select(OutboxEmail.id).where(_due(now))
+                            .order_by(col(OutboxEmail.id)).limit(limit))
         return [i for i in rows if i is not None]
 
 
+def failed_mail(session: Session, game_id: int | None = None) -> list[OutboxEmail]:
+    """Emails given up on, newest first, for the organisers (of one game, or all)."""
+    query = select(OutboxEmail).where(OutboxEmail.status == MailStatus.FAILED)
+    if game_id is not None:
+        query = query.where(OutboxEmail.game_id == game_id)
+    return list(session.exec(query.order_by(col(OutboxEmail.id).desc())))
+
+
 def _mark(database: Database, email_id: int, now: datetime, *, sent: bool = False,
-          error: str = "", permanent: bool = False) -> None:
+          error: str = "", permanent: bool = False, max_attempts: int = MAX_ATTEMPTS) -> str:
+    """Record one attempt; returns the new status."""
     with database.write() as session:
         email = session.get(OutboxEmail, email_id)
         if email is None:
-            return
+            return ""
         email.attempts += 1
+        email.claimed_by, email.claimed_until = "", None
         if sent:
-            email.status, email.sent_at, email.last_error = "sent", now, ""
+            email.status, email.sent_at, email.last_error = MailStatus.SENT, now, ""
         else:
             email.last_error = error[:500]
-            if permanent or email.attempts >= GIVE_UP_AFTER:
-                email.status = "failed"
+            if permanent or email.attempts >= max_attempts:
+                email.status = MailStatus.FAILED
             else:
+                email.status = MailStatus.RETRYING
                 email.next_attempt_at = now + backoff(email.attempts)
         session.add(email)
+        return email.status
 
 
 def deliver_pending(
-    database: Database, smtp: SmtpSettings, now: datetime, *, limit: int = 500
+    database: Database, smtp: SmtpSettings, now: datetime, *, limit: int = 500,
+    holder: str | None = None, max_attempts: int = MAX_ATTEMPTS,
 ) -> DeliveryReport:
     """Send what is due over one SMTP connection; see the module docstring for failures."""
     report = DeliveryReport()
-    ids = due_ids(database, now, limit)
+    ids = claim_due(database, now, limit, holder or default_holder())
     if not ids:
         return report
+
+    def mark(email_id: int, **outcome: Any) -> None:
+        status = _mark(database, email_id, now, max_attempts=max_attempts, **outcome)
+        if status == MailStatus.SENT:
+            report.sent += 1
+        elif status == MailStatus.FAILED:
+            report.failed += 1
+        else:
+            report.deferred += 1
+
     try:
         server = smtp.connect()
     except (OSError, smtplib.SMTPException) as error:
         for email_id in ids:
-            _mark(database, email_id, now, error=f"cannot reach the mail server: {error}")
-        report.deferred += len(ids)
+            mark(email_id, error=f"cannot reach the mail server: {error}")
         report.errors.append(str(error))
         return report
     envelope_from = parseaddr(smtp.mail_from)[1]
@@ -120,7 +185,7 @@ def deliver_pending(
         for position, email_id in enumerate(ids):
             with database.session() as session:
                 email = session.get(OutboxEmail, email_id)
-            if email is None or email.status != "pending":
+            if email is None or email.status != MailStatus.SENDING:
                 continue
             png = None
             if email.image_ply is not None and email.game_id is not None:
@@ -131,27 +196,37 @@ def deliver_pending(
                 server.send_message(message, from_addr=envelope_from, to_addrs=[email.to_address])
             except smtplib.SMTPRecipientsRefused as error:
                 code = min(c for c, _ in error.recipients.values())
-                _mark(database, email_id, now, error=str(error.recipients), permanent=code >= 500)
-                report.failed += code >= 500
-                report.deferred += code < 500
-            except smtplib.SMTPResponseException as error:
-                _mark(database, email_id, now, error=f"{error.smtp_code} {error.smtp_error!r}")
-                report.deferred += 1
+                mark(email_id, error=str(error.recipients), permanent=code >= 500)
+            except smtplib.SMTPServerDisconnected as error:
+                _connection_lost(ids[position:], mark, report, error)
+                return report
+            except smtplib.SMTPSenderRefused as error:
+                # Our own address refused: a setting to fix, not a reason to drop players' mail.
+                mark(email_id, error=f"the relay refused the sender: {error.smtp_code} "
+                                     f"{error.smtp_error!r}")
                 report.errors.append(str(error))
                 server.rset()
-            except (OSError, smtplib.SMTPServerDisconnected) as error:
-                # The connection is gone: this and the rest wait for the next pass.
-                for later in ids[position:]:
-                    _mark(database, later, now, error=f"connection lost: {error}")
-                report.deferred += len(ids) - position
+            except smtplib.SMTPResponseException as error:
+                # 5xx is a refusal for good (RFC 5321): retrying would only annoy the relay.
+                mark(email_id, error=f"{error.smtp_code} {error.smtp_error!r}",
+                     permanent=error.smtp_code >= 500)
                 report.errors.append(str(error))
+                server.rset()
+            except OSError as error:
+                _connection_lost(ids[position:], mark, report, error)
                 return report
             else:
-                _mark(database, email_id, now, sent=True)
-                report.sent += 1
+                mark(email_id, sent=True)
     finally:
         try:
             server.quit()
         except (OSError, smtplib.SMTPException):
             server.close()
     return report
+
+
+def _connection_lost(rest: list[int], mark: Any, report: DeliveryReport, error: Exception) -> None:
+    """The connection is gone: this email and the rest wait for the next pass."""
+    for email_id in rest:
+        mark(email_id, error=f"connection lost: {error}")
+    report.errors.append(str(error))

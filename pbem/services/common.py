@@ -39,6 +39,9 @@ class Site:
 
     links: Links
     mail_from: str
+    # Addresses told when a game needs an organiser's decision (timeout policy "hold"), besides
+    # the game's own organiser; from PBEM_ALERT_EMAILS.
+    alert_emails: tuple[str, ...] = ()
 
     @property
     def mail_domain(self) -> str:

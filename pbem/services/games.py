@@ -15,6 +15,7 @@ from sqlmodel import Session, select
 import engine
 from pbem.models import Game, GameStatus, Player, Seat, SeatStatus
 from pbem.positions import current_state
+from pbem.services.clock import check_policy, clock_columns, start_turn
 from pbem.services.common import (
     GameNotActive,
     ServiceError,
@@ -25,6 +26,7 @@ from pbem.services.common import (
     seats_of,
 )
 from pbem.services.notify import board_ref, enqueue, game_context, subject_of
+from pbem.timecontrol import PerMove, TimeControl
 
 
 @dataclass(frozen=True)
@@ -89,8 +91,24 @@ def create_game(
     per_move: timedelta | None = None,
     organiser: PlayerSpec | None = None,
     rng: random.Random | None = None,
+    time_control: TimeControl | None = None,
+    timeout_policy: str | None = None,
+    reminders: Sequence[timedelta] | None = None,
+    vacations_allowed: bool = True,
 ) -> Game:
-    """Make a game and invite its players (seat order as given, or shuffled)."""
+    """Make a game and invite its players (seat order as given, or shuffled).
+
+    The clock: ``time_control`` (default 3 days per move; ``per_move`` is the short form of a
+    :class:`~pbem.timecontrol.PerMove`), what happens when it runs out (``timeout_policy``, one of
+    :data:`~pbem.services.clock.POLICIES`; None: the game's default), reminders before each
+    deadline (default 24 h and 2 h), and whether players' absences stop it.
+    """
+    if time_control is not None and per_move is not None:
+        raise ServiceError("give either a time per move or a time control, not both")
+    if per_move is not None:
+        if per_move <= timedelta(0):
+            raise ServiceError("the time per move must be longer than zero")
+        time_control = PerMove(per_move)
     try:
         info = engine.game_class(game_type).info
         resolved = info.resolve(options_for_players(info, dict(options or {}), len(players)))
@@ -112,7 +130,8 @@ def create_game(
         start_state=start,
         seed=seed,
         seed_commitment=hashlib.sha256(seed.encode()).hexdigest(),
-        per_move_seconds=int(per_move.total_seconds()) if per_move else None,
+        timeout_policy=check_policy(timeout_policy, info.id),
+        **clock_columns(time_control, reminders, vacations_allowed),
         organiser_id=player_for(session, now, organiser).id if organiser else None,
         created_at=now,
     )
@@ -126,7 +145,9 @@ def create_game(
         seats.append(Seat(game_id=row.id, seat=number, player_id=player.id))
     session.add_all(seats)
     session.flush()
-    audit(session, now, "game created", game_id=row.id, game_type=info.id, options=resolved)
+    audit(session, now, "game created", game_id=row.id, game_type=info.id, options=resolved,
+          time_control=row.time_control, timeout_policy=row.timeout_policy,
+          vacations_allowed=row.vacations_allowed)
     _invite(session, now, site, row, seats)
     return row
 
@@ -180,14 +201,15 @@ def start_game(
     row.status = GameStatus.ACTIVE
     row.started_at = now
     row.to_move = game.to_move(state)
-    if row.per_move_seconds:
-        row.deadline = now + timedelta(seconds=row.per_move_seconds)
+    start_turn(session, row, now)
     session.add(row)
     audit(session, now, "game started", game_id=game_id, forced=force)
+    from pbem.services.moves import play_automatic_moves, send_turn_notice  # moves imports us
+
+    play_automatic_moves(session, now, row)  # the first seat may only be able to pass
     # The first player's turn notice says the game has started; the others get a notice.
     _notice_all(session, now, site, row, "started", {}, skip=frozenset({row.to_move or 0}))
-    from pbem.services.moves import send_turn_notice  # moves imports this module
-
+    game, state = current_state(row)
     send_turn_notice(session, now, site, row, game, state, seats)
     return row
 
@@ -200,7 +222,7 @@ def abort_game(
         raise GameNotActive("this game is already over")
     row.status = GameStatus.ABORTED
     row.to_move = None
-    row.deadline = None
+    row.deadline = row.next_due_at = None
     row.finished_at = now
     row.result = f"Aborted by the organiser. {reason}".strip()
     session.add(row)

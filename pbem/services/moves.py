@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+import random
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import update
@@ -31,6 +32,9 @@ from pbem.services.notify import (
 )
 
 MAX_NOTE = 500
+MAX_AUTOMATIC_MOVES = 10_000  # a stand-in playing out a long game; only a bug would reach it
+FORCED_PASS_NOTE = "forced pass: the only legal move"
+STAND_IN_NOTE = "played by the stand-in: this seat forfeited on time"
 
 
 def submit_move(
@@ -50,7 +54,8 @@ def submit_move(
 
     Two submissions for the same ply: the row lock (PostgreSQL) or BEGIN IMMEDIATE (SQLite) makes
     the second wait and then see the new ply; the conditional UPDATE and the unique (game, ply) of
-    moves back that up, so exactly one is applied whatever the isolation level.
+    moves back that up, so exactly one is applied whatever the isolation level. Forced passes and
+    stand-in moves that follow are played in the same transaction (:func:`play_automatic_moves`).
     """
     row = lock_game(session, game_id)
     if row.status != GameStatus.ACTIVE:
@@ -62,8 +67,36 @@ def submit_move(
         raise GameMovedOn(row)
     if row.to_move != seat:
         raise NotYourTurn("it is not your turn")
+    if row.paused_at is not None:
+        raise GameNotActive("the organiser has paused this game; moves wait until it resumes")
+    game, _ = current_state(row)
+    record = play_and_notify(session, now, site, row, game.parse_move(text), source=source,
+                             note=note)
+    return record
+
+
+def play_and_notify(
+    session: Session, now: datetime, site: Site, row: Game, move: Any, *,
+    source: str, note: str = "",
+) -> Move:
+    """Play ``move`` for the seat to move, then any automatic moves, then write the emails."""
+    mover = row.to_move
+    assert mover is not None
+    record = apply_move(session, now, row, move, source=source, note=note)
+    automatic = play_automatic_moves(session, now, row)
+    send_move_emails(session, now, site, row, mover=mover, automatic=bool(automatic))
+    return record
+
+
+def apply_move(
+    session: Session, now: datetime, row: Game, move: Any, *, source: str, note: str = "",
+) -> Move:
+    """Apply one move to a locked game row (no emails): state, ply, clock, move record, audit."""
+    from pbem.services.clock import end_turn, refresh_due, start_turn
+
+    assert row.id is not None and row.to_move is not None
+    game_id, ply, seat = row.id, row.ply, row.to_move
     game, state = current_state(row)
-    move = game.parse_move(text)
     after = game.play(state, move, seat=seat)
     notation = str(move)
     next_seat = game.to_move(after)
@@ -72,8 +105,6 @@ def submit_move(
     if outcome is not None:
         values |= {"status": GameStatus.FINISHED, "finished_at": now, "deadline": None,
                    "winners": list(outcome.winners), "result": game.describe(after)}
-    elif next_seat != seat and row.per_move_seconds:
-        values["deadline"] = now + timedelta(seconds=row.per_move_seconds)
     done = session.execute(
         update(Game).where(Game.id == game_id, Game.ply == ply).values(**values)  # type: ignore[arg-type]
         .execution_options(synchronize_session=False)
@@ -81,19 +112,70 @@ def submit_move(
     if done.rowcount != 1:  # type: ignore[attr-defined]
         raise GameMovedOn(row)
     session.refresh(row)
+    if outcome is not None:
+        refresh_due(row)
+    elif next_seat != seat:
+        end_turn(session, row, seat, now)
+        start_turn(session, row, now)
+    session.add(row)
     record = Move(game_id=game_id, ply=ply, seat=seat, notation=notation,
                   note=" ".join(note.split())[:MAX_NOTE], source=source, made_at=now,
                   state_after=values["state"])
     session.add(record)
     session.flush()
     audit(session, now, "move", game_id=game_id, seat=seat, ply=ply, move=notation, source=source)
-    seats = seats_of(session, game_id)
-    if outcome is not None:
-        send_game_over(session, now, site, row, game, after, seats)
-    elif next_seat != seat:
-        send_turn_notice(session, now, site, row, game, after, seats)
-        send_updates(session, now, site, row, game, after, seats, mover=seat)
     return record
+
+
+def automatic_move(row: Game, seats: list[Seat]) -> tuple[Any, str, str] | None:
+    """The move the server plays itself for the seat to move, if any: (move, source, note).
+
+    A pass that is the only legal move is played at once rather than asking the player to click
+    it; a seat that forfeited on time in a game of three or more is played by a random stand-in
+    (seeded by the game's seed and the ply, so the game can be replayed).
+    """
+    if row.status != GameStatus.ACTIVE or row.to_move is None:
+        return None
+    game, state = current_state(row)
+    if any(s.seat == row.to_move and s.forfeited for s in seats):
+        return game.random_move(state, seeded_rng(row)), MoveSource.STAND_IN, STAND_IN_NOTE
+    legal = game.legal_moves(state)
+    if len(legal) == 1 and str(legal[0]) == "pass":
+        return legal[0], MoveSource.FORCED_PASS, FORCED_PASS_NOTE
+    return None
+
+
+def seeded_rng(row: Game) -> random.Random:
+    """The random choices of the server for this game at this ply: reproducible from the seed."""
+    return random.Random(f"{row.seed}:{row.ply}")
+
+
+def play_automatic_moves(session: Session, now: datetime, row: Game) -> list[Move]:
+    """Forced passes and stand-in moves, until a person has a real choice or the game ends."""
+    assert row.id is not None
+    seats = seats_of(session, row.id)
+    played = []
+    for _ in range(MAX_AUTOMATIC_MOVES):
+        choice = automatic_move(row, seats)
+        if choice is None:
+            break
+        move, source, note = choice
+        played.append(apply_move(session, now, row, move, source=source, note=note))
+    return played
+
+
+def send_move_emails(
+    session: Session, now: datetime, site: Site, row: Game, *, mover: int, automatic: bool,
+) -> None:
+    """After a move (and the automatic moves it caused): game over, or turn notice and updates."""
+    assert row.id is not None
+    game, after = current_state(row)
+    seats = seats_of(session, row.id)
+    if row.status == GameStatus.FINISHED:
+        send_game_over(session, now, site, row, game, after, seats)
+    elif row.to_move != mover or automatic:
+        send_turn_notice(session, now, site, row, game, after, seats)
+        send_updates(session, now, site, row, game, after, seats, mover=mover)
 
 
 def resign(session: Session, now: datetime, site: Site, *, game_id: int, seat: int) -> Game:
@@ -113,6 +195,7 @@ def resign(session: Session, now: datetime, site: Site, *, game_id: int, seat: i
     row.result = f"{names[seat]} resigned."
     row.to_move = None
     row.deadline = None
+    row.next_due_at = None
     row.finished_at = now
     session.add(row)
     audit(session, now, "resigned", game_id=game_id, player_id=seats[seat].player_id, seat=seat)

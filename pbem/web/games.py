@@ -11,7 +11,9 @@ import engine
 from pbem.links import DamagedLink
 from pbem.models import Game, GameStatus, Move
 from pbem.positions import engine_game, moves_of, state_at
+from pbem.services.clock import POLICY_LABELS, default_timeout_policy, time_control_of
 from pbem.services.common import players_of, seats_of
+from pbem.timecontrol import Fischer
 from pbem.web.support import board_svg, damaged_link, database, load_token, site
 
 bp = Blueprint("games", __name__)
@@ -28,6 +30,16 @@ def _load(public_id: str) -> Game:
     if row is None:
         abort(404)
     return row
+
+
+def _clock_text(row: Game) -> dict[str, str]:
+    """The game's time control and timeout policy in words, for its page."""
+    control = time_control_of(row)
+    if control is None:
+        return {}
+    policy = row.timeout_policy or default_timeout_policy(row.game_type)
+    per = "" if isinstance(control, Fischer) else " per move"
+    return {"time_control": f"{control}{per}", "policy_text": POLICY_LABELS[policy]}
 
 
 def render_game_page(
@@ -56,7 +68,7 @@ def render_game_page(
         lineup=[(s, players[s.player_id]) for s in seats],
         board=board_svg(game, state, viewer, moves[shown - 1].notation if shown else None),
         describe=game.describe(state, viewer), shown=shown, viewer=viewer, notice=notice,
-        move_url=move_url, seat_token=seat_token,
+        move_url=move_url, seat_token=seat_token, **_clock_text(row),
         resign_url=links.resign_url(row.id, viewer) if viewer is not None
         and row.status == GameStatus.ACTIVE else None,
         record_json=url_for("games.record_json", public_id=row.public_id),

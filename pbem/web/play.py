@@ -151,8 +151,10 @@ def _commit(row: Game, seat: int, ply: int, move: str, note: str) -> Page:
     links = site().links
     with database().session() as session:
         fresh = session.get(Game, row.id)
-    if fresh is not None and fresh.status == GameStatus.ACTIVE and fresh.to_move == seat:
-        # A turn of several steps: go straight on to the next step.
+    if (fresh is not None and fresh.status == GameStatus.ACTIVE and fresh.to_move == seat
+            and fresh.ply == ply + 1):
+        # A turn of several steps: go straight on to the next step. (After the others' forced
+        # passes it is a new turn, which its own email announces.)
         return redirect(links.move_url(row.id, seat, fresh.ply))
     return redirect(url_for("games.seat_page", token=links.sign("seat-view", game=row.id,
                                                                  seat=seat), played=1), 303)

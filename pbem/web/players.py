@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+from datetime import date
 from zoneinfo import available_timezones
 
-from flask import Blueprint, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, redirect, render_template, request, url_for
 from sqlmodel import col, select
 from werkzeug.wrappers import Response
 
 from pbem.links import DamagedLink
 from pbem.models import Game, Player, Seat
+from pbem.services.clock import recompute_deadlines_of
 from pbem.services.common import audit
+from pbem.services.vacations import (
+    AbsenceRefused,
+    absences_for,
+    add_absence,
+    days_left,
+    remove_absence,
+)
+from pbem.timecontrol import DEFAULT_ALLOWANCE_DAYS, BadAbsence, local_date
 from pbem.web.csrf import check_csrf
 from pbem.web.support import damaged_link, database, load_token, message_page, site, utc_now
 
@@ -27,6 +37,8 @@ def my_games(token: str) -> tuple[str, int] | Response:
         return damaged_link()
     if request.method == "POST":
         check_csrf()
+        if request.form.get("action") in ("add_absence", "cancel_absence"):
+            return _change_absences(token, player_id)
         zone = request.form.get("time_zone", "UTC").strip()
         if zone not in available_timezones():
             return message_page("Unknown time zone", f"{zone!r} is not a time zone we know; "
@@ -36,17 +48,30 @@ def my_games(token: str) -> tuple[str, int] | Response:
             if player is None:
                 return damaged_link()
             player.name = request.form.get("name", player.name).strip()[:100] or player.name
+            zone_changed = player.time_zone != zone
             player.time_zone = zone
             language = request.form.get("language", "en")
             player.language = language if language in LANGUAGES else "en"
             player.notify_updates = request.form.get("notify_updates") == "on"
             session.add(player)
+            if zone_changed:  # weekends and absences are days in their zone: new deadlines
+                session.flush()
+                recompute_deadlines_of(session, player_id, absences_changed=False)
             audit(session, utc_now(), "preferences changed", player_id=player_id)
         return redirect(url_for("players.my_games", token=token, saved=1), 303)
+    return _my_games_page(token, player_id)
+
+
+def _my_games_page(token: str, player_id: int, *, absence_error: str = "",
+                   status: int = 200) -> tuple[str, int]:
+    allowance = int(current_app.config.get("VACATION_DAYS", DEFAULT_ALLOWANCE_DAYS))
     with database().session() as session:
         player = session.get(Player, player_id)
         if player is None:
             return damaged_link()
+        absences = absences_for(session, player_id)
+        year = local_date(utc_now(), player.time_zone).year
+        left = days_left(session, player_id, year, allowance)
         rows = session.exec(
             select(Game, Seat).join(Seat, col(Seat.game_id) == Game.id)
             .where(Seat.player_id == player_id).order_by(col(Game.created_at).desc())
@@ -55,7 +80,35 @@ def my_games(token: str) -> tuple[str, int] | Response:
     games = [(game, seat, links.seat_view_url(game.id, seat.seat) if game.id else "")
              for game, seat in rows]
     return render_template("me.html", player=player, games=games, token=token,
-                           languages=LANGUAGES, saved=bool(request.args.get("saved"))), 200
+                           languages=LANGUAGES, saved=bool(request.args.get("saved")),
+                           absences=absences, absence_error=absence_error, days_left=left,
+                           allowance=allowance, year=year), status
+
+
+def _change_absences(token: str, player_id: int) -> tuple[str, int] | Response:
+    """Add or cancel an absence; a refusal shows the page again with the reason."""
+    allowance = int(current_app.config.get("VACATION_DAYS", DEFAULT_ALLOWANCE_DAYS))
+    try:
+        with database().write() as session:
+            if request.form["action"] == "cancel_absence":
+                remove_absence(session, utc_now(), player_id=player_id,
+                               absence_id=int(request.form.get("absence_id", "0") or 0))
+            else:
+                start, end = (_form_date(name) for name in ("start", "end"))
+                add_absence(session, utc_now(), player_id=player_id, start=start, end=end,
+                            allowance_days=allowance)
+    except (AbsenceRefused, BadAbsence) as error:
+        return _my_games_page(token, player_id, absence_error=str(error), status=400)
+    return redirect(url_for("players.my_games", token=token, saved=1), 303)
+
+
+def _form_date(name: str) -> date:
+    text = request.form.get(name, "").strip()
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        label = "first" if name == "start" else "last"
+        raise BadAbsence(f"the {label} day {text!r} is not a date like 2025-07-31") from None
 
 
 @bp.route("/unsubscribe/<token>", methods=["GET", "POST"])

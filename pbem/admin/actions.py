@@ -1,0 +1,125 @@
+"""What an organiser can do to a game that the players' services do not already offer.
+
+Like every service these run in the caller's transaction and take ``now``; each writes an audit
+entry naming the organiser (``actor``) and puts its emails into the outbox.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlmodel import Session
+
+from pbem.admin.models import SeatReplacement
+from pbem.models import Game, GameStatus, Seat, SeatStatus
+from pbem.positions import current_state
+from pbem.services import PlayerSpec, ServiceError, Site, abort_game
+from pbem.services.common import GameNotActive, audit, lock_game, players_of, seats_of
+from pbem.services.games import player_for
+from pbem.services.moves import send_game_over, send_turn_notice
+from pbem.services.notify import enqueue, game_context, subject_of
+
+
+def resend_turn_email(session: Session, now: datetime, site: Site, *, game_id: int,
+                      actor: str) -> Game:
+    """The player to move gets their turn email again (same link: the turn has not changed)."""
+    row = lock_game(session, game_id)
+    if row.status != GameStatus.ACTIVE or row.to_move is None:
+        raise GameNotActive("nobody is to move in this game, so there is no turn email to resend")
+    game, state = current_state(row)
+    seats = seats_of(session, game_id)
+    send_turn_notice(session, now, site, row, game, state, seats)
+    audit(session, now, "turn email resent", game_id=game_id, actor=actor, seat=row.to_move)
+    return row
+
+
+def replace_player(session: Session, now: datetime, site: Site, *, game_id: int, seat: int,
+                   new_player: PlayerSpec, actor: str, admin_id: int | None = None) -> Seat:
+    """Put ``new_player`` on ``seat``: they get fresh links, and the links the previous player
+    was sent stop working (see :mod:`pbem.admin.seatlinks`)."""
+    row = lock_game(session, game_id)
+    if row.status not in (GameStatus.INVITED, GameStatus.ACTIVE):
+        raise GameNotActive("this game is over; its players can no longer be changed")
+    seats = seats_of(session, game_id)
+    if not 0 <= seat < len(seats):
+        raise ServiceError("there is no such seat in this game")
+    mine = seats[seat]
+    player = player_for(session, now, new_player)
+    assert player.id is not None and row.id is not None
+    if player.id == mine.player_id:
+        raise ServiceError("that player already has this seat")
+    if any(s.player_id == player.id for s in seats):
+        raise ServiceError(f"{player.email} already plays another seat in this game")
+    old_player_id = mine.player_id
+    mine.player_id = player.id
+    mine.thread_message_id = ""  # the new player's mail starts a thread of its own
+    mine.status = SeatStatus.INVITED if row.status == GameStatus.INVITED else SeatStatus.ACCEPTED
+    session.add(mine)
+    session.add(SeatReplacement(game_id=game_id, seat=seat, old_player_id=old_player_id,
+                                new_player_id=player.id, admin_id=admin_id, at=now))
+    session.flush()
+    audit(session, now, "player replaced", game_id=game_id, player_id=player.id, actor=actor,
+          seat=seat, old_player_id=old_player_id, new_email=player.email)
+    # The seats table says who holds the seat only once this transaction commits; until then
+    # the links for the new player are signed with the holder pinned.
+    pinned = dataclasses.replace(site.links, pinned=((game_id, seat, player.id),))
+    fresh = Site(pinned, site.mail_from)
+    _welcome(session, now, fresh, row, seats, mine)
+    return mine
+
+
+def _welcome(session: Session, now: datetime, site: Site, row: Game, seats: list[Seat],
+             seat: Seat) -> None:
+    """The new player's first email: an invitation, their turn, or word that the game is on."""
+    assert row.id is not None
+    game, state = current_state(row)
+    if row.status == GameStatus.ACTIVE and row.to_move == seat.seat:
+        send_turn_notice(session, now, site, row, game, state, seats)
+        return
+    players = players_of(session, seats)
+    context = game_context(row, game, state, seats, players)
+    subject = subject_of(row, [p.name for _, p in context["lineup"]])
+    if row.status == GameStatus.INVITED:
+        kind, extra = "invitation", {"invite_url": site.links.invite_url(row.id, seat.seat)}
+    else:
+        kind, extra = "notice", {"event": "started"}
+    enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id], kind=kind,
+            subject=subject, context={**context, **extra, "seat": seat})
+
+
+def adjudicate(session: Session, now: datetime, site: Site, *, game_id: int,
+               winners: Sequence[int], reason: str, actor: str) -> Game:
+    """End a running game with the organiser's result: ``winners`` are seats (none: a draw)."""
+    row = lock_game(session, game_id)
+    if row.status != GameStatus.ACTIVE:
+        raise GameNotActive("only a running game can be adjudicated")
+    seats = seats_of(session, game_id)
+    if any(not 0 <= w < len(seats) for w in winners) or len(set(winners)) != len(winners):
+        raise ServiceError("choose the winners among the game's seats")
+    game, state = current_state(row)
+    names = game.seat_names(state)
+    won = ", ".join(names[w] if w < len(names) else f"seat {w + 1}" for w in winners)
+    row.status = GameStatus.FINISHED
+    row.winners = list(winners)
+    row.to_move = None
+    row.deadline = None
+    row.finished_at = now
+    # Nothing is left for the scheduler to do: no deadline, reminder, pause or hold.
+    row.next_due_at = row.paused_at = row.held_since = None
+    row.result = (f"Adjudicated by the organiser: {won + ' won' if winners else 'a draw'}. "
+                  f"{reason}").strip()
+    session.add(row)
+    audit(session, now, "game adjudicated", game_id=game_id, actor=actor, winners=list(winners),
+          reason=reason)
+    send_game_over(session, now, site, row, game, state, seats)
+    return row
+
+
+def abort(session: Session, now: datetime, site: Site, *, game_id: int, reason: str,
+          actor: str) -> Game:
+    row = abort_game(session, now, site, game_id=game_id, reason=reason)
+    row.next_due_at = None
+    audit(session, now, "abort requested", game_id=game_id, actor=actor, reason=reason)
+    return row

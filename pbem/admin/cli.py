@@ -1,0 +1,51 @@
+"""The dashboard's commands: ``pbem create-admin EMAIL``, and the development login."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import click
+
+from pbem.admin.accounts import AccountError, create_admin
+from pbem.admin.passwords import new_password
+from pbem.db import Database
+
+DEV_ADMIN_EMAIL = "admin@localhost"
+
+
+@click.command("create-admin")
+@click.argument("email")
+@click.option("--password", default=None,
+              help="The password (default: ask; with --generate, a random one is printed).")
+@click.option("--generate", is_flag=True, help="Make up a random password and print it.")
+def create_admin_command(email: str, password: str | None, generate: bool) -> None:
+    """Create the organiser EMAIL (or give them a new password) to log in to /admin."""
+    from pbem.config import check_config, load_config
+
+    config = load_config()
+    check_config(config)
+    if generate:
+        password = new_password()
+    elif password is None:
+        password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+    assert password is not None
+    database = Database(config["DATABASE_URL"])
+    try:
+        with database.write() as session:
+            user = create_admin(session, datetime.now(UTC), email, password)
+    except AccountError as error:
+        raise click.ClickException(str(error)) from None
+    finally:
+        database.dispose()
+    click.echo(f"organiser {user.email} can log in at {config['BASE_URL']}/admin/login")
+    if generate:
+        click.echo(f"  password: {password}")
+
+
+def ensure_dev_admin(database: Database) -> tuple[str, str]:
+    """The development organiser's (email, password): a fresh password on every start, so the
+    login printed by ``pbem dev`` always works (development databases only)."""
+    password = new_password()
+    with database.write() as session:
+        create_admin(session, datetime.now(UTC), DEV_ADMIN_EMAIL, password)
+    return DEV_ADMIN_EMAIL, password

@@ -1,0 +1,59 @@
+"""The games list and the create-game form."""
+
+from __future__ import annotations
+
+from flask import flash, redirect, render_template, request, url_for
+from werkzeug.wrappers import Response
+
+import engine
+from pbem.admin.forms import blank_form, read_form
+from pbem.admin.queries import STATUSES, GameFilter, list_games
+from pbem.admin.support import PAGE_SIZE, actor, admin_blueprint
+from pbem.services import ServiceError, create_game
+from pbem.services.common import audit
+from pbem.web.support import database, site, utc_now
+
+bp = admin_blueprint("admin")
+
+
+@bp.get("/")
+def games_list() -> str:
+    wanted = GameFilter(status=request.args.get("status", ""),
+                        game_type=request.args.get("game", ""),
+                        player=request.args.get("player", ""),
+                        page=request.args.get("page", 1, type=int) or 1)
+    now = utc_now()
+    with database().session() as session:
+        page = list_games(session, now, wanted, PAGE_SIZE)
+    query = {k: v for k, v in (("status", wanted.status), ("game", wanted.game_type),
+                               ("player", wanted.player)) if v}
+    return render_template("admin/games.html", page=page, wanted=wanted, statuses=STATUSES,
+                           games=engine.GAMES, query=query, now=now)
+
+
+@bp.route("/games/new", methods=["GET", "POST"])
+def new_game() -> Response | tuple[str, int]:
+    game_type = request.values.get("game", "")
+    info = engine.GAMES.get(game_type)
+    if info is None:
+        error = f"There is no game {game_type!r}." if game_type else ""
+        return render_template("admin/choose_game.html", games=engine.GAMES,
+                               error=error), 404 if game_type else 200
+    if request.method == "GET":
+        return render_template("admin/new_game.html", form=blank_form(info)), 200
+    form = read_form(info, request.form)
+    if not form.errors:
+        now = utc_now()
+        try:
+            with database().write() as session:
+                row = create_game(session, now, site(), game_type=info.id, players=form.players,
+                                  options=form.options,
+                                  random_seats=form.values.get("seat_order") == "random",
+                                  **form.service_args)
+                audit(session, now, "admin: game created", game_id=row.id, actor=actor())
+        except ServiceError as error:
+            form.errors["form"] = str(error)
+        else:
+            flash("Game created; the invitations are on their way.")
+            return redirect(url_for("admin_game.game_detail", game_id=row.id), 303)
+    return render_template("admin/new_game.html", form=form), 422

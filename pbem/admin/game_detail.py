@@ -1,0 +1,88 @@
+"""One game as the organiser sees it: board, moves, seats, clock, mail and audit entries."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from flask import abort, render_template
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from pbem.admin.queries import audit_actors, audit_page, is_overdue, mail_page
+from pbem.admin.support import admin_blueprint
+from pbem.models import AuditEntry, Game, GameStatus, Move, MoveSource
+from pbem.positions import current_state, moves_of
+from pbem.services.common import players_of, seats_of
+from pbem.web.support import board_svg, database, site, utc_now
+
+bp = admin_blueprint("admin_game")
+
+
+def load_game(game_id: int) -> Game:
+    with database().session() as session:
+        row = session.get(Game, game_id)
+    if row is None:
+        abort(404)
+    return row
+
+
+def clock_facts(row: Game) -> dict[str, Any]:
+    """What the clock shows (:mod:`pbem.services.clock` keeps it in the game row)."""
+    from pbem.services.clock import time_control_of
+
+    control = time_control_of(row)
+    return {
+        "deadline": row.deadline,
+        "time_control": str(control) if control else "none",
+        "timeout_policy": row.timeout_policy,
+        "paused_at": row.paused_at,
+        "held_since": row.held_since,
+        "vacations_allowed": row.vacations_allowed,
+    }
+
+
+# What a player does themselves (automatic moves on timeout are the scheduler's, not theirs).
+PLAYER_ACTIONS = ("invitation accepted", "invitation declined", "resigned")
+
+
+def _last_acted(session: Session, game_id: int, holders: dict[int, int]) -> dict[int, datetime]:
+    """seat -> when its current player last moved, answered the invitation or resigned."""
+    last: dict[int, datetime] = dict(session.exec(
+        select(Move.seat, func.max(Move.made_at))
+        .where(Move.game_id == game_id, Move.source == MoveSource.LINK)
+        .group_by(col(Move.seat))).all())
+    seat_of = {player: seat for seat, player in holders.items()}
+    for player_id, at in session.exec(
+            select(AuditEntry.player_id, func.max(AuditEntry.at))
+            .where(AuditEntry.game_id == game_id, col(AuditEntry.action).in_(PLAYER_ACTIONS))
+            .group_by(col(AuditEntry.player_id))).all():
+        seat = seat_of.get(player_id or -1)
+        if seat is not None and (seat not in last or last[seat] < at):
+            last[seat] = at
+    return last
+
+
+@bp.get("/games/<int:game_id>")
+def game_detail(game_id: int) -> str:
+    row = load_game(game_id)
+    now = utc_now()
+    with database().session() as session:
+        moves = moves_of(session, game_id)
+        seats = seats_of(session, game_id)
+        players = players_of(session, seats)
+        last_acted = _last_acted(session, game_id, {s.seat: s.player_id for s in seats})
+        mail = mail_page(session, 1, 200, game_id=game_id)
+        audit = audit_actors(session, audit_page(session, 1, 200, game_id=game_id).rows)
+    game, state = current_state(row)
+    names = game.seat_names(state)
+    last = moves[-1].notation if moves else None
+    return render_template(
+        "admin/game.html", row=row, info=game.info, options=game.options, moves=moves,
+        names=names, seats=[(s, players[s.player_id], last_acted.get(s.seat)) for s in seats],
+        board=board_svg(game, state, None, last), describe=game.describe(state),
+        clock=clock_facts(row), overdue=is_overdue(row, now), mail=mail.rows, audit=audit,
+        running=row.status == GameStatus.ACTIVE,
+        open=row.status in (GameStatus.INVITED, GameStatus.ACTIVE),
+        public_url=site().links.game_url(row.public_id),
+    )

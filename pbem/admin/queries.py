@@ -1,0 +1,192 @@
+"""Read-only questions the dashboard asks: games by filter, their flags, mail, players, audit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, or_
+from sqlmodel import Session, col, select
+
+from pbem.admin.models import SeatReplacement
+from pbem.models import (
+    AuditEntry,
+    Game,
+    GameStatus,
+    MailStatus,
+    OutboxEmail,
+    Player,
+    PlayerAbsence,
+    Seat,
+)
+
+STATUSES = (GameStatus.INVITED, GameStatus.ACTIVE, GameStatus.FINISHED, GameStatus.ABORTED)
+FAILED = MailStatus.FAILED
+
+
+@dataclass(frozen=True)
+class GameFilter:
+    status: str = ""  # one of STATUSES, "overdue", or "" for all
+    game_type: str = ""
+    player: str = ""  # part of a name or an email address
+    page: int = 1
+
+
+@dataclass(frozen=True)
+class GameRow:
+    game: Game
+    players: list[Player]
+    overdue: bool
+    failed_mail: int
+
+
+@dataclass(frozen=True)
+class Page:
+    rows: list[Any]
+    page: int
+    pages: int
+    total: int
+
+
+def is_overdue(game: Game, now: datetime) -> bool:
+    return (game.status == GameStatus.ACTIVE and game.paused_at is None
+            and game.deadline is not None and game.deadline < now)
+
+
+def list_games(session: Session, now: datetime, wanted: GameFilter, page_size: int) -> Page:
+    """Games matching ``wanted``, soonest deadline first (games without one last, newest first)."""
+    query = select(Game)
+    if wanted.status == "overdue":
+        query = query.where(Game.status == GameStatus.ACTIVE, col(Game.deadline) < now,
+                            col(Game.paused_at).is_(None))
+    elif wanted.status in STATUSES:
+        query = query.where(Game.status == wanted.status)
+    if wanted.game_type:
+        query = query.where(Game.game_type == wanted.game_type)
+    if wanted.player.strip():
+        pattern = f"%{wanted.player.strip().lower()}%"
+        seated = select(Seat.game_id).join(Player, col(Player.id) == col(Seat.player_id)).where(
+            or_(func.lower(Player.name).like(pattern), col(Player.email).like(pattern)))
+        query = query.where(col(Game.id).in_(seated))
+    total = session.exec(select(func.count()).select_from(query.subquery())).one()
+    pages = max(1, -(-total // page_size))
+    page = min(max(1, wanted.page), pages)
+    games = list(session.exec(
+        query.order_by(col(Game.deadline).is_(None), col(Game.deadline), col(Game.id).desc())
+        .offset((page - 1) * page_size).limit(page_size)))
+    ids = [g.id for g in games]
+    failures = dict(session.exec(
+        select(OutboxEmail.game_id, func.count()).where(
+            col(OutboxEmail.game_id).in_(ids), OutboxEmail.status == FAILED)
+        .group_by(col(OutboxEmail.game_id))).all())
+    seated_players: dict[int, list[Player]] = {}
+    for seat, player in session.exec(
+            select(Seat, Player).join(Player, col(Player.id) == col(Seat.player_id))
+            .where(col(Seat.game_id).in_(ids)).order_by(col(Seat.seat))):
+        seated_players.setdefault(seat.game_id, []).append(player)
+    rows = [GameRow(g, seated_players.get(g.id or 0, []), is_overdue(g, now),
+                    failures.get(g.id, 0)) for g in games]
+    return Page(rows, page, pages, total)
+
+
+def mail_page(session: Session, page: int, page_size: int, *, game_id: int | None = None,
+              status: str = "") -> Page:
+    query = select(OutboxEmail)
+    if game_id is not None:
+        query = query.where(OutboxEmail.game_id == game_id)
+    if status:
+        query = query.where(OutboxEmail.status == status)
+    total = session.exec(select(func.count()).select_from(query.subquery())).one()
+    pages = max(1, -(-total // page_size))
+    page = min(max(1, page), pages)
+    rows = list(session.exec(query.order_by(col(OutboxEmail.id).desc())
+                             .offset((page - 1) * page_size).limit(page_size)))
+    return Page(rows, page, pages, total)
+
+
+def audit_page(session: Session, page: int, page_size: int, *,
+               game_id: int | None = None) -> Page:
+    query = select(AuditEntry)
+    if game_id is not None:
+        query = query.where(AuditEntry.game_id == game_id)
+    total = session.exec(select(func.count()).select_from(query.subquery())).one()
+    pages = max(1, -(-total // page_size))
+    page = min(max(1, page), pages)
+    rows = list(session.exec(query.order_by(col(AuditEntry.id).desc())
+                             .offset((page - 1) * page_size).limit(page_size)))
+    return Page(rows, page, pages, total)
+
+
+@dataclass(frozen=True)
+class PlayerRow:
+    player: Player
+    games: list[tuple[Game, Seat]]
+    bounces: list[OutboxEmail]
+    absences: list[Any]
+    replaced_in: list[int]  # games whose organiser gave this player's seat to someone else
+
+
+def player_rows(session: Session, search: str, page: int, page_size: int) -> Page:
+    """Players with their games, failed mail (bounces) and vacations."""
+    query = select(Player)
+    if search.strip():
+        pattern = f"%{search.strip().lower()}%"
+        query = query.where(or_(func.lower(Player.name).like(pattern),
+                                col(Player.email).like(pattern)))
+    total = session.exec(select(func.count()).select_from(query.subquery())).one()
+    pages = max(1, -(-total // page_size))
+    page = min(max(1, page), pages)
+    players = list(session.exec(query.order_by(col(Player.email))
+                                .offset((page - 1) * page_size).limit(page_size)))
+    ids = [p.id for p in players]
+    games: dict[int, list[tuple[Game, Seat]]] = {}
+    for seat, game in session.exec(select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id))
+                                   .where(col(Seat.player_id).in_(ids))
+                                   .order_by(col(Game.id).desc())):
+        games.setdefault(seat.player_id, []).append((game, seat))
+    bounces: dict[int, list[OutboxEmail]] = {}
+    for mail in session.exec(select(OutboxEmail).where(
+            col(OutboxEmail.player_id).in_(ids), OutboxEmail.status == FAILED)
+            .order_by(col(OutboxEmail.id).desc())):
+        bounces.setdefault(mail.player_id or 0, []).append(mail)
+    absences: dict[int, list[Any]] = {}
+    for absence in session.exec(select(PlayerAbsence).where(
+            col(PlayerAbsence.player_id).in_(ids)).order_by(col(PlayerAbsence.start))):
+        absences.setdefault(absence.player_id, []).append(absence)
+    replaced: dict[int, list[int]] = {}
+    for old_player, game_id in session.exec(
+            select(SeatReplacement.old_player_id, SeatReplacement.game_id)
+            .where(col(SeatReplacement.old_player_id).in_(ids))):
+        replaced.setdefault(old_player, []).append(game_id)
+    rows = [PlayerRow(p, games.get(p.id or 0, []), bounces.get(p.id or 0, []),
+                      absences.get(p.id or 0, []), replaced.get(p.id or 0, []))
+            for p in players]
+    return Page(rows, page, pages, total)
+
+
+# Moves the scheduler plays for a player (pbem.models.MoveSource), as opposed to their own.
+AUTOMATIC_SOURCES = ("timeout", "forced-pass", "stand-in")
+
+
+def audit_actors(session: Session, entries: list[AuditEntry]) -> list[tuple[AuditEntry, str]]:
+    """Each entry with who did it: an organiser, a player (by address), the scheduler, or the
+    system (what followed by itself, such as a game starting once all accepted)."""
+    ids = {e.player_id for e in entries if e.player_id is not None}
+    emails = dict(session.exec(select(Player.id, Player.email)
+                               .where(col(Player.id).in_(ids))).all()) if ids else {}
+    described = []
+    for entry in entries:
+        detail = entry.detail or {}
+        if detail.get("actor"):
+            who = str(detail["actor"])
+        elif entry.player_id in emails:
+            who = emails[entry.player_id]
+        elif entry.action == "move" and detail.get("source") in AUTOMATIC_SOURCES:
+            who = "scheduler"
+        elif entry.action == "move":
+            who = f"the player of seat {int(detail.get('seat', 0)) + 1}"
+        else:
+            who = "system"
+        described.append((entry, who))
+    return described

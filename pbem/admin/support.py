@@ -1,0 +1,42 @@
+"""What the dashboard's blueprints share: login and CSRF on every request, the acting organiser."""
+
+from __future__ import annotations
+
+from flask import Blueprint, request
+from flask_login import current_user, login_required
+from werkzeug.wrappers import Response
+
+from pbem.admin.models import AdminUser
+from pbem.web.csrf import check_csrf
+
+PAGE_SIZE = 25
+
+
+def admin_blueprint(name: str) -> Blueprint:
+    """A blueprint under /admin whose every view needs a logged-in organiser and whose every
+    POST needs this session's CSRF token."""
+    bp = Blueprint(name, __name__, url_prefix="/admin")
+
+    @bp.before_request
+    @login_required
+    def guard() -> None:
+        if request.method not in ("GET", "HEAD", "OPTIONS"):
+            check_csrf()
+
+    @bp.after_request
+    def private(response: Response) -> Response:
+        # Players' addresses and their signed links: never kept by a shared cache or browser.
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+    return bp
+
+
+def current_admin() -> AdminUser:
+    user: AdminUser = current_user._get_current_object()
+    return user
+
+
+def actor() -> str:
+    """How the audit log names the organiser acting now."""
+    return current_admin().email

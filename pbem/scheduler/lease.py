@@ -1,0 +1,62 @@
+"""A lease row in the database: which scheduler process is the active one.
+
+Every tick, a process calls :func:`take_lease`: it gets (or renews) the lease if nobody holds it,
+if it holds it already, or if the holder let it expire (it died or hung). A second process thus
+stands by, ticking harmlessly, and takes over within one lease time after the first one stops.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from datetime import datetime, timedelta
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import select
+
+from pbem.db import Database
+from pbem.models import SchedulerLease
+
+LEASE_NAME = "scheduler"
+LEASE_TIME = timedelta(seconds=90)  # more than a tick or two: a slow sweep does not lose it
+
+
+def new_holder_id() -> str:
+    """Unique per process start: host, pid, and a random part (pids are reused)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def take_lease(database: Database, holder: str, now: datetime, *, name: str = LEASE_NAME,
+               duration: timedelta = LEASE_TIME) -> bool:
+    """Whether ``holder`` holds the lease until ``now + duration`` (taken or renewed now)."""
+    try:
+        with database.write() as session:
+            lease = session.exec(select(SchedulerLease).where(SchedulerLease.name == name)
+                                 .with_for_update()).one_or_none()
+            if lease is None:
+                session.add(SchedulerLease(name=name, holder=holder, expires_at=now + duration,
+                                           renewed_at=now))
+                return True
+            if lease.holder != holder and lease.expires_at > now:
+                return False
+            lease.holder, lease.expires_at, lease.renewed_at = holder, now + duration, now
+            session.add(lease)
+            return True
+    except IntegrityError:  # another process inserted the first lease row at the same moment
+        return False
+
+
+def release_lease(database: Database, holder: str, *, name: str = LEASE_NAME) -> None:
+    """Give the lease up at a clean shutdown, so a standby takes over at its next tick."""
+    with database.write() as session:
+        lease = session.get(SchedulerLease, name)
+        if lease is not None and lease.holder == holder:
+            session.delete(lease)
+
+
+def lease_holder(database: Database, now: datetime, *, name: str = LEASE_NAME) -> str | None:
+    """Who holds an unexpired lease, if anyone (for status pages)."""
+    with database.session() as session:
+        lease = session.get(SchedulerLease, name)
+        return lease.holder if lease is not None and lease.expires_at > now else None

@@ -1,0 +1,122 @@
+"""The APScheduler jobs: the sweep every minute and outbox delivery every few seconds.
+
+Both jobs first take (or renew) the database lease (:mod:`pbem.scheduler.lease`); a process that
+does not hold it does nothing, so a second ``pbem scheduler`` is a hot standby. ``coalesce`` and
+``max_instances=1`` keep a slow run from piling up: a tick missed while the previous one still
+runs is dropped, not queued.
+
+``pbem scheduler`` runs them in a :class:`BlockingScheduler`; ``pbem dev`` in a
+:class:`BackgroundScheduler` beside the web app.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from apscheduler.schedulers.background import BackgroundScheduler  # type: ignore[import-untyped]
+from apscheduler.schedulers.base import BaseScheduler  # type: ignore[import-untyped]
+from apscheduler.schedulers.blocking import BlockingScheduler  # type: ignore[import-untyped]
+
+from pbem.db import Database
+from pbem.mail.outbox import DeliveryReport, SmtpSettings, deliver_pending
+from pbem.scheduler.lease import LEASE_TIME, new_holder_id, release_lease, take_lease
+from pbem.scheduler.sweep import SweepSummary, sweep
+from pbem.services.common import Site
+
+log = logging.getLogger(__name__)
+SWEEP_EVERY_SECONDS = 60
+DELIVER_EVERY_SECONDS = 5
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class SchedulerJobs:
+    """What one scheduler process does at each tick; ``now`` is injectable for tests."""
+
+    database: Database
+    site: Site
+    smtp: SmtpSettings
+    holder: str = field(default_factory=new_holder_id)
+    clock: Callable[[], datetime] = utc_now
+    lease_time: Any = LEASE_TIME
+
+    def is_active(self, now: datetime) -> bool:
+        return take_lease(self.database, self.holder, now, duration=self.lease_time)
+
+    def sweep_tick(self, now: datetime | None = None) -> SweepSummary | None:
+        """Sweep if this process holds the lease; None when standing by."""
+        now = now or self.clock()
+        if not self.is_active(now):
+            return None
+        summary = sweep(self.database, now, self.site)
+        if summary.work_done or summary.errors:
+            log.info("sweep at %s: %s", now.isoformat(), summary)
+        return summary
+
+    def delivery_tick(self, now: datetime | None = None) -> DeliveryReport | None:
+        """Deliver due mail if this process holds the lease; None when standing by."""
+        now = now or self.clock()
+        if not self.is_active(now):
+            return None
+        report = deliver_pending(self.database, self.smtp, now, holder=self.holder)
+        if report.sent or report.failed or report.errors:
+            log.info("delivery: sent %s, deferred %s, failed %s", report.sent, report.deferred,
+                     report.failed)
+        return report
+
+    def stop(self) -> None:
+        release_lease(self.database, self.holder)
+
+
+def site_from_config(database: Database, config: Mapping[str, Any]) -> Site:
+    """The same Site the web app builds: links bound to the seat's holder, as the app checks."""
+    from pbem.links import Links
+
+    try:
+        from pbem.admin.seatlinks import seat_holder_for
+    except ImportError:  # an installation without the dashboard
+        holder = None
+    else:
+        holder = seat_holder_for(database)
+    links = Links(config["SECRET_KEY"], config["BASE_URL"], seat_holder=holder)
+    alerts = tuple(a.strip().lower() for a in str(config.get("ALERT_EMAILS", "")).split(",")
+                   if "@" in a)
+    return Site(links, config["MAIL_FROM"], alerts)
+
+
+def jobs_from_config(database: Database, config: Mapping[str, Any]) -> SchedulerJobs:
+    return SchedulerJobs(database, site_from_config(database, config),
+                         SmtpSettings.from_config(config))
+
+
+def build_scheduler(jobs: SchedulerJobs, *, blocking: bool,
+                    sweep_every: float = SWEEP_EVERY_SECONDS,
+                    deliver_every: float = DELIVER_EVERY_SECONDS) -> BaseScheduler:
+    """A scheduler (not started) with the two jobs, in UTC."""
+    scheduler: BaseScheduler = (BlockingScheduler(timezone=UTC) if blocking
+                                else BackgroundScheduler(timezone=UTC))
+    defaults = {"coalesce": True, "max_instances": 1, "misfire_grace_time": 30}
+    scheduler.add_job(_guarded(jobs.sweep_tick), "interval", seconds=sweep_every, id="sweep",
+                      next_run_time=utc_now(), **defaults)
+    scheduler.add_job(_guarded(jobs.delivery_tick), "interval", seconds=deliver_every,
+                      id="deliver", next_run_time=utc_now(), **defaults)
+    return scheduler
+
+
+def _guarded(tick: Callable[[], object]) -> Callable[[], None]:
+    """A job that logs its failure and lets the next tick retry (a database restart, say)."""
+
+    def run() -> None:
+        try:
+            tick()
+        except Exception:
+            log.exception("scheduler job %s failed", getattr(tick, "__name__", tick))
+
+    return run

@@ -1,0 +1,99 @@
+"""The sweep: all due work of all games, one game at a time, each in its own short transaction.
+
+The games table's ``next_due_at`` (indexed) is the earlier of the deadline and the next unsent
+reminder, so finding the due games costs what is due, not the number of games. Each unit of work
+(:func:`pbem.services.timeouts.handle_due_game`) re-checks its game under a write lock, so running
+the sweep twice, concurrently, or again after a crash half way sends no reminder twice and applies
+no timeout twice.
+
+>>> from datetime import UTC, datetime
+>>> from pbem.db import Database
+>>> from pbem.links import Links
+>>> from pbem.services import Site
+>>> from sqlmodel import SQLModel
+>>> database = Database("sqlite://")
+>>> SQLModel.metadata.create_all(database.engine)
+>>> sweep(database, datetime(2025, 1, 1, tzinfo=UTC), Site(Links("k", "http://x"), "a@b.c"))
+SweepSummary(reminders=0, timeouts={}, skipped=0, errors=[])
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlmodel import col, select
+
+from pbem.db import Database
+from pbem.models import Game
+from pbem.services.common import Site
+from pbem.services.timeouts import handle_due_game
+
+log = logging.getLogger(__name__)
+BATCH = 500
+
+
+@dataclass
+class SweepSummary:
+    """What one sweep did."""
+
+    reminders: int = 0
+    timeouts: dict[str, int] = field(default_factory=dict)  # policy -> games
+    skipped: int = 0  # found due, but already handled (or moved) by the time it was locked
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def work_done(self) -> int:
+        return self.reminders + sum(self.timeouts.values())
+
+
+def due_games(database: Database, now: datetime, limit: int,
+              exclude: frozenset[int] = frozenset()) -> list[tuple[int, int]]:
+    """(game id, ply) of games with work due at ``now``, most overdue first (through the index)."""
+    with database.session() as session:
+        query = (select(Game.id, Game.ply).where(col(Game.next_due_at) <= now)
+                 .order_by(col(Game.next_due_at)).limit(limit))
+        if exclude:
+            query = query.where(col(Game.id).not_in(exclude))
+        return [(game_id, ply) for game_id, ply in session.exec(query) if game_id is not None]
+
+
+def sweep(
+    database: Database, now: datetime, site: Site, *, batch: int = BATCH,
+    after_each: Callable[[int, str], None] | None = None,
+) -> SweepSummary:
+    """Do all the work due at ``now``; see the module docstring.
+
+    A game whose unit fails (a bug, a broken engine state) is logged, counted in ``errors`` and
+    left for the next sweep, so one bad game cannot stop the others' clocks. ``after_each`` is
+    called after each unit's commit with the game id and what was done (tests use it to crash
+    a sweep half way).
+    """
+    summary = SweepSummary()
+    # Games not to pick again in this sweep: failed, or found with nothing to do (a game that
+    # is due again at a new ply, such as the second step of a timed-out turn, is picked again).
+    left_alone: set[int] = set()
+    while True:
+        due = due_games(database, now, batch, frozenset(left_alone))
+        for game_id, ply in due:
+            try:
+                with database.write() as session:
+                    done = handle_due_game(session, now, site, game_id, ply)
+            except Exception as error:  # one broken game must not stop the sweep
+                log.exception("sweep: game %s failed", game_id)
+                left_alone.add(game_id)
+                summary.errors.append(f"game {game_id}: {error}")
+                continue
+            if done == "reminder":
+                summary.reminders += 1
+            elif done == "skipped":
+                summary.skipped += 1
+                left_alone.add(game_id)
+            else:
+                summary.timeouts[done] = summary.timeouts.get(done, 0) + 1
+            if after_each is not None:
+                after_each(game_id, done)
+        if len(due) < batch:
+            return summary

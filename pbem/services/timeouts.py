@@ -1,0 +1,222 @@
+"""What the sweep does to one due game: a reminder, or the game's timeout policy, and the emails.
+
+:func:`handle_due_game` is one unit of work, run in its own short transaction: it locks the game,
+re-checks that it is still at the ply the sweep saw and still due, and records what it did in the
+same transaction as the emails (a reminder marked sent, a timeout move played). So a sweep that runs
+twice, or again after a crash, finds nothing left to do for work already done.
+
+The policies (:data:`~pbem.services.clock.POLICIES`):
+
+- ``pass``: the server passes for the player where a pass is legal, else plays a random move;
+- ``random``: a random legal move, seeded by the game's seed and the ply (reproducible);
+- ``forfeit``: the player loses; with three or more players a stand-in plays their seat randomly
+  to the end, so the others can finish;
+- ``grace``: once per turn, the clock gets the turn's time again; after that, pass or random;
+- ``hold``: the game waits and the organiser is alerted by email; extending the deadline (or
+  adjudicating) releases it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlmodel import Session
+
+from pbem.models import Game, GameStatus, MoveSource, Player, Seat
+from pbem.positions import current_state
+from pbem.services.clock import (
+    POLICY_LABELS,
+    SECOND,
+    default_timeout_policy,
+    refresh_due,
+    reminder_offsets,
+    set_deadline,
+)
+from pbem.services.common import Site, audit, lock_game, players_of, seats_of
+from pbem.services.moves import (
+    apply_move,
+    play_automatic_moves,
+    seeded_rng,
+    send_game_over,
+    send_move_emails,
+)
+from pbem.services.notify import enqueue, game_context, subject_of
+from pbem.templating import local_time
+from pbem.timecontrol import format_duration, reminder_times
+
+MAX_STEPS = 100  # steps of one turn the server plays for a timed-out player; far above any game
+
+
+def _context(session: Session, row: Game) -> tuple[list[Seat], dict[int, Player], dict[str, Any]]:
+    assert row.id is not None
+    seats = seats_of(session, row.id)
+    players = players_of(session, seats)
+    game, state = current_state(row)
+    return seats, players, game_context(row, game, state, seats, players)
+
+
+def clock_notice(
+    session: Session, now: datetime, site: Site, row: Game, event: str, text: str,
+    *, seats: Sequence[int] | None = None,
+) -> None:
+    """An essential email to every seat (or ``seats``): what happened to the clock, and why."""
+    all_seats, players, context = _context(session, row)
+    subject = subject_of(row, [p.name for _, p in context["lineup"]])
+    for seat in all_seats:
+        if seats is None or seat.seat in seats:
+            enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id],
+                    kind="clock", subject=subject,
+                    context={**context, "seat": seat, "event": event, "text": text})
+
+
+def alert_organiser(session: Session, now: datetime, site: Site, row: Game, text: str) -> bool:
+    """Email the game's organiser and the site's alert addresses; False if there is nobody."""
+    from pbem.services.games import PlayerSpec, player_for  # games imports this package
+
+    recipients = [session.get(Player, row.organiser_id)] if row.organiser_id else []
+    recipients += [player_for(session, now, PlayerSpec("Organiser", address))
+                   for address in site.alert_emails]
+    unique = {p.id: p for p in recipients if p is not None}
+    if not unique:
+        return False
+    _, _, context = _context(session, row)
+    subject = "[organiser] " + subject_of(row, [p.name for _, p in context["lineup"]])
+    for organiser in unique.values():
+        enqueue(session, now, site, row=row, seat=None, player=organiser, kind="clock",
+                subject=subject, context={**context, "seat": None, "event": "hold", "text": text})
+    return True
+
+
+def handle_due_game(session: Session, now: datetime, site: Site, game_id: int, ply: int) -> str:
+    """One unit of the sweep: what it did ("reminder", a policy name, or "skipped")."""
+    row = lock_game(session, game_id)
+    if row.status != GameStatus.ACTIVE or row.paused_at is not None or row.held_since is not None:
+        if row.next_due_at is not None:  # ended or stopped by a path that left it indexed
+            refresh_due(row)
+            session.add(row)
+        return "skipped"
+    if row.ply != ply or row.next_due_at is None or row.next_due_at > now:
+        return "skipped"  # done by an earlier sweep, or the player moved meanwhile
+    if row.deadline is not None and row.deadline <= now:
+        return apply_timeout(session, now, site, row)
+    return send_due_reminder(session, now, site, row)
+
+
+def send_due_reminder(session: Session, now: datetime, site: Site, row: Game) -> str:
+    """Send the turn's due reminder; reminders missed while the scheduler was down are not sent
+    one after the other: only the latest, and all count as sent."""
+    assert row.deadline is not None and row.turn_started_at is not None
+    sent = set(row.reminders_sent or [])
+    due = [r for r in reminder_times(row.deadline, row.turn_started_at, reminder_offsets(row))
+           if r.at <= now and r.before // SECOND not in sent]
+    if due:
+        row.reminders_sent = sorted(sent | {r.before // SECOND for r in due})
+        seats, players, context = _context(session, row)
+        seat = seats[row.to_move or 0]
+        assert row.id is not None
+        left = _rounded(row.deadline - now)
+        policy = row.timeout_policy or default_timeout_policy(row.game_type)
+        enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id],
+                kind="reminder", subject=subject_of(row, [p.name for _, p in context["lineup"]]),
+                context={**context, "seat": seat, "before": format_duration(left),
+                         "policy_text": POLICY_LABELS[policy],
+                         "move_url": site.links.move_url(row.id, seat.seat, row.ply)})
+        audit(session, now, "reminder sent", game_id=row.id, seat=seat.seat, ply=row.ply,
+              before=format_duration(due[-1].before))
+    refresh_due(row)
+    session.add(row)
+    return "reminder" if due else "skipped"
+
+
+def _rounded(left: timedelta) -> timedelta:
+    """Whole hours above an hour (a reminder swept a minute late still says "24h"), else minutes."""
+    unit = timedelta(hours=1) if left >= timedelta(hours=1) else timedelta(minutes=1)
+    return max(round(left / unit) * unit, timedelta(0))
+
+
+def apply_timeout(session: Session, now: datetime, site: Site, row: Game) -> str:
+    """The clock of the seat to move ran out: apply the game's policy; returns its name."""
+    assert row.id is not None and row.to_move is not None and row.deadline is not None
+    policy = row.timeout_policy or default_timeout_policy(row.game_type)
+    seats, players, context = _context(session, row)
+    seat = row.to_move
+    who = f"{players[seats[seat].player_id].name} ({context['names'][seat]})"
+    why = f"{who} did not move in time: the deadline was {local_time(row.deadline)}."
+    audit(session, now, "timeout", game_id=row.id, seat=seat, ply=row.ply, policy=policy)
+    if policy == "hold":
+        row.held_since = now
+        refresh_due(row)
+        session.add(row)
+        told = alert_organiser(session, now, site, row, f"{why} This game's timeout policy is "
+                               "'hold': it waits for you to decide. Extend the deadline, or "
+                               "adjudicate the game, from the dashboard.")
+        clock_notice(session, now, site, row, "hold", f"{why} The game now waits for the "
+                     f"organiser to decide{'' if told else ' (no organiser is set to tell)'}.")
+        return policy
+    if policy == "grace" and not row.grace_used:
+        length = timedelta(seconds=row.turn_bank_seconds or 0)
+        row.grace_used = True
+        row.turn_started_at = row.deadline
+        set_deadline(session, row)
+        session.add(row)
+        clock_notice(session, now, site, row, "grace",
+                     f"{why} Under this game's timeout policy (grace), the turn gets"
+                     f" {format_duration(length)} more, once; after that the server will pass or"
+                     " play a random move for them.")
+        return "grace"
+    if policy == "forfeit":
+        return _forfeit(session, now, site, row, seats, why)
+    played = []
+    for _ in range(MAX_STEPS):  # a turn of several steps is finished the same way
+        move, how = _stand_in_move(row, policy)
+        apply_move(session, now, row, move, source=MoveSource.TIMEOUT,
+                   note=f"timed out: the server {how}")
+        played.append(str(move))
+        if row.status != GameStatus.ACTIVE or row.to_move != seat:
+            break
+    automatic = play_automatic_moves(session, now, row)
+    send_move_emails(session, now, site, row, mover=seat, automatic=bool(automatic))
+    clock_notice(session, now, site, row, "timeout",
+                 f"{why} Under this game's timeout policy ({policy}), the server {how}: "
+                 f"{', '.join(played)}.")
+    return policy
+
+
+def _stand_in_move(row: Game, policy: str) -> tuple[Any, str]:
+    """A pass where the policy wants one and the rules allow it, else a seeded random move."""
+    game, state = current_state(row)
+    legal = game.legal_moves(state)
+    if policy in ("pass", "grace") and any(str(m) == "pass" for m in legal):
+        return next(m for m in legal if str(m) == "pass"), "passed for them"
+    return game.random_move(state, seeded_rng(row)), "played a random legal move for them"
+
+
+def _forfeit(session: Session, now: datetime, site: Site, row: Game, seats: list[Seat],
+             why: str) -> str:
+    assert row.to_move is not None
+    loser = seats[row.to_move]
+    loser.forfeited = True
+    session.add(loser)
+    game, state = current_state(row)
+    name = game.seat_names(state)[loser.seat]
+    if len(seats) <= 2:
+        row.status = GameStatus.FINISHED
+        row.winners = [s.seat for s in seats if s.seat != loser.seat and not s.resigned]
+        row.result = f"{name} ran out of time and forfeits."
+        row.to_move = row.deadline = None
+        row.finished_at = now
+        refresh_due(row)
+        session.add(row)
+        clock_notice(session, now, site, row, "forfeit",
+                     f"{why} Under this game's timeout policy (forfeit), they lose the game.")
+        send_game_over(session, now, site, row, game, state, seats_of(session, loser.game_id))
+        return "forfeit"
+    clock_notice(session, now, site, row, "forfeit",
+                 f"{why} Under this game's timeout policy (forfeit), they are out of the game; a"
+                 " stand-in plays random moves for their seat to the end so the others can"
+                 " finish.")
+    automatic = play_automatic_moves(session, now, row)
+    send_move_emails(session, now, site, row, mover=loser.seat, automatic=bool(automatic))
+    return "forfeit"
