@@ -193,10 +193,16 @@ def test_an_organiser_runs_a_game_in_the_browser(page: Any, server: Server) -> N
     _open_mail_to(page, server, addresses[mover], "Make your move")
     _click_link_in_mail(page, "Make your move")
     _shot(page, "04-move-page")
+    clicked: list[str] = []
     for _ in range(6):  # a move is one or a few clicks, depending on the game
         if "/confirm" in page.url:
             break
-        page.locator(".board svg a").first.click()
+        # A cell already clicked is a link too (clicking it again takes the click back).
+        labels = page.locator(".board svg a").evaluate_all(
+            "links => links.map(a => a.getAttribute('aria-label'))")
+        label = next(cell for cell in labels if cell not in clicked)
+        clicked.append(label)
+        page.locator(f'.board svg a[aria-label="{label}"]').click()
         page.wait_for_load_state()
     assert "/confirm" in page.url, "clicking cells never reached the confirm page"
     page.get_by_role("button", name=re.compile("^Play ")).click()

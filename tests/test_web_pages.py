@@ -291,3 +291,18 @@ def test_dev_mail_is_not_there_in_production(sqlite_database: Database) -> None:
     production = create_app({"ENV": "production", "SECRET_KEY": "a real secret",
                              "DATABASE": sqlite_database}, read_env=False)
     assert production.test_client().get("/dev/mail").status_code == 404
+
+
+def test_a_clicked_cell_is_highlighted_and_a_second_click_takes_it_back(
+    client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
+) -> None:
+    game_pk = _started(sqlite_database, now, site, "mosey")
+    row = _row(sqlite_database, game_pk)
+    url = site.links.move_url(game_pk, row.to_move, row.ply)
+    page = client.get(url + "?cells=G5")
+    assert page.status_code == 200 and "Selected: <strong>G5</strong>" in page.text
+    assert '.board a[aria-label="G5"] polygon' in page.text  # drawn as selected
+    back = re.search(r'<a href="([^"]*)" aria-label="G5"', page.text)
+    assert back, "the selected stone should be a link"
+    again = client.get(html.unescape(back[1]))
+    assert again.status_code == 200 and "Selected:" not in again.text

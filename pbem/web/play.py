@@ -77,7 +77,11 @@ def move_page(token: str, error: str = "", status: int = 200, text: str = "") ->
         return redirect(url_for("play.confirm_page", token=token, move=menu.complete[0]))
 
     def cell_href(label: str) -> str | None:
-        cells = menu.next_cells.get(label.upper())
+        key = label.upper()
+        if key in prefix:  # a cell already clicked: clicking it again takes that click back
+            return url_for("play.move_page", token=token,
+                           cells=".".join(prefix[: prefix.index(key)]))
+        cells = menu.next_cells.get(key)
         return url_for("play.move_page", token=token, cells=".".join(cells)) if cells else None
 
     last = None
