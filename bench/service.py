@@ -144,11 +144,11 @@ def _repeat_delivery(database: Database) -> tuple[int, float]:
     """Queue every sent email again: the board PNGs now come from the cache."""
     from sqlmodel import select
 
-    from pbem.models import OutboxEmail
+    from pbem.models import MailStatus, OutboxEmail
 
     with database.write() as session:
         for email in session.exec(select(OutboxEmail)):
-            email.status = "pending"
+            email.status, email.attempts = MailStatus.QUEUED, 0
             session.add(email)
     return bench_delivery(database)
 
