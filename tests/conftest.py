@@ -31,7 +31,7 @@ from pbem.db import Database
 from pbem.links import Links
 from pbem.mail.catcher import CatchingHandler
 from pbem.mail.outbox import SmtpSettings
-from pbem.services import Site
+from pbem.services import PlayerSpec, Site, create_game, start_game
 
 # Tried in order; trust auth as user postgres or root.
 POSTGRES_URLS = [os.environ["PBEM_TEST_POSTGRES_URL"]] if "PBEM_TEST_POSTGRES_URL" in os.environ \
@@ -290,6 +290,29 @@ def csrf_of(html: str) -> str:
 @pytest.fixture
 def csrf() -> Any:
     return csrf_of
+
+
+def start_a_game(
+    database: Database, now: datetime, site: Site, game_id: str,
+    options: dict[str, object] | None = None, *, players: list[PlayerSpec] | None = None,
+    **create: Any,
+) -> int:
+    """Create a game of ``game_id`` and start it at once; returns its id.
+
+    Options default to each option's first choice, players to P0, P1, ... at example.test;
+    ``create`` goes on to ``create_game`` (time control, policy, ...).
+    """
+    if options is None:
+        options = {o.name: o.choices[0] for o in engine.GAMES[game_id].options}
+    if players is None:
+        count = engine.new_game(game_id, **options).num_players
+        players = [PlayerSpec(f"P{n}", f"p{n}@example.test") for n in range(count)]
+    with database.write() as session:
+        row = create_game(session, now, site, game_type=game_id, options=options,
+                          players=players, **create)
+        assert row.id is not None
+        start_game(session, now, site, game_id=row.id, force=True)
+        return row.id
 
 
 ADMIN_EMAIL = "boss@example.test"

@@ -7,27 +7,24 @@ from datetime import datetime
 from typing import Any
 
 import pytest
+from conftest import start_a_game
 from flask.testing import FlaskClient
 from sqlmodel import select
 
-import engine
 from pbem.db import Database
 from pbem.links import DamagedLink, Links
 from pbem.models import Game, Move, OutboxEmail
 from pbem.positions import current_state
-from pbem.services import PlayerSpec, Site, create_game, start_game
+from pbem.services import Site
 
 
 def _started(database: Database, now: datetime, site: Site, game_id: str) -> tuple[int, Any, Any]:
-    options = {o.name: o.choices[0] for o in engine.GAMES[game_id].options}
-    count = engine.new_game(game_id, **options).num_players
-    with database.write() as session:
-        row = create_game(session, now, site, game_type=game_id, options=options,
-                          players=[PlayerSpec(f"P{n}", f"p{n}@example.test") for n in range(count)])
-        assert row.id is not None
-        start_game(session, now, site, game_id=row.id, force=True)
-        game, state = current_state(row)
-        return row.id, game, state
+    game_pk = start_a_game(database, now, site, game_id)
+    with database.session() as session:
+        row = session.get(Game, game_pk)
+    assert row is not None
+    game, state = current_state(row)
+    return game_pk, game, state
 
 
 def _counts(database: Database) -> tuple[int, int, int]:

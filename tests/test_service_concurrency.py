@@ -10,26 +10,18 @@ import random
 import threading
 from datetime import datetime
 
+from conftest import start_a_game
 from sqlmodel import select
 
 import engine
 from pbem.db import Database
 from pbem.models import Game, Move, OutboxEmail
 from pbem.positions import current_state
-from pbem.services import GameMovedOn, PlayerSpec, Site, create_game, start_game, submit_move
+from pbem.services import GameMovedOn, Site, submit_move
 
 ROUNDS = 4
 
 
-def _new_started_game(database: Database, now: datetime, site: Site, game_id: str,
-                      options: dict[str, object]) -> int:
-    count = engine.new_game(game_id, **options).num_players
-    with database.write() as session:
-        row = create_game(session, now, site, game_type=game_id, options=options,
-                          players=[PlayerSpec(f"P{n}", f"p{n}@example.test") for n in range(count)])
-        assert row.id is not None
-        start_game(session, now, site, game_id=row.id, force=True)
-        return row.id
 
 
 def test_a_double_submission_applies_exactly_one_move(
@@ -38,7 +30,7 @@ def test_a_double_submission_applies_exactly_one_move(
     options = smallest_options(any_game)  # type: ignore[operator]
     rng = random.Random(3)
     for _ in range(ROUNDS):
-        game_pk = _new_started_game(database, now, site, any_game, options)
+        game_pk = start_a_game(database, now, site, any_game, options)
         with database.session() as session:
             row = session.get(Game, game_pk)
             emails_before = len(session.exec(select(OutboxEmail)).all())

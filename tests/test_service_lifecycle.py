@@ -10,6 +10,7 @@ import random
 from datetime import datetime, timedelta
 
 import pytest
+from conftest import start_a_game
 from sqlmodel import Session, col, select
 
 import engine
@@ -49,12 +50,8 @@ def _outbox(session: Session, kind: str | None = None) -> list[OutboxEmail]:
 
 def _started(database: Database, now: datetime, site: Site, game_id: str,
              options: dict[str, object], **kwargs: object) -> int:
-    with database.write() as session:
-        row = create_game(session, now, site, game_type=game_id, options=options,
-                          players=_people(game_id, options), **kwargs)  # type: ignore[arg-type]
-        assert row.id is not None
-        start_game(session, now, site, game_id=row.id, force=True)
-        return row.id
+    return start_a_game(database, now, site, game_id, options,
+                        players=_people(game_id, options), **kwargs)
 
 
 def test_creating_a_game_invites_every_seat_in_the_given_order(

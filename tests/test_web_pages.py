@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from conftest import start_a_game
 from flask.testing import FlaskClient
 from sqlmodel import select
 
@@ -18,18 +19,7 @@ import engine
 from pbem.db import Database
 from pbem.models import Game, Move
 from pbem.positions import current_state, move_menu
-from pbem.services import PlayerSpec, Site, create_game, start_game, submit_move
-
-
-def _started(database: Database, now: datetime, site: Site, game_id: str) -> int:
-    options = {o.name: o.choices[0] for o in engine.GAMES[game_id].options}
-    count = engine.new_game(game_id, **options).num_players
-    with database.write() as session:
-        row = create_game(session, now, site, game_type=game_id, options=options,
-                          players=[PlayerSpec(f"P{n}", f"p{n}@example.test") for n in range(count)])
-        assert row.id is not None
-        start_game(session, now, site, game_id=row.id, force=True)
-        return row.id
+from pbem.services import PlayerSpec, Site, create_game, submit_move
 
 
 def _row(database: Database, game_pk: int) -> Game:
@@ -59,7 +49,7 @@ def test_clicking_cells_leads_to_the_move(
     game_id: str, client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
 ) -> None:
     """Without JavaScript: each click is a link carrying the cells clicked so far."""
-    game_pk = _started(sqlite_database, now, site, game_id)
+    game_pk = start_a_game(sqlite_database, now, site, game_id)
     rng = random.Random(game_id)
     tried = 0
     for _ in range(6):  # a few positions into the game
@@ -105,7 +95,7 @@ def test_clicking_cells_leads_to_the_move(
 def test_typed_illegal_moves_get_the_engines_reason(
     game_id: str, client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
 ) -> None:
-    game_pk = _started(sqlite_database, now, site, game_id)
+    game_pk = start_a_game(sqlite_database, now, site, game_id)
     row = _row(sqlite_database, game_pk)
     game, state = current_state(row)
     url = site.links.move_url(game_pk, row.to_move, 0)
@@ -124,7 +114,7 @@ def test_typed_illegal_moves_get_the_engines_reason(
 def test_number_choices_get_a_number_field(
     game_id: str, client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
 ) -> None:
-    game_pk = _started(sqlite_database, now, site, game_id)
+    game_pk = start_a_game(sqlite_database, now, site, game_id)
     rng = random.Random(7)
     for _ in range(4):
         row = _row(sqlite_database, game_pk)
@@ -152,7 +142,7 @@ def test_the_confirm_page_shows_the_position_after_the_move_and_its_post_commits
     client: FlaskClient, sqlite_database: Database, now: datetime, site: Site, any_game: str,
     csrf: Any,
 ) -> None:
-    game_pk = _started(sqlite_database, now, site, any_game)
+    game_pk = start_a_game(sqlite_database, now, site, any_game)
     row = _row(sqlite_database, game_pk)
     game, state = current_state(row)
     move = game.random_move(state, random.Random(4))
@@ -173,7 +163,7 @@ def test_the_confirm_page_shows_the_position_after_the_move_and_its_post_commits
 def test_the_game_page_steps_through_positions_and_links_the_record(
     client: FlaskClient, sqlite_database: Database, now: datetime, site: Site, any_game: str,
 ) -> None:
-    game_pk = _started(sqlite_database, now, site, any_game)
+    game_pk = start_a_game(sqlite_database, now, site, any_game)
     _play_random(sqlite_database, now, site, game_pk, 4, random.Random(9))
     row = _row(sqlite_database, game_pk)
     game = current_state(row)[0]
@@ -201,7 +191,7 @@ def test_hidden_information_stays_hidden_on_public_pages(
 ) -> None:
     if not engine.GAMES[game_id].hidden_information:
         pytest.skip(f"{game_id} has no hidden information")
-    game_pk = _started(sqlite_database, now, site, game_id)
+    game_pk = start_a_game(sqlite_database, now, site, game_id)
     _play_random(sqlite_database, now, site, game_pk, 3, random.Random(2))
     row = _row(sqlite_database, game_pk)
     game, state = current_state(row)
@@ -220,7 +210,7 @@ def test_my_games_page_lists_games_and_saves_preferences(
     client: FlaskClient, sqlite_database: Database, now: datetime, site: Site, any_game: str,
     csrf: Any,
 ) -> None:
-    game_pk = _started(sqlite_database, now, site, any_game)
+    game_pk = start_a_game(sqlite_database, now, site, any_game)
     row = _row(sqlite_database, game_pk)
     url = site.links.my_games_url(1)
     page = client.get(url)
@@ -266,7 +256,7 @@ def test_dev_mail_shows_caught_messages_with_working_links(
     port = closed_port
     catcher = start_catcher(database_store(sqlite_database), port=port)
     try:
-        _started(sqlite_database, now, site, any_game)
+        start_a_game(sqlite_database, now, site, any_game)
         report = deliver_pending(sqlite_database, SmtpSettings("127.0.0.1", port,
                                                                "pbem <p@example.test>"), now)
         assert report.sent > 0
@@ -296,7 +286,7 @@ def test_dev_mail_is_not_there_in_production(sqlite_database: Database) -> None:
 def test_a_clicked_cell_is_highlighted_and_a_second_click_takes_it_back(
     client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
 ) -> None:
-    game_pk = _started(sqlite_database, now, site, "mosey")
+    game_pk = start_a_game(sqlite_database, now, site, "mosey")
     row = _row(sqlite_database, game_pk)
     url = site.links.move_url(game_pk, row.to_move, row.ply)
     page = client.get(url + "?cells=G5")

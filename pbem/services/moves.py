@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -10,7 +11,7 @@ from sqlalchemy import update
 from sqlmodel import Session
 
 import engine
-from pbem.models import Game, GameStatus, Move, MoveSource, Seat
+from pbem.models import Game, GameStatus, Move, MoveSource, Player, Seat
 from pbem.positions import current_state, moves_of
 from pbem.services.common import (
     GameMovedOn,
@@ -24,6 +25,7 @@ from pbem.services.common import (
     seats_of,
 )
 from pbem.services.notify import (
+    BoardRef,
     board_ref,
     enqueue,
     game_context,
@@ -203,8 +205,34 @@ def resign(session: Session, now: datetime, site: Site, *, game_id: int, seat: i
     return row
 
 
-def _last_notation(moves: list[Move]) -> str | None:
-    return moves[-1].notation if moves else None
+@dataclass(frozen=True)
+class _Mailing:
+    """What every email about one position shares: the players, the moves, the subject, and the
+    template context; each seat then gets its own board view and "since your last turn"."""
+
+    row: Game
+    game: engine.Game  # type: ignore[type-arg]
+    state: Any
+    players: dict[int, Player]
+    moves: list[Move]
+    context: dict[str, Any]
+    subject: str
+
+    @classmethod
+    def of(cls, session: Session, row: Game, game: engine.Game,  # type: ignore[type-arg]
+           state: Any, seats: list[Seat]) -> _Mailing:
+        players = players_of(session, seats)
+        context = game_context(row, game, state, seats, players)
+        return cls(row, game, state, players, moves_of(session, row.id or 0), context,
+                   subject_of(row, [p.name for _, p in context["lineup"]]))
+
+    def board(self, seat: int) -> BoardRef:
+        last = self.moves[-1].notation if self.moves else None
+        return board_ref(self.game, self.state, self.row.ply, seat, last)
+
+    def context_for(self, seat: Seat, **extra: Any) -> dict[str, Any]:
+        return {**self.context, "seat": seat,
+                "since": moves_since_last_turn(self.moves, seat.seat), **extra}
 
 
 def send_turn_notice(
@@ -216,17 +244,13 @@ def send_turn_notice(
     if seat_number is None or row.id is None:
         return
     seat = seats[seat_number]
-    players = players_of(session, seats)
-    moves = moves_of(session, row.id)
-    context = game_context(row, game, state, seats, players)
+    mail = _Mailing.of(session, row, game, state, seats)
     enqueue(
-        session, now, site, row=row, seat=seat, player=players[seat.player_id], kind="turn",
-        subject=subject_of(row, [p.name for _, p in context["lineup"]]),
-        board=board_ref(game, state, row.ply, seat_number, _last_notation(moves)),
-        context={**context, "seat": seat, "since": moves_since_last_turn(moves, seat_number),
-                 "describe": game.describe(state, seat_number),
-                 "move_url": site.links.move_url(row.id, seat_number, row.ply),
-                 "resign_url": site.links.resign_url(row.id, seat_number)},
+        session, now, site, row=row, seat=seat, player=mail.players[seat.player_id], kind="turn",
+        subject=mail.subject, board=mail.board(seat_number),
+        context=mail.context_for(seat, describe=game.describe(state, seat_number),
+                                 move_url=site.links.move_url(row.id, seat_number, row.ply),
+                                 resign_url=site.links.resign_url(row.id, seat_number)),
     )
 
 
@@ -237,20 +261,15 @@ def send_updates(
     """Short, non-essential news for the players who neither moved nor move next."""
     if row.id is None:
         return
-    players = players_of(session, seats)
-    moves = moves_of(session, row.id)
-    context = game_context(row, game, state, seats, players)
-    subject = subject_of(row, [p.name for _, p in context["lineup"]])
+    mail = _Mailing.of(session, row, game, state, seats)
     for seat in seats:
-        player = players[seat.player_id]
+        player = mail.players[seat.player_id]
         if seat.seat in (mover, row.to_move) or not player.notify_updates:
             continue
         enqueue(
             session, now, site, row=row, seat=seat, player=player, kind="update",
-            subject=subject, essential=False,
-            board=board_ref(game, state, row.ply, seat.seat, _last_notation(moves)),
-            context={**context, "seat": seat, "since": moves_since_last_turn(moves, seat.seat),
-                     "describe": game.describe(state, seat.seat)},
+            subject=mail.subject, essential=False, board=mail.board(seat.seat),
+            context=mail.context_for(seat, describe=game.describe(state, seat.seat)),
         )
 
 
@@ -260,15 +279,11 @@ def send_game_over(
 ) -> None:
     if row.id is None:
         return
-    players = players_of(session, seats)
-    moves = moves_of(session, row.id)
-    context = game_context(row, game, state, seats, players)
-    subject = subject_of(row, [p.name for _, p in context["lineup"]])
+    mail = _Mailing.of(session, row, game, state, seats)
+    winners = [mail.context["lineup"][w][1].name for w in row.winners or []]
     for seat in seats:
         enqueue(
-            session, now, site, row=row, seat=seat, player=players[seat.player_id],
-            kind="game_over", subject=subject,
-            board=board_ref(game, state, row.ply, seat.seat, _last_notation(moves)),
-            context={**context, "seat": seat, "since": moves_since_last_turn(moves, seat.seat),
-                     "winner_names": [context["lineup"][w][1].name for w in row.winners or []]},
+            session, now, site, row=row, seat=seat, player=mail.players[seat.player_id],
+            kind="game_over", subject=mail.subject, board=mail.board(seat.seat),
+            context=mail.context_for(seat, winner_names=winners),
         )

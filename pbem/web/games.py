@@ -8,13 +8,12 @@ from flask import Blueprint, Response, abort, jsonify, render_template, request,
 from sqlmodel import select
 
 import engine
-from pbem.links import DamagedLink
 from pbem.models import Game, GameStatus, Move
 from pbem.positions import engine_game, moves_of, state_at
 from pbem.services.clock import POLICY_LABELS, default_timeout_policy, time_control_of
 from pbem.services.common import players_of, seats_of
 from pbem.timecontrol import Fischer
-from pbem.web.support import board_svg, damaged_link, database, load_token, site
+from pbem.web.support import board_svg, damaged_link, database, game_of_token, site
 
 bp = Blueprint("games", __name__)
 
@@ -84,14 +83,10 @@ def public_page(public_id: str) -> tuple[str, int]:
 @bp.get("/seat/<token>")
 def seat_page(token: str) -> tuple[str, int]:
     """A player's own page of a game: with hidden information, it shows what they may see."""
-    try:
-        fields = load_token("seat-view", token)
-    except DamagedLink:
+    found = game_of_token("seat-view", token)
+    if found is None:
         return damaged_link()
-    with database().session() as session:
-        row = session.get(Game, fields["game"])
-    if row is None:
-        return damaged_link()
+    row, fields = found
     notice = "Your move was played." if request.args.get("played") else ""
     return render_game_page(row, fields["seat"], notice=notice, seat_token=token)
 

@@ -12,7 +12,6 @@ from flask import Blueprint, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
 import engine
-from pbem.links import DamagedLink
 from pbem.models import Game, GameStatus
 from pbem.positions import current_state, move_menu, moves_of
 from pbem.services import GameMovedOn, ServiceError, resign, submit_move
@@ -22,7 +21,7 @@ from pbem.web.support import (
     board_svg,
     damaged_link,
     database,
-    load_token,
+    game_of_token,
     message_page,
     site,
     utc_now,
@@ -35,15 +34,11 @@ Page = tuple[str, int] | Response
 
 def _turn(token: str) -> tuple[Game, int, int] | Page:
     """The game, seat and ply of a move token, or the page to show instead."""
-    try:
-        fields = load_token("move", token)
-        game_id, seat, ply = fields["game"], fields["seat"], fields["ply"]
-    except (DamagedLink, KeyError):
+    found = game_of_token("move", token)
+    if found is None or not {"seat", "ply"} <= found[1].keys():
         return damaged_link()
-    with database().session() as session:
-        row = session.get(Game, game_id)
-    if row is None:
-        return damaged_link()
+    row, fields = found
+    seat, ply = fields["seat"], fields["ply"]
     if row.ply != ply or row.status != GameStatus.ACTIVE:
         return moved_on(row, seat)
     if row.to_move != seat:
@@ -166,14 +161,10 @@ def _commit(row: Game, seat: int, ply: int, move: str, note: str) -> Page:
 
 @bp.route("/resign/<token>", methods=["GET", "POST"])
 def resign_page(token: str) -> Page:
-    try:
-        fields = load_token("resign", token)
-    except DamagedLink:
+    found = game_of_token("resign", token)
+    if found is None:
         return damaged_link()
-    with database().session() as session:
-        row = session.get(Game, fields["game"])
-    if row is None:
-        return damaged_link()
+    row, fields = found
     if row.status != GameStatus.ACTIVE:
         return render_game_page(row, fields["seat"], notice="This game is not running any more.")
     if request.method != "POST":  # GET and HEAD only show

@@ -68,4 +68,14 @@ def game_or_none(game_id: int) -> Game | None:
         return session.get(Game, game_id)
 
 
+def game_of_token(purpose: Purpose, token: str) -> tuple[Game, dict[str, Any]] | None:
+    """The game a link is about, with the link's fields; None for a damaged or unknown link."""
+    try:
+        fields = load_token(purpose, token)
+        row = game_or_none(fields["game"])
+    except (DamagedLink, KeyError):
+        return None
+    return None if row is None else (row, fields)
+
+
 __all__ = ["DamagedLink"]
