@@ -24,7 +24,9 @@ from engine.svg import (
     INK,
     PAPER,
     SQRT3,
+    circle_path,
     fmt,
+    hexagon_path,
     hexagon_points,
     sub,
     svg_root,
@@ -86,7 +88,7 @@ def draw_hex_board(
     links = {label: cell_href(label) for label in board.labels} if cell_href else {}
     plain = [i for i, label in enumerate(board.labels) if not links.get(label)]
     if plain:
-        sub(root, "path", d="".join(_hexagon_path(*centre(i), radius) for i in plain),
+        sub(root, "path", d="".join(hexagon_path(*centre(i), radius) for i in plain),
             fill=BOARD, stroke=BOARD_EDGE, stroke_width=1)
     if len(plain) < board.size:
         group = sub(root, "g", fill=BOARD, stroke=BOARD_EDGE, stroke_width=1)
@@ -113,18 +115,6 @@ def draw_hex_board(
     return to_string(root)
 
 
-def _hexagon_path(cx: float, cy: float, radius: float) -> str:
-    return f"M{hexagon_points(cx, cy, radius)}Z"
-
-
-def _circle_path(cx: float, cy: float, r: float) -> str:
-    # Two half-circle arcs; the radius is rounded first so that it is exactly half the chord
-    # (a radius a hair longer than half the chord bulges each "large" arc past a semicircle).
-    r = round(r, 1)
-    return (f"M{fmt(cx - r)} {fmt(cy)}a{fmt(r)} {fmt(r)} 0 1 0 {fmt(2 * r)} 0"
-            f"a{fmt(r)} {fmt(r)} 0 1 0 {fmt(-2 * r)} 0Z")
-
-
 def _diamond_path(cx: float, cy: float, d: float) -> str:
     return (f"M{fmt(cx)} {fmt(cy - d)}L{fmt(cx + d)} {fmt(cy)}L{fmt(cx)} {fmt(cy + d)}"
             f"L{fmt(cx - d)} {fmt(cy)}Z")
@@ -135,15 +125,15 @@ def _pieces(root: ET.Element, kind: str, centres: list[tuple[float, float]], r: 
     if not centres:
         return
     if kind == "white":
-        sub(root, "path", d="".join(_circle_path(x, y, r) for x, y in centres), fill=WHITE_FILL,
+        sub(root, "path", d="".join(circle_path(x, y, r) for x, y in centres), fill=WHITE_FILL,
             stroke=INK, stroke_width=1.5, pointer_events="none")
     elif kind == "black":
-        sub(root, "path", d="".join(_circle_path(x, y, r) for x, y in centres), fill=INK,
+        sub(root, "path", d="".join(circle_path(x, y, r) for x, y in centres), fill=INK,
             stroke=INK, stroke_width=1, pointer_events="none")
     elif kind == "neutral":
         sub(root, "path", d="".join(_diamond_path(x, y, r * 1.1) for x, y in centres),
             fill=NEUTRAL_FILL, stroke=INK, stroke_width=1, pointer_events="none")
-        sub(root, "path", d="".join(_circle_path(x, y, r * 0.3) for x, y in centres),
+        sub(root, "path", d="".join(circle_path(x, y, r * 0.3) for x, y in centres),
             fill=WHITE_FILL, pointer_events="none")
     else:
         raise ValueError(f"unknown stone kind {kind!r}; use one of {STONE_KINDS}")

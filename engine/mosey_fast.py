@@ -19,6 +19,7 @@ number, and only that one is turned back into cells.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from functools import cache
 
 from engine.hexboard import hex_board
@@ -75,20 +76,11 @@ class FastRules:
 
     def pad_mask(self, mask: int) -> int:
         """A bitmask over cell indices, laid out on the padded board."""
-        out = 0
-        while mask:
-            low = mask & -mask
-            out |= 1 << self.pad[low.bit_length() - 1]
-            mask ^= low
-        return out
+        return _remap(mask, self.pad)
 
     def unpad_mask(self, mask: int) -> int:
-        out = 0
-        while mask:
-            low = mask & -mask
-            out |= 1 << self.unpad[low.bit_length() - 1]
-            mask ^= low
-        return out
+        """A bitmask over the padded board, back on cell indices."""
+        return _remap(mask, self.unpad)
 
     # -- the playout ---------------------------------------------------------------------------
 
@@ -363,3 +355,13 @@ def _groups(grouped: int, w: int) -> list[tuple[int, int]]:
         groups.append((group, group.bit_count()))
         grouped ^= group
     return groups
+
+
+def _remap(mask: int, table: Sequence[int]) -> int:
+    """Move each set bit i of ``mask`` to bit ``table[i]``."""
+    out = 0
+    while mask:
+        low = mask & -mask
+        out |= 1 << table[low.bit_length() - 1]
+        mask ^= low
+    return out

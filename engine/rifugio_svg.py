@@ -26,7 +26,18 @@ from engine.base import JSON, CellHref
 from engine.hexboard import DIRECTIONS
 from engine.rifugio_tiles import KINDS
 from engine.strokefont import stroke_text
-from engine.svg import HIGHLIGHT, INK, PAPER, SQRT3, fmt, sub, svg_root, to_string
+from engine.svg import (
+    HIGHLIGHT,
+    INK,
+    PAPER,
+    SQRT3,
+    circle_path,
+    fmt,
+    hexagon_path,
+    sub,
+    svg_root,
+    to_string,
+)
 
 WIDTH = 480
 PAD = 8
@@ -86,15 +97,6 @@ def _poly(points: list[tuple[float, float]]) -> str:
     return "M" + " ".join(f"{fmt(x)} {fmt(y)}" for x, y in points) + "Z"
 
 
-def hexagon(cx: float, cy: float, radius: float) -> str:
-    return _poly([_corner(cx, cy, radius, k) for k in range(6)])
-
-
-def _circle(cx: float, cy: float, r: float) -> str:
-    return (f"M{fmt(cx - r)} {fmt(cy)}a{fmt(r)} {fmt(r)} 0 1 0 {fmt(2 * r)} 0"
-            f"a{fmt(r)} {fmt(r)} 0 1 0 {fmt(-2 * r)} 0Z")
-
-
 def _house(cx: float, cy: float, radius: float) -> str:
     w, h, top = radius * 0.36, radius * 0.3, cy - radius * 0.52
     return _poly([(cx - w, cy + h * 0.35), (cx - w, top + h), (cx, top), (cx + w, top + h),
@@ -114,9 +116,9 @@ def tile(shapes: Shapes, name: str, rot: int, cx: float, cy: float, radius: floa
                   cy + radius * 0.8 * math.sin(math.radians(-60 * d))) for d in ends]
         shapes.add("detail", "M" + " ".join(f"{fmt(x)} {fmt(y)}" for x, y in trail),
                    stroke="#efe3c2", stroke_width=round(radius * 0.22, 1), fill="none")
-        shapes.add("edge", hexagon(cx, cy, radius), fill="none", stroke=EDGE, stroke_width=0.8)
+        shapes.add("edge", hexagon_path(cx, cy, radius), fill="none", stroke=EDGE, stroke_width=0.8)
     else:  # the outline comes with the fill: one path per terrain keeps cairosvg quick
-        shapes.add("ground", hexagon(cx, cy, radius), fill=FILLS[kind.sides[0]], stroke=EDGE,
+        shapes.add("ground", hexagon_path(cx, cy, radius), fill=FILLS[kind.sides[0]], stroke=EDGE,
                    stroke_width=0.8)
         _texture(shapes, kind.sides[0], cx, cy, radius)
     if kind.sides[0] == "S":
@@ -127,7 +129,7 @@ def tile(shapes: Shapes, name: str, rot: int, cx: float, cy: float, radius: floa
         shapes.add("huts", _house(cx, cy, radius), fill="#fff", stroke=INK, stroke_width=1.2)
     elif kind.code:
         bear = kind.group == "bear"
-        shapes.add("badges", _circle(cx, cy, radius * 0.38), fill="#5b3a1e" if bear else "#fff",
+        shapes.add("badges", circle_path(cx, cy, radius * 0.38), fill="#5b3a1e" if bear else "#fff",
                    stroke=INK, stroke_width=1)
         shapes.label(kind.code.upper(), cx, cy + radius * 0.15, radius * 0.38,
                      "#fff" if bear else INK)
@@ -200,21 +202,21 @@ def draw(view: JSON, caption: str, title: str, *, cell_href: CellHref | None = N
             shapes.label(str(s + 1), cx, cy + radius * 0.02, radius * 0.3, SEAT_TEXT[s])
     for label, pos in options.items():
         cx, cy = centre(pos)
-        shapes.add("spots", hexagon(cx, cy, radius * 0.92), fill="#fffdf3", stroke=EDGE,
+        shapes.add("spots", hexagon_path(cx, cy, radius * 0.92), fill="#fffdf3", stroke=EDGE,
                    stroke_dasharray="3 2")
         shapes.label(label, cx, cy + radius * 0.12, max(radius * 0.3, 6), EDGE)
     if mark in at:
         cx, cy = centre(at[mark])
-        shapes.add("mark", hexagon(cx, cy, radius - 1.5), fill="none", stroke=HIGHLIGHT,
+        shapes.add("mark", hexagon_path(cx, cy, radius - 1.5), fill="none", stroke=HIGHLIGHT,
                    stroke_width=2.5)
     for s, seat in enumerate(seats):
         cx, cy = centre(_pos(seat["walker"]))
         angle = math.radians(WALKER_ANGLES[s])
         wx, wy = cx + radius * 0.56 * math.cos(angle), cy + radius * 0.56 * math.sin(angle)
         size = max(radius * 0.24, 4.5)
-        _seat_shape(shapes, s, _circle(wx, wy, size))
+        _seat_shape(shapes, s, circle_path(wx, wy, size))
         if s == view["to_move"]:
-            shapes.add("mark", _circle(wx, wy, size + 1.5), fill="none", stroke=INK,
+            shapes.add("mark", circle_path(wx, wy, size + 1.5), fill="none", stroke=INK,
                        stroke_width=2)
         shapes.label(str(s + 1), wx, wy + size * 0.45, size * 1.25, SEAT_TEXT[s])
 
@@ -228,7 +230,7 @@ def draw(view: JSON, caption: str, title: str, *, cell_href: CellHref | None = N
             if href:
                 cx, cy = centre(pos)
                 link = sub(links, "a", href=href, aria_label=label)
-                sub(link, "path", d=hexagon(cx, cy, radius))
+                sub(link, "path", d=hexagon_path(cx, cy, radius))
     notes_group = sub(root, "g", font_size=10, fill=INK)
     for n, line in enumerate(notes):
         sub(notes_group, "text", line, x=PAD, y=notes_top + LINE * n)
@@ -244,7 +246,7 @@ def _pos(label: str) -> tuple[int, int]:
 
 
 def _compass(shapes: Shapes, cx: float, cy: float) -> None:
-    shapes.add("edge", hexagon(cx, cy, 6), fill="none", stroke=MUTED, stroke_width=1)
+    shapes.add("edge", hexagon_path(cx, cy, 6), fill="none", stroke=MUTED, stroke_width=1)
     for d, name in enumerate(DIRECTIONS):
         angle = math.radians(-60 * d)
         shapes.label(name, cx + 16 * math.cos(angle), cy + 16 * math.sin(angle) + 3, 8, MUTED)
@@ -279,9 +281,9 @@ def _players(shapes: Shapes, view: JSON, top: float) -> None:
         shapes.label(title, x, top + 13, 7.5, MUTED, anchor="start")
     for s, seat in enumerate(view["seats"]):
         y = top + ROW * (s + 2) - 4
-        _seat_shape(shapes, s, _circle(PAD + 10, y - 5, 7.5))
+        _seat_shape(shapes, s, circle_path(PAD + 10, y - 5, 7.5))
         if s == view["to_move"]:
-            shapes.add("mark", _circle(PAD + 10, y - 5, 9), fill="none", stroke=INK,
+            shapes.add("mark", circle_path(PAD + 10, y - 5, 9), fill="none", stroke=INK,
                        stroke_width=2)
         shapes.label(str(s + 1), PAD + 10, y - 1.3, 10, SEAT_TEXT[s])
         score = str(seat["score"]) if "score" in seat else "?"

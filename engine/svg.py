@@ -68,5 +68,19 @@ def hexagon_points(cx: float, cy: float, radius: float) -> str:
     return " ".join(corners)
 
 
+def hexagon_path(cx: float, cy: float, radius: float) -> str:
+    """A pointy-topped hexagon as path data (many of them share one <path>)."""
+    return f"M{hexagon_points(cx, cy, radius)}Z"
+
+
+def circle_path(cx: float, cy: float, r: float) -> str:
+    """A circle as path data: two half-circle arcs."""
+    # The radius is rounded first so that it is exactly half the chord: a radius a hair longer
+    # than half the chord bulges each "large" arc past a semicircle.
+    r = round(r, 1)
+    return (f"M{fmt(cx - r)} {fmt(cy)}a{fmt(r)} {fmt(r)} 0 1 0 {fmt(2 * r)} 0"
+            f"a{fmt(r)} {fmt(r)} 0 1 0 {fmt(-2 * r)} 0Z")
+
+
 def to_string(root: ET.Element) -> str:
     return ET.tostring(root, encoding="unicode")

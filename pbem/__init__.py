@@ -34,7 +34,6 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
     app.config.update(config)
     app.config["SESSION_COOKIE_HTTPONLY"] = True
     app.config["SESSION_COOKIE_SAMESITE"] = "Lax"
-    app.config["SESSION_COOKIE_SECURE"] = config["BASE_URL"].startswith("https://")
     database = config.get("DATABASE") or Database(
         config["DATABASE_URL"], search_path=config.get("DATABASE_SEARCH_PATH"))
     app.extensions["pbem.database"] = database

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -14,15 +13,9 @@ import pytest
 from engine import GAMES, new_game
 from engine.base import Game
 from engine.cli import main, play, split_moves
+from engine.png import png_size
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def png_size(path: Path) -> tuple[int, int]:
-    data = path.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG file"
-    width, height = struct.unpack(">II", data[16:24])
-    return width, height
 
 
 def test_split_moves_keeps_moves_with_spaces_together() -> None:
@@ -89,7 +82,7 @@ def test_render_writes_a_png_of_the_position(tmp_path: Path) -> None:
         state = game.play(state, move)
     out = tmp_path / "board.png"
     assert main(["render", gid, "--moves", "; ".join(moves), "-o", str(out)]) == 0
-    width, height = png_size(out)
+    width, height = png_size(out.read_bytes())
     assert width > 200 and height > 200
     svg_out = tmp_path / "board.svg"
     assert main(["render", gid, "--moves", "; ".join(moves), "-o", str(svg_out)]) == 0

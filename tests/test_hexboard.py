@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import random
 import re
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from engine import IllegalMove
+from engine import GAMES, IllegalMove, new_game
 from engine.hexboard import DIRECTIONS, HexMove, hex_board
 from engine.hexsvg import NEUTRAL_FILL, WHITE_FILL, draw_hex_board
 from engine.svg import HIGHLIGHT, INK
@@ -108,11 +109,16 @@ def test_drawn_board_has_every_cell_coordinates_and_marks() -> None:
     assert len(root.findall(f"{ns}polygon[@stroke='{HIGHLIGHT}']")) == 1
 
 
-def test_stones_are_round() -> None:
-    """Each stone is two half-circle arcs whose radius is exactly half the chord."""
-    svg = draw_hex_board(hex_board(3), stones={4: "black"})
-    path = next(p for p in ET.fromstring(svg).iter() if p.get("fill") == INK and p.get("d"))
-    arcs = re.findall(r"a([\d.]+) ([\d.]+) 0 1 0 (-?[\d.]+) 0", path.get("d", ""))
-    assert len(arcs) == 2
+@pytest.mark.parametrize("gid", list(GAMES))
+def test_every_circle_drawn_is_round(gid: str) -> None:
+    """Circles are two half-circle arcs whose radius is exactly half the chord (else they bulge)."""
+    game = new_game(gid)
+    state, rng = game.start(seed=1), random.Random(1)
+    for _ in range(40):
+        if game.to_move(state) is None:
+            break
+        state = game.play(state, game.random_move(state, rng))
+    arcs = re.findall(r"a([\d.]+) ([\d.]+) 0 1 0 (-?[\d.]+) 0", game.render_svg(state, viewer=0))
+    assert arcs, "no stones drawn"
     for rx, ry, dx in arcs:
         assert float(rx) == float(ry) == abs(float(dx)) / 2

@@ -4,46 +4,28 @@ from __future__ import annotations
 
 import random
 import re
-import struct
 from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
+from conftest import start_a_game
 from flask.testing import FlaskClient
 from sqlmodel import select
 
 import engine
+from engine.png import png_size
 from pbem.db import Database
 from pbem.mail.outbox import SmtpSettings, backoff, deliver_pending
 from pbem.models import BoardImage, Game, OutboxEmail, Player
 from pbem.positions import current_state
-from pbem.services import PlayerSpec, Site, create_game, start_game, submit_move
-
-
-def _start(database: Database, now: datetime, site: Site, game_id: str,
-           options: dict[str, object], players: int | None = None) -> int:
-    if players is not None:
-        options = {**options}
-    count = players or engine.new_game(game_id, **options).num_players
-    with database.write() as session:
-        row = create_game(session, now, site, game_type=game_id, options=options,
-                          players=[PlayerSpec(f"Player {n}", f"p{n}@example.test")
-                                   for n in range(count)])
-        assert row.id is not None
-        start_game(session, now, site, game_id=row.id, force=True)
-        return row.id
-
-
-def _png_size(png: bytes) -> tuple[int, int]:
-    assert png[:8] == b"\x89PNG\r\n\x1a\n"
-    return struct.unpack(">II", png[16:24])  # type: ignore[return-value]
+from pbem.services import Site, submit_move
 
 
 def test_a_turn_email_is_related_alternative_with_an_inline_board(
     sqlite_database: Database, now: datetime, site: Site, mailbox: Any, any_game: str,
     smallest_options: Any,
 ) -> None:
-    _start(sqlite_database, now, site, any_game, smallest_options(any_game))
+    start_a_game(sqlite_database, now, site, any_game, smallest_options(any_game))
     messages = mailbox.deliver(now)
     turn = [m for m in messages if "It is your turn" in m.get_body(("plain",)).get_content()]
     assert len(turn) == 1
@@ -59,7 +41,7 @@ def test_a_turn_email_is_related_alternative_with_an_inline_board(
     tag = re.search(rf'<img src="cid:{re.escape(cid)}" width="(\d+)" height="(\d+)" alt="([^"]+)"',
                     html)
     assert tag, "the HTML shows the inline PNG by its Content-ID, with a size and alt text"
-    width, height = _png_size(image.get_content())
+    width, height = png_size(image.get_content())
     # Rendered at twice the display size, for sharp boards on dense screens.
     assert abs(width - 2 * int(tag[1])) <= 2 and abs(height - 2 * int(tag[2])) <= 2
     assert "board" in tag[3]
@@ -74,7 +56,7 @@ def test_one_thread_per_game_and_one_click_unsubscribe_headers(
     sqlite_database: Database, now: datetime, site: Site, mailbox: Any, any_game: str,
     smallest_options: Any,
 ) -> None:
-    _start(sqlite_database, now, site, any_game, smallest_options(any_game))
+    start_a_game(sqlite_database, now, site, any_game, smallest_options(any_game))
     messages = mailbox.deliver(now)
     by_person: dict[str, list[Any]] = {}
     for message in messages:
@@ -110,7 +92,7 @@ def test_one_click_unsubscribe_turns_off_updates_only(
 ) -> None:
     """RFC 8058: the mail client POSTs without cookies; updates stop, turn notices do not."""
     game_id, options = _three_seat_game()
-    game_pk = _start(sqlite_database, now, site, game_id, options, players=3)
+    game_pk = start_a_game(sqlite_database, now, site, game_id, options)
     mailbox.deliver(now)
     with sqlite_database.session() as session:
         row = session.get(Game, game_pk)
@@ -165,7 +147,7 @@ def test_a_refusing_mail_server_delays_but_loses_nothing(
     sqlite_database: Database, now: datetime, site: Site, smtp_server: Any, any_game: str,
     smallest_options: Any,
 ) -> None:
-    _start(sqlite_database, now, site, any_game, smallest_options(any_game))
+    start_a_game(sqlite_database, now, site, any_game, smallest_options(any_game))
     with sqlite_database.session() as session:
         queued = len(session.exec(select(OutboxEmail)).all())
     smtp_server.refuse = 2  # "451 try again later", twice
@@ -188,7 +170,7 @@ def test_a_mail_server_that_is_down_only_delays(
     sqlite_database: Database, now: datetime, site: Site, smtp_server: Any, any_game: str,
     smallest_options: Any, closed_port: int,
 ) -> None:
-    _start(sqlite_database, now, site, any_game, smallest_options(any_game))
+    start_a_game(sqlite_database, now, site, any_game, smallest_options(any_game))
     queued = len(_all(sqlite_database))
     down = SmtpSettings(host="127.0.0.1", port=closed_port, mail_from="pbem <p@example.test>",
                         timeout=2)
@@ -203,7 +185,7 @@ def test_each_board_picture_is_rendered_once_per_position_and_viewer(
     sqlite_database: Database, now: datetime, site: Site, mailbox: Any, game_id: str,
     smallest_options: Any,
 ) -> None:
-    _start(sqlite_database, now, site, game_id, smallest_options(game_id))
+    start_a_game(sqlite_database, now, site, game_id, smallest_options(game_id))
     messages = mailbox.deliver(now)
     with_board = [m for m in messages if m.get_content_type() == "multipart/related"]
     with sqlite_database.session() as session:

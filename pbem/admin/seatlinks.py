@@ -7,13 +7,14 @@ being written) are refused once the seat has a recorded replacement.
 
 from __future__ import annotations
 
-from flask import Flask, render_template, request
+from flask import Flask, request
 from sqlmodel import select
 
 from pbem.admin.models import SeatReplacement
 from pbem.db import Database
 from pbem.links import DamagedLink, Links, Purpose, ReplacedSeatLink, SeatHolder
 from pbem.models import Seat
+from pbem.web.support import message_page
 
 # The player-facing endpoints whose ``token`` names a seat, and the purpose it was signed for.
 SEAT_ENDPOINTS: dict[str, Purpose] = {
@@ -53,11 +54,11 @@ def check_seat_token(links: Links, database: Database, purpose: Purpose, token: 
 
 
 def replaced_page() -> tuple[str, int]:
-    return render_template(
-        "message.html", title="This link is no longer yours",
-        text="The organiser has given your place in this game to another player, so the links "
-             "in the emails you were sent about it no longer work. If you think this is a "
-             "mistake, please write to the organiser."), 410
+    return message_page(
+        "This link is no longer yours",
+        "The organiser has given your place in this game to another player, so the links in the "
+        "emails you were sent about it no longer work. If you think this is a mistake, please "
+        "write to the organiser.", 410)
 
 
 def init_app(app: Flask, database: Database) -> None:

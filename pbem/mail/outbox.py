@@ -116,14 +116,6 @@ def claim_due(database: Database, now: datetime, limit: int, holder: str) -> lis
         return sorted(i for i in claimed if i is not None)
 
 
-def due_ids(database: Database, now: datetime, limit: int) -> list[int]:
-    """The ids of emails due now (not claimed): for reports and tests."""
-    with database.session() as session:
-        rows = session.exec(select(OutboxEmail.id).where(_due(now))
-                            .order_by(col(OutboxEmail.id)).limit(limit))
-        return [i for i in rows if i is not None]
-
-
 def failed_mail(session: Session, game_id: int | None = None) -> list[OutboxEmail]:
     """Emails given up on, newest first, for the organisers (of one game, or all)."""
     query = select(OutboxEmail).where(OutboxEmail.status == MailStatus.FAILED)
@@ -181,6 +173,7 @@ def deliver_pending(
         report.errors.append(str(error))
         return report
     envelope_from = parseaddr(smtp.mail_from)[1]
+    pngs: dict[tuple[int, int, int], bytes] = {}  # one read per board, however many recipients
     try:
         for position, email_id in enumerate(ids):
             with database.session() as session:
@@ -189,8 +182,11 @@ def deliver_pending(
                 continue
             png = None
             if email.image_ply is not None and email.game_id is not None:
-                viewer = -1 if email.image_viewer is None else email.image_viewer
-                png = board_png(database, email.game_id, email.image_ply, viewer)
+                key = (email.game_id, email.image_ply,
+                       -1 if email.image_viewer is None else email.image_viewer)
+                if key not in pngs:
+                    pngs[key] = board_png(database, *key)
+                png = pngs[key]
             message = build_message(email, mail_from=smtp.mail_from, now=now, png=png)
             try:
                 server.send_message(message, from_addr=envelope_from, to_addrs=[email.to_address])

@@ -19,7 +19,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 import engine
-from pbem.models import Game, GameStatus, OutboxEmail, Player, PlayerAbsence, Seat
+from pbem.models import Game, GameStatus, Player, PlayerAbsence, Seat
 from pbem.services.common import GameNotActive, ServiceError, Site, audit, lock_game
 from pbem.timecontrol import (
     DEFAULT_REMINDERS,
@@ -211,26 +211,9 @@ def _running(session: Session, game_id: int) -> Game:
     return row
 
 
-def default_site() -> Site:
-    """The site of the running app (inside Flask) or of the environment's configuration."""
-    try:
-        from flask import current_app, has_app_context
-
-        if has_app_context():
-            return current_app.extensions["pbem.site"]  # type: ignore[no-any-return]
-    except (ImportError, KeyError):
-        pass
-    from pbem.config import load_config
-    from pbem.db import Database
-    from pbem.scheduler.runner import site_from_config
-
-    config = load_config()
-    return site_from_config(Database(config["DATABASE_URL"]), config)
-
-
 def extend_deadline(
     session: Session, game_id: int, *, by: timedelta, now: datetime, actor: str,
-    site: Site | None = None,
+    site: Site,
 ) -> Game:
     """Give the player to move ``by`` more clock time (from now if their clock has run out); a
     held game starts waiting on them again."""
@@ -257,7 +240,7 @@ def extend_deadline(
 
 
 def pause_game(session: Session, game_id: int, *, now: datetime, actor: str,
-               site: Site | None = None) -> Game:
+               site: Site) -> Game:
     """Stop the clock; the time left is kept for :func:`resume_game`. Moves wait meanwhile."""
     row = _running(session, game_id)
     if row.paused_at is not None:
@@ -277,7 +260,7 @@ def pause_game(session: Session, game_id: int, *, now: datetime, actor: str,
 
 
 def resume_game(session: Session, game_id: int, *, now: datetime, actor: str,
-                site: Site | None = None) -> Game:
+                site: Site) -> Game:
     """Restart the clock with the time that was left when it was paused."""
     row = _running(session, game_id)
     if row.paused_at is None:
@@ -295,16 +278,8 @@ def resume_game(session: Session, game_id: int, *, now: datetime, actor: str,
     return row
 
 
-def _tell_everyone(session: Session, now: datetime, site: Site | None, row: Game, event: str,
+def _tell_everyone(session: Session, now: datetime, site: Site, row: Game, event: str,
                    text: str) -> None:
     from pbem.services.timeouts import clock_notice  # timeouts builds on this module
 
-    clock_notice(session, now, site or default_site(), row, event, text)
-
-
-def failed_mail(session: Session, game_id: int | None = None) -> list[OutboxEmail]:
-    """Emails given up on (refused for good, or out of attempts), newest first: for organisers."""
-    from pbem.mail.outbox import failed_mail as query
-
-    return query(session, game_id)
-
+    clock_notice(session, now, site, row, event, text)

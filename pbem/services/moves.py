@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -27,6 +27,7 @@ from pbem.services.common import (
 from pbem.services.notify import (
     BoardRef,
     board_ref,
+    board_viewer,
     enqueue,
     game_context,
     moves_since_last_turn,
@@ -173,11 +174,12 @@ def send_move_emails(
     assert row.id is not None
     game, after = current_state(row)
     seats = seats_of(session, row.id)
+    mail = _Mailing.of(session, row, game, after, seats)  # one context for all the emails
     if row.status == GameStatus.FINISHED:
-        send_game_over(session, now, site, row, game, after, seats)
+        send_game_over(session, now, site, row, game, after, seats, mail=mail)
     elif row.to_move != mover or automatic:
-        send_turn_notice(session, now, site, row, game, after, seats)
-        send_updates(session, now, site, row, game, after, seats, mover=mover)
+        send_turn_notice(session, now, site, row, game, after, seats, mail=mail)
+        send_updates(session, now, site, row, game, after, seats, mover=mover, mail=mail)
 
 
 def resign(session: Session, now: datetime, site: Site, *, game_id: int, seat: int) -> Game:
@@ -217,6 +219,8 @@ class _Mailing:
     moves: list[Move]
     context: dict[str, Any]
     subject: str
+    # Board pictures by viewer: a game without hidden information has one for everybody.
+    boards: dict[int, BoardRef] = field(default_factory=dict, compare=False)
 
     @classmethod
     def of(cls, session: Session, row: Game, game: engine.Game,  # type: ignore[type-arg]
@@ -227,8 +231,11 @@ class _Mailing:
                    subject_of(row, [p.name for _, p in context["lineup"]]))
 
     def board(self, seat: int) -> BoardRef:
-        last = self.moves[-1].notation if self.moves else None
-        return board_ref(self.game, self.state, self.row.ply, seat, last)
+        viewer = board_viewer(self.game.info, seat)
+        if viewer not in self.boards:
+            last = self.moves[-1].notation if self.moves else None
+            self.boards[viewer] = board_ref(self.game, self.state, self.row.ply, seat, last)
+        return self.boards[viewer]
 
     def context_for(self, seat: Seat, **extra: Any) -> dict[str, Any]:
         return {**self.context, "seat": seat,
@@ -238,13 +245,14 @@ class _Mailing:
 def send_turn_notice(
     session: Session, now: datetime, site: Site, row: Game,
     game: engine.Game, state: Any, seats: list[Seat],  # type: ignore[type-arg]
+    mail: _Mailing | None = None,
 ) -> None:
     """The essential email: it is your turn, here is the board and your move link."""
     seat_number = game.to_move(state)
     if seat_number is None or row.id is None:
         return
     seat = seats[seat_number]
-    mail = _Mailing.of(session, row, game, state, seats)
+    mail = mail or _Mailing.of(session, row, game, state, seats)
     enqueue(
         session, now, site, row=row, seat=seat, player=mail.players[seat.player_id], kind="turn",
         subject=mail.subject, board=mail.board(seat_number),
@@ -257,11 +265,12 @@ def send_turn_notice(
 def send_updates(
     session: Session, now: datetime, site: Site, row: Game,
     game: engine.Game, state: Any, seats: list[Seat], *, mover: int,  # type: ignore[type-arg]
+    mail: _Mailing | None = None,
 ) -> None:
     """Short, non-essential news for the players who neither moved nor move next."""
     if row.id is None:
         return
-    mail = _Mailing.of(session, row, game, state, seats)
+    mail = mail or _Mailing.of(session, row, game, state, seats)
     for seat in seats:
         player = mail.players[seat.player_id]
         if seat.seat in (mover, row.to_move) or not player.notify_updates:
@@ -276,10 +285,11 @@ def send_updates(
 def send_game_over(
     session: Session, now: datetime, site: Site, row: Game,
     game: engine.Game, state: Any, seats: list[Seat],  # type: ignore[type-arg]
+    mail: _Mailing | None = None,
 ) -> None:
     if row.id is None:
         return
-    mail = _Mailing.of(session, row, game, state, seats)
+    mail = mail or _Mailing.of(session, row, game, state, seats)
     winners = [mail.context["lineup"][w][1].name for w in row.winners or []]
     for seat in seats:
         enqueue(

@@ -4,27 +4,30 @@ from __future__ import annotations
 
 from flask import Blueprint, render_template, request
 
-from pbem.links import DamagedLink
-from pbem.models import Game, GameStatus
+from pbem.models import GameStatus
 from pbem.positions import engine_game
 from pbem.services import ServiceError, respond_to_invitation
 from pbem.services.common import players_of, seats_of
 from pbem.web.csrf import check_csrf
-from pbem.web.support import damaged_link, database, load_token, message_page, site, utc_now
+from pbem.web.support import (
+    damaged_link,
+    database,
+    game_of_token,
+    message_page,
+    site,
+    utc_now,
+)
 
 bp = Blueprint("invites", __name__)
 
 
 @bp.route("/invite/<token>", methods=["GET", "POST"])
 def invitation(token: str) -> tuple[str, int]:
-    try:
-        fields = load_token("invite", token)
-    except DamagedLink:
+    found = game_of_token("invite", token)
+    if found is None or found[0].id is None:
         return damaged_link()
+    row, fields = found
     with database().session() as session:
-        row = session.get(Game, fields["game"])
-        if row is None or row.id is None:
-            return damaged_link()
         seats = seats_of(session, row.id)
         players = players_of(session, seats)
     seat = seats[fields["seat"]]

@@ -8,7 +8,6 @@ from typing import Any
 
 from flask import current_app, render_template
 from markupsafe import Markup
-from werkzeug.wrappers import Response
 
 import engine
 from pbem.db import Database
@@ -56,11 +55,6 @@ def board_svg(
     The engine builds SVG with ElementTree, which escapes every text, so it is safe to inline.
     """
     return Markup(game.render_svg(state, viewer, last_move, cell_href))
-
-
-def no_store(response: Response) -> Response:
-    response.headers["Cache-Control"] = "no-store"
-    return response
 
 
 def game_or_none(game_id: int) -> Game | None:
