@@ -1,6 +1,6 @@
 """Service speed: a move's POST-to-commit time, and emails per second through the outbox.
 
-    .venv/bin/python bench/service.py [--moves 200] [--emails 500] [--database-url URL]
+    .venv/bin/python bench/service.py [--moves 200] [--game GAME] [--database-url URL]
 
 The POST is timed through Flask's test client against a real SQLite file (or the URL given), so
 it includes the request, the engine, the transaction with its outbox rows, and the commit, but not

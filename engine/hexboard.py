@@ -102,6 +102,16 @@ class HexBoard:
                 return d, ray.index(target) + 1
         return None
 
+    def between(self, origin: int, target: int) -> int | None:
+        """The cell jumped over from ``origin`` to ``target`` two cells away in a line, else None.
+
+        >>> board = hex_board(3)
+        >>> board.labels[board.between(board.index("A1"), board.index("C1"))]
+        'B1'
+        """
+        line = self.direction(origin, target)
+        return self.neighbours[origin][line[0]] if line is not None and line[1] == 2 else None
+
     def row_ranges(self) -> list[tuple[int, int]]:
         """(first index, one past the last) for each row, bottom first."""
         ranges, start = [], 0

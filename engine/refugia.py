@@ -238,8 +238,8 @@ class Refugia(Game[RefugiaState, HexMove]):
         line = board.direction(origin, target)
         if line is None or line[1] > 2:
             return f"{move} is neither a step to a neighbouring cell nor a hop over one stone"
-        if line[1] == 2:
-            over = board.neighbours[origin][line[0]]
+        over = board.between(origin, target)
+        if over is not None:
             kind = self._occupant(state, over)
             if kind in (0, own):
                 what = "an empty cell" if kind == 0 else "your own disc"
@@ -267,9 +267,9 @@ class Refugia(Game[RefugiaState, HexMove]):
         if move.origin is not None:
             origin = board.index(move.origin)
             own ^= 1 << g.bits[origin]
-            line = board.direction(origin, target)
-            if line is not None and line[1] == 2:
-                over = 1 << g.bits[board.neighbours[origin][line[0]]]
+            jumped = board.between(origin, target)
+            if jumped is not None:
+                over = 1 << g.bits[jumped]
                 if opp & over:  # an opponent disc turns neutral
                     opp, neutral = opp ^ over, neutral | over
                 else:  # a neutral stone becomes the mover's
@@ -405,8 +405,8 @@ class Refugia(Game[RefugiaState, HexMove]):
         move = self.last_move_of(last_move)
         if move is not None:
             marks = [board.index(c) for c in move.cells if c in board]
-            if len(marks) == 2 and (line := board.direction(marks[0], marks[1])) and line[1] == 2:
-                marks.append(board.neighbours[marks[0]][line[0]])  # the hopped stone changed
+            if len(marks) == 2 and (over := board.between(*marks)) is not None:
+                marks.append(over)  # the hopped stone changed
         return draw_hex_board(board, stones=stones, marks=marks, cell_href=cell_href,
                               header=self._status(state, short=True),
                               title=f"Refugia {self.options['board']}")

@@ -24,7 +24,7 @@ import xml.etree.ElementTree as ET
 
 from engine.base import JSON, CellHref
 from engine.hexboard import DIRECTIONS
-from engine.rifugio_tiles import KINDS
+from engine.rifugio_tiles import KIND_BY_NAME, position
 from engine.strokefont import stroke_text
 from engine.svg import (
     HIGHLIGHT,
@@ -53,7 +53,6 @@ MUTED = "#6b6358"
 SEAT_COLOURS = ("#d62728", "#1f64c8", "#f2b705", "#8e44ad", "#17a589")
 SEAT_TEXT = ("#fff", "#fff", INK, "#fff", "#fff")
 FILLS = {"G": "#cde49a", "F": "#2f6a35", "R": "#aaa69d", "S": "#f7f7f2"}
-KIND_BY_NAME = {kind.name: kind for kind in KINDS}
 WALKER_ANGLES = (150, 30, 90, 210, 330)  # where each seat's walker stands on a tile
 LAYERS = ("ground", "texture", "detail", "edge", "spots", "mark", "badges", "huts", "seats",
           "labels")
@@ -161,8 +160,8 @@ def _texture(shapes: Shapes, terrain: str, cx: float, cy: float, radius: float) 
 def draw(view: JSON, caption: str, title: str, *, cell_href: CellHref | None = None,
          mark: str | None = None) -> str:
     """The whole picture: caption, map, open tiles, the players' table, the commitment."""
-    at = {label: _pos(label) for label, _, _ in view["tiles"]}
-    options = {label: _pos(label) for label in view["lay_options"]}
+    at = {label: position(label) for label, _, _ in view["tiles"]}
+    options = {label: position(label) for label in view["lay_options"]}
     units = [(SQRT3 * (q - r / 2), -1.5 * r) for q, r in (*at.values(), *options.values())]
     left, right = min(x for x, _ in units), max(x for x, _ in units)
     low, high = min(y for _, y in units), max(y for _, y in units)
@@ -210,7 +209,7 @@ def draw(view: JSON, caption: str, title: str, *, cell_href: CellHref | None = N
         shapes.add("mark", hexagon_path(cx, cy, radius - 1.5), fill="none", stroke=HIGHLIGHT,
                    stroke_width=2.5)
     for s, seat in enumerate(seats):
-        cx, cy = centre(_pos(seat["walker"]))
+        cx, cy = centre(position(seat["walker"]))
         angle = math.radians(WALKER_ANGLES[s])
         wx, wy = cx + radius * 0.56 * math.cos(angle), cy + radius * 0.56 * math.sin(angle)
         size = max(radius * 0.24, 4.5)
@@ -238,11 +237,6 @@ def draw(view: JSON, caption: str, title: str, *, cell_href: CellHref | None = N
         sub(notes_group, "text", f"seed: {view['seed']}", x=PAD, y=height - 5, fill=MUTED,
             font_size=9)
     return to_string(root)
-
-
-def _pos(label: str) -> tuple[int, int]:
-    q, r = label.split(",")
-    return int(q), int(r)
 
 
 def _compass(shapes: Shapes, cx: float, cy: float) -> None:

@@ -15,6 +15,7 @@ from engine.base import JSON
 from engine.hexboard import DIRECTIONS
 from engine.rifugio_state import LAY, OVER, SWAP, TAKE, WALK, Table
 from engine.rifugio_tiles import (
+    KIND_BY_NAME,
     KINDS,
     ROTATIONS,
     START,
@@ -23,9 +24,8 @@ from engine.rifugio_tiles import (
     misfit,
     neighbour,
     passable,
+    position,
 )
-
-KIND_BY_NAME = {kind.name: kind for kind in KINDS}
 
 
 def _plural(n: int, word: str) -> str:
@@ -94,11 +94,9 @@ def text_map(view: JSON) -> list[str]:
     huts = {at: s for s, seat in enumerate(view["seats"]) for at in seat["huts"]}
     cells: dict[tuple[int, int], str] = {}
     for at, name, _ in view["tiles"]:
-        q, r = (int(x) for x in at.split(","))
-        cells[(q, r)] = _token(name, huts.get(at))
+        cells[position(at)] = _token(name, huts.get(at))
     for at in view["lay_options"]:
-        q, r = (int(x) for x in at.split(","))
-        cells[(q, r)] = " + "
+        cells[position(at)] = " + "
     xs = [2 * q - r for q, r in cells]
     left = min(xs)
     lines = []

@@ -105,6 +105,7 @@ KINDS: tuple[Kind, ...] = (
 NUM_TILES = len(KINDS) - 1
 START_TILE = NUM_TILES
 SET_SIZES = {s: sum(k.count for k in EDITION.kinds if k.group == s) for s in SETS}
+KIND_BY_NAME = {kind.name: kind for kind in KINDS}
 
 _LETTERS = "GFRS"
 _PASS = 4  # pass sides get their own codes: a pass side fits only its exact twin (rules C and D)
@@ -232,4 +233,10 @@ def neighbour(pos: tuple[int, int], d: int) -> tuple[int, int]:
 def label(pos: tuple[int, int]) -> str:
     """The notation of a position: ``label((2, -1))`` is '2,-1'."""
     return f"{pos[0]},{pos[1]}"
+
+
+def position(text: str) -> tuple[int, int]:
+    """The position a label names: ``position("2,-1")`` is (2, -1)."""
+    q, r = text.split(",")
+    return int(q), int(r)
 

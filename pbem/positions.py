@@ -28,6 +28,12 @@ def moves_of(session: Session, game_id: int) -> list[Move]:
     return list(session.exec(select(Move).where(Move.game_id == game_id).order_by(col(Move.ply))))
 
 
+def last_notation(session: Session, game_id: int) -> str | None:
+    """The last move's notation, without loading every move and its stored position."""
+    return session.exec(select(Move.notation).where(Move.game_id == game_id)
+                        .order_by(col(Move.ply).desc()).limit(1)).first()
+
+
 def state_at(game: engine.Game, row: Game, moves: list[Move], ply: int) -> Any:  # type: ignore[type-arg]
     """The position after ``ply`` moves (0: the start)."""
     if ply <= 0:

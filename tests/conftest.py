@@ -11,7 +11,7 @@ import os
 import socket
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
@@ -292,6 +292,14 @@ def csrf() -> Any:
     return csrf_of
 
 
+def two_player_game() -> str:
+    """The first game in the catalogue that two people can play."""
+    for game_id, info in engine.GAMES.items():
+        if info.min_players <= 2 <= info.max_players:
+            return game_id
+    pytest.skip("no two-player game in the catalogue")
+
+
 def start_a_game(
     database: Database, now: datetime, site: Site, game_id: str,
     options: dict[str, object] | None = None, *, players: list[PlayerSpec] | None = None,
@@ -409,3 +417,28 @@ def clock_games(database: Database, site: Site) -> ClockGames:
 @pytest.fixture
 def sqlite_clock_games(sqlite_database: Database, site: Site) -> ClockGames:
     return ClockGames(sqlite_database, site)
+
+
+# -- the reference implementations' games ----------------------------------------------------
+
+REFERENCE_FOLDERS = [Path(__file__).parent / "data" / "reference-games",
+                     Path(__file__).parent.parent.parent / "shared" / "reference-games"]
+
+
+def reference_records(games: Collection[str] | None = None) -> list[Any]:
+    """Every reference game once (a copy in tests/data, plus ../shared when it is there), as
+    pytest params named after their file; only those of ``games`` when given."""
+    import json
+
+    seen: set[str] = set()
+    records = []
+    for folder in REFERENCE_FOLDERS:
+        for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+            for number, line in enumerate(path.read_text().splitlines()):
+                if not line.strip() or line in seen:
+                    continue
+                seen.add(line)
+                record = json.loads(line)
+                if games is None or record["game"] in games:
+                    records.append(pytest.param(record, id=f"{path.stem}#{number}"))
+    return records

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from conftest import ADMIN_EMAIL, ADMIN_PASSWORD, csrf_of
+from conftest import ADMIN_EMAIL, ADMIN_PASSWORD, csrf_of, two_player_game
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlmodel import col, select
@@ -22,16 +22,9 @@ EMAIL, PASSWORD = ADMIN_EMAIL, ADMIN_PASSWORD
 LINK = re.compile(r"http://localhost(/(?:play|invite|seat|resign)/\S+)")
 
 
-def _two_player_game() -> str:
-    for game_id, info in engine.GAMES.items():
-        if info.min_players <= 2 <= info.max_players:
-            return game_id
-    pytest.skip("no two-player game in the catalogue")
-
-
 def _new_game(database: Database, site: Site, *, start: bool) -> int:
     """A game made with the app's own links (bound to seat holders once seats are committed)."""
-    game_type = _two_player_game()
+    game_type = two_player_game()
     now = datetime.now(UTC)
     with database.write() as session:
         row = create_game(session, now, site, game_type=game_type,
@@ -229,7 +222,7 @@ def test_adjudicate_and_abort(admin_client: FlaskClient, sqlite_database: Databa
 
 def test_admin_services_on_every_backend(database: Database, now: datetime, site: Site) -> None:
     """The services behind the actions, on SQLite and PostgreSQL."""
-    game_type = _two_player_game()
+    game_type = two_player_game()
     with database.write() as session:
         row = create_game(session, now, site, game_type=game_type,
                           options={o.name: o.choices[0] for o in engine.GAMES[game_type].options},
@@ -270,7 +263,7 @@ def test_links_the_cli_sends_after_a_replacement_work(
     url = f"sqlite:///{tmp_path / 'cli.db'}"
     env = {"PBEM_DATABASE_URL": url, "PBEM_SECRET_KEY": "cli-secret",
            "PBEM_BASE_URL": "http://localhost"}
-    game_type = _two_player_game()
+    game_type = two_player_game()
     runner = CliRunner()
     assert runner.invoke(main, ["db", "upgrade"], env=env).exit_code == 0
     created = runner.invoke(main, ["create-game", game_type, "--player", "Ann <ann@example.test>",

@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
-import pytest
-from conftest import ADMIN_EMAIL, ADMIN_PASSWORD, csrf_of
+from conftest import ADMIN_EMAIL, ADMIN_PASSWORD, csrf_of, two_player_game
 from flask.testing import FlaskClient
 from sqlmodel import col, select
 
@@ -29,13 +28,6 @@ def _game(database: Database, now: datetime, site: Site, game_type: str, names: 
         if start:
             start_game(session, now, site, game_id=row.id, force=True)
         return row.id
-
-
-def _two_player_game() -> str:
-    for game_id, info in engine.GAMES.items():
-        if info.min_players <= 2 <= info.max_players:
-            return game_id
-    pytest.skip("no two-player game in the catalogue")
 
 
 def _form(game_type: str, **fields: str) -> dict[str, str]:
@@ -68,7 +60,7 @@ def test_the_form_offers_every_option_of_every_game(admin_client: FlaskClient) -
 
 def test_creating_a_game_invites_its_players(admin_client: FlaskClient,
                                              sqlite_database: Database) -> None:
-    game_type = _two_player_game()
+    game_type = two_player_game()
     page = admin_client.get(f"/admin/games/new?game={game_type}").text
     response = admin_client.post("/admin/games/new", data={
         **_form(game_type, time_control="fischer 2d+1d max 4d", timeout_policy="forfeit",
@@ -93,7 +85,7 @@ def test_creating_a_game_invites_its_players(admin_client: FlaskClient,
 
 def test_form_errors_are_shown_and_what_was_typed_is_kept(admin_client: FlaskClient,
                                                          sqlite_database: Database) -> None:
-    game_type = _two_player_game()
+    game_type = two_player_game()
     token = csrf_of(admin_client.get(f"/admin/games/new?game={game_type}").text)
     bad = admin_client.post("/admin/games/new", data={
         **_form(game_type, **{"email-1": "not an address", "time_control": "soonish",
@@ -121,7 +113,7 @@ def test_form_errors_are_shown_and_what_was_typed_is_kept(admin_client: FlaskCli
 
 def test_the_list_filters_sorts_flags_and_pages(admin_client: FlaskClient,
                                                sqlite_database: Database, site: Site) -> None:
-    game_type = _two_player_game()
+    game_type = two_player_game()
     now = datetime.now(UTC)
     overdue = _game(sqlite_database, now - timedelta(days=10), site, game_type, ["Ann", "Bob"])
     later = _game(sqlite_database, now, site, game_type, ["Cid", "Dee"])
@@ -147,7 +139,7 @@ def test_the_list_filters_sorts_flags_and_pages(admin_client: FlaskClient,
 
 
 def test_pagination(admin_client: FlaskClient, sqlite_database: Database, site: Site) -> None:
-    game_type = _two_player_game()
+    game_type = two_player_game()
     now = datetime.now(UTC)
     for n in range(27):
         _game(sqlite_database, now, site, game_type, [f"A{n}", f"B{n}"], start=False)
@@ -162,7 +154,7 @@ def test_pagination(admin_client: FlaskClient, sqlite_database: Database, site: 
 def test_the_game_page_shows_board_moves_seats_clock_and_mail(
     admin_client: FlaskClient, sqlite_database: Database, site: Site,
 ) -> None:
-    game_type = _two_player_game()
+    game_type = two_player_game()
     game_pk = _game(sqlite_database, datetime.now(UTC), site, game_type, ["Ann", "Bob"])
     page = admin_client.get(f"/admin/games/{game_pk}")
     assert page.status_code == 200 and page.headers["Cache-Control"] == "no-store"
@@ -184,7 +176,7 @@ def test_the_game_page_shows_board_moves_seats_clock_and_mail(
 
 def test_players_mail_and_audit_pages(admin_client: FlaskClient, sqlite_database: Database,
                                      site: Site) -> None:
-    game_type = _two_player_game()
+    game_type = two_player_game()
     game_pk = _game(sqlite_database, datetime.now(UTC), site, game_type, ["Ann", "Bob"])
     with sqlite_database.write() as session:
         mail = session.exec(select(OutboxEmail).where(
@@ -221,7 +213,7 @@ def test_no_mail_catcher_link_in_production(sqlite_database: Database) -> None:
 
 
 def test_pages_are_phone_friendly_and_labelled(admin_client: FlaskClient) -> None:
-    game_type = _two_player_game()
+    game_type = two_player_game()
     for path in ("/admin/", f"/admin/games/new?game={game_type}", "/admin/players",
                  "/admin/mail", "/admin/audit"):
         page = admin_client.get(path).text
@@ -244,7 +236,7 @@ def test_dashboard_queries_on_every_backend(database: Database, site: Site) -> N
         player_rows,
     )
 
-    game_type = _two_player_game()
+    game_type = two_player_game()
     now = datetime.now(UTC)
     late = _game(database, now - timedelta(days=30), site, game_type, ["Ann", "Bob"])
     soon = _game(database, now, site, game_type, ["Cid", "Dee"])

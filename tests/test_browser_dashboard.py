@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import two_player_game
 from sqlmodel import select
 
 import engine
@@ -102,13 +103,6 @@ def _shot(page: Any, name: str) -> None:
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
 
 
-def _two_player_game() -> str:
-    for game_id, info in engine.GAMES.items():
-        if info.min_players <= 2 <= info.max_players:
-            return game_id
-    pytest.skip("no two-player game in the catalogue")
-
-
 def _open_mail_to(page: Any, server: Server, address: str, link_text: str) -> None:
     """In the mail catcher, open the newest message to ``address`` with a link ``link_text``.
 
@@ -135,7 +129,7 @@ def _click_link_in_mail(page: Any, text: str) -> None:
 def test_an_organiser_runs_a_game_in_the_browser(page: Any, server: Server) -> None:
     from playwright.sync_api import expect
 
-    game_type = _two_player_game()
+    game_type = two_player_game()
     info = engine.GAMES[game_type]
 
     # Log in (the dashboard sends us to the login page first).

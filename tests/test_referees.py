@@ -10,20 +10,17 @@ referees themselves against the reference implementations.
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import reference_records
 from referees import make_referee
 
 from engine import GAMES, new_game
 from engine.base import NumberChoice
 
-HERE = Path(__file__).parent
-FOLDERS = [HERE / "data" / "reference-games", HERE.parent.parent / "shared" / "reference-games"]
 MOSEY_FAMILY = ("mosey", "dont-mosey", "keep-a-riding", "firestorm", "conflagration", "backfire")
 CHECKED = (*MOSEY_FAMILY, "refugia", "stigmergy")
 
@@ -115,19 +112,7 @@ def test_engine_agrees_with_referee(game_id: str, options: dict[str, Any], count
         _cross_check(game_id, options, seed)
 
 
-def _records() -> Iterator[Any]:
-    seen: set[str] = set()
-    for folder in FOLDERS:
-        for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
-            for number, line in enumerate(path.read_text().splitlines()):
-                if line.strip() and line not in seen:
-                    seen.add(line)
-                    record = json.loads(line)
-                    if record["game"] in CHECKED:
-                        yield pytest.param(record, id=f"{path.stem}#{number}")
-
-
-@pytest.mark.parametrize("record", list(_records()))
+@pytest.mark.parametrize("record", reference_records(CHECKED))
 def test_referee_replays_reference_game(record: dict[str, Any]) -> None:
     referee = make_referee(record["game"], record["options"])
     pos = referee.start()

@@ -6,30 +6,15 @@ Games are read from tests/data/reference-games (a copy of the shared set) and, w
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import reference_records
 
 from engine import GAMES, new_game
 
-HERE = Path(__file__).parent
-FOLDERS = [HERE / "data" / "reference-games", HERE.parent.parent / "shared" / "reference-games"]
 
-
-def _records() -> Iterator[Any]:
-    seen: set[str] = set()
-    for folder in FOLDERS:
-        for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
-            for number, line in enumerate(path.read_text().splitlines()):
-                if line.strip() and line not in seen:
-                    seen.add(line)
-                    yield pytest.param(json.loads(line), id=f"{path.stem}#{number}")
-
-
-@pytest.mark.parametrize("record", list(_records()))
+@pytest.mark.parametrize("record", reference_records())
 def test_reference_game_replays_exactly(record: dict[str, Any]) -> None:
     if record["game"] not in GAMES:
         pytest.skip(f"{record['game']} is not in the catalogue yet")

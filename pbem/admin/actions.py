@@ -16,7 +16,14 @@ from pbem.admin.models import SeatReplacement
 from pbem.models import Game, GameStatus, Seat, SeatStatus
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, ServiceError, Site, abort_game
-from pbem.services.common import GameNotActive, audit, lock_game, players_of, seats_of
+from pbem.services.common import (
+    GameNotActive,
+    audit,
+    end_game,
+    lock_game,
+    players_of,
+    seats_of,
+)
 from pbem.services.games import player_for
 from pbem.services.moves import send_game_over, send_turn_notice
 from pbem.services.notify import enqueue, game_context, subject_of
@@ -101,15 +108,9 @@ def adjudicate(session: Session, now: datetime, site: Site, *, game_id: int,
     game, state = current_state(row)
     names = game.seat_names(state)
     won = ", ".join(names[w] if w < len(names) else f"seat {w + 1}" for w in winners)
-    row.status = GameStatus.FINISHED
-    row.winners = list(winners)
-    row.to_move = None
-    row.deadline = None
-    row.finished_at = now
-    # Nothing is left for the scheduler to do: no deadline, reminder, pause or hold.
-    row.next_due_at = row.paused_at = row.held_since = None
-    row.result = (f"Adjudicated by the organiser: {won + ' won' if winners else 'a draw'}. "
-                  f"{reason}").strip()
+    end_game(row, now, winners=list(winners),
+             result=(f"Adjudicated by the organiser: {won + ' won' if winners else 'a draw'}. "
+                     f"{reason}").strip())
     session.add(row)
     audit(session, now, "game adjudicated", game_id=game_id, actor=actor, winners=list(winners),
           reason=reason)

@@ -10,7 +10,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from pbem.links import Links
-from pbem.models import AuditEntry, Game, Player, Seat
+from pbem.models import AuditEntry, Game, GameStatus, Player, Seat
 
 
 class ServiceError(ValueError):
@@ -70,6 +70,19 @@ def players_of(session: Session, seats: list[Seat]) -> dict[int, Player]:
     ids = [seat.player_id for seat in seats]
     players = session.exec(select(Player).where(col(Player.id).in_(ids)))
     return {player.id: player for player in players if player.id is not None}
+
+
+def end_game(row: Game, now: datetime, *, result: str, winners: list[int] | None = None,
+             status: str = GameStatus.FINISHED) -> None:
+    """Mark ``row`` over: nobody to move, and nothing left for the scheduler to do (no deadline,
+    reminder, pause or hold). ``winners`` is kept as it was when None (an aborted game)."""
+    row.status = status
+    if winners is not None:
+        row.winners = list(winners)
+    row.result = result
+    row.to_move = None
+    row.deadline = row.next_due_at = row.paused_at = row.held_since = None
+    row.finished_at = now
 
 
 def lock_game(session: Session, game_id: int) -> Game:

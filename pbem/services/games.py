@@ -21,6 +21,7 @@ from pbem.services.common import (
     ServiceError,
     Site,
     audit,
+    end_game,
     lock_game,
     players_of,
     seats_of,
@@ -220,11 +221,8 @@ def abort_game(
     row = lock_game(session, game_id)
     if row.status in (GameStatus.FINISHED, GameStatus.ABORTED):
         raise GameNotActive("this game is already over")
-    row.status = GameStatus.ABORTED
-    row.to_move = None
-    row.deadline = row.next_due_at = None
-    row.finished_at = now
-    row.result = f"Aborted by the organiser. {reason}".strip()
+    end_game(row, now, result=f"Aborted by the organiser. {reason}".strip(),
+             status=GameStatus.ABORTED)
     session.add(row)
     audit(session, now, "game aborted", game_id=game_id, reason=reason)
     _notice_all(session, now, site, row, "aborted", {"reason": reason})

@@ -20,6 +20,7 @@ from pbem.services.common import (
     ServiceError,
     Site,
     audit,
+    end_game,
     lock_game,
     players_of,
     seats_of,
@@ -194,13 +195,8 @@ def resign(session: Session, now: datetime, site: Site, *, game_id: int, seat: i
     session.add(seats[seat])
     game, state = current_state(row)
     names = game.seat_names(state)
-    row.status = GameStatus.FINISHED
-    row.winners = [s.seat for s in seats if s.seat != seat]
-    row.result = f"{names[seat]} resigned."
-    row.to_move = None
-    row.deadline = None
-    row.next_due_at = None
-    row.finished_at = now
+    end_game(row, now, result=f"{names[seat]} resigned.",
+             winners=[s.seat for s in seats if s.seat != seat])
     session.add(row)
     audit(session, now, "resigned", game_id=game_id, player_id=seats[seat].player_id, seat=seat)
     send_game_over(session, now, site, row, game, state, seats)

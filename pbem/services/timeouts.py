@@ -34,7 +34,7 @@ from pbem.services.clock import (
     reminder_offsets,
     set_deadline,
 )
-from pbem.services.common import Site, audit, lock_game, players_of, seats_of
+from pbem.services.common import Site, audit, end_game, lock_game, players_of, seats_of
 from pbem.services.moves import (
     apply_move,
     play_automatic_moves,
@@ -202,16 +202,12 @@ def _forfeit(session: Session, now: datetime, site: Site, row: Game, seats: list
     game, state = current_state(row)
     name = game.seat_names(state)[loser.seat]
     if len(seats) <= 2:
-        row.status = GameStatus.FINISHED
-        row.winners = [s.seat for s in seats if s.seat != loser.seat and not s.resigned]
-        row.result = f"{name} ran out of time and forfeits."
-        row.to_move = row.deadline = None
-        row.finished_at = now
-        refresh_due(row)
+        end_game(row, now, result=f"{name} ran out of time and forfeits.",
+                 winners=[s.seat for s in seats if s.seat != loser.seat and not s.resigned])
         session.add(row)
         clock_notice(session, now, site, row, "forfeit",
                      f"{why} Under this game's timeout policy (forfeit), they lose the game.")
-        send_game_over(session, now, site, row, game, state, seats_of(session, loser.game_id))
+        send_game_over(session, now, site, row, game, state, seats)
         return "forfeit"
     clock_notice(session, now, site, row, "forfeit",
                  f"{why} Under this game's timeout policy (forfeit), they are out of the game; a"

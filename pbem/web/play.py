@@ -13,7 +13,7 @@ from werkzeug.wrappers import Response
 
 import engine
 from pbem.models import Game, GameStatus
-from pbem.positions import current_state, move_menu, moves_of
+from pbem.positions import current_state, last_notation, move_menu
 from pbem.services import GameMovedOn, ServiceError, resign, submit_move
 from pbem.web.csrf import check_csrf
 from pbem.web.games import render_game_page
@@ -82,7 +82,7 @@ def move_page(token: str, error: str = "", status: int = 200, text: str = "") ->
     last = None
     if row.ply and row.id is not None:
         with database().session() as session:
-            last = moves_of(session, row.id)[-1].notation
+            last = last_notation(session, row.id)
     return render_template(
         "move.html", row=row, seat=seat, token=token, info=game.info, menu=menu,
         names=game.seat_names(state), describe=game.describe(state, seat), error=error,
