@@ -16,8 +16,9 @@ A cell's index counts row by row from the bottom, left to right, from 0.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 from engine.base import IllegalMove
 
@@ -112,6 +113,11 @@ class HexBoard:
         line = self.direction(origin, target)
         return self.neighbours[origin][line[0]] if line is not None and line[1] == 2 else None
 
+    @cached_property
+    def layout(self) -> BitLayout:
+        """The bitboard layout fast playouts use."""
+        return BitLayout(self)
+
     def row_ranges(self) -> list[tuple[int, int]]:
         """(first index, one past the last) for each row, bottom first."""
         ranges, start = [], 0
@@ -122,6 +128,72 @@ class HexBoard:
             ranges.append((start, end))
             start = end
         return ranges
+
+
+class BitLayout:
+    """The board as bitboards: cell (q, r) sits at bit r * width + q, with one spare column, so
+    that a step in each direction is a fixed shift (``shifts``, in DIRECTIONS order) that never
+    wraps onto another cell.
+
+    >>> layout = hex_board(3, 4).layout
+    >>> layout.width, layout.shifts
+    (7, (1, 8, 7, -1, -8, -7))
+    >>> layout.to_cells(layout.to_bits(0b1011)) == 0b1011
+    True
+    """
+
+    def __init__(self, board: HexBoard) -> None:
+        self.width = max(q for q, _ in board.coords) + 2
+        self.bits = tuple(r * self.width + q for q, r in board.coords)  # cell index -> bit
+        cell = [-1] * (self.width * board.num_rows)
+        for i, bit in enumerate(self.bits):
+            cell[bit] = i
+        self.cell = tuple(cell)  # bit -> cell index (-1 for the spare column)
+        self.full = sum(1 << bit for bit in self.bits)
+        self.shifts = tuple(dr * self.width + dq for dq, dr in STEPS)
+
+    def mask(self, cells: Iterable[int]) -> int:
+        """The bitboard of some cell indices."""
+        return sum(1 << self.bits[i] for i in cells)
+
+    def cells(self, mask: int) -> list[int]:
+        """The cell indices of a bitboard, in index order."""
+        return sorted(self.cell[bit] for bit in set_bits(mask))
+
+    def to_bits(self, cell_mask: int) -> int:
+        """A mask over cell indices (bit i: cell i), as a bitboard."""
+        return _remap(cell_mask, self.bits)
+
+    def to_cells(self, mask: int) -> int:
+        """A bitboard as a mask over cell indices."""
+        return _remap(mask, self.cell)
+
+
+def set_bits(mask: int) -> list[int]:
+    """The positions of the bits set in ``mask``, lowest first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def shift_back(mask: int, shift: int) -> int:
+    """The bits b such that b + shift is in ``mask``: "my neighbour in that direction is in it"."""
+    return mask >> shift if shift > 0 else mask << -shift
+
+
+def shift_forward(mask: int, shift: int) -> int:
+    """Every bit moved one step of ``shift``."""
+    return mask << shift if shift > 0 else mask >> -shift
+
+
+def _remap(mask: int, table: Sequence[int]) -> int:
+    out = 0
+    for bit in set_bits(mask):
+        out |= 1 << table[bit]
+    return out
 
 
 @cache

@@ -19,10 +19,9 @@ number, and only that one is turned back into cells.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from functools import cache
 
-from engine.hexboard import hex_board
+from engine.hexboard import hex_board, shift_back, shift_forward
 from engine.mosey_moves import Movement
 
 # What an entry's mask holds: origins of one-cell steps, origins of slide-captures (the target is
@@ -46,20 +45,16 @@ class FastRules:
         board = hex_board(order)
         self.board = board
         self.movement = movement
-        width = 2 * order
-        self.width = width
-        self.pad = tuple(r * width + q for q, r in board.coords)
-        self.mask = sum(1 << p for p in self.pad)
-        self.shifts = (1, width + 1, width, -1, -width - 1, -width)
-        cells = width * board.num_rows
-        unpad = [-1] * cells
+        layout = board.layout
+        self.layout = layout
+        self.width, self.mask, self.shifts = layout.width, layout.full, layout.shifts
+        self.pad, self.unpad = layout.bits, layout.cell
+        cells = len(layout.cell)
         nbr = [0] * cells
         rays: list[tuple[tuple[int, ...], ...]] = [()] * cells
         for i, p in enumerate(self.pad):
-            unpad[p] = i
             nbr[p] = sum(1 << self.pad[n] for n in board.adjacent[i])
             rays[p] = tuple(tuple(self.pad[c] for c in ray) for ray in board.rays[i])
-        self.unpad = tuple(unpad)
         self.nbr = tuple(nbr)
         self.rays = tuple(rays)
         # Kogge-Stone stages to smear stones backwards along a line: (shift, cells that may pass).
@@ -68,7 +63,7 @@ class FastRules:
             stages, passable, span = [], self.mask, 1
             while span <= 2 * order - 2:
                 stages.append((s * span, passable))
-                passable &= _back(passable, s * span)
+                passable &= shift_back(passable, s * span)
                 span *= 2
             self.smear.append(stages)
 
@@ -76,11 +71,11 @@ class FastRules:
 
     def pad_mask(self, mask: int) -> int:
         """A bitmask over cell indices, laid out on the padded board."""
-        return _remap(mask, self.pad)
+        return self.layout.to_bits(mask)
 
     def unpad_mask(self, mask: int) -> int:
         """A bitmask over the padded board, back on cell indices."""
-        return _remap(mask, self.unpad)
+        return self.layout.to_cells(mask)
 
     # -- the playout ---------------------------------------------------------------------------
 
@@ -220,16 +215,16 @@ class FastRules:
             # Cells with one of ours further along direction d: smear our stones backwards.
             reach = own
             for shift, passable in self.smear[d]:
-                reach |= passable & _back(reach, shift)
-            ahead = _back(reach, s) & self.mask
+                reach |= passable & shift_back(reach, shift)
+            ahead = shift_back(reach, s) & self.mask
             beyond.append(ahead)
             if opp & ahead:
                 total += self._captures(entries, own, empty, opp & ahead, only=d)
             if lone:
-                ray = _forward(lone, s) & empty
+                ray = shift_forward(lone, s) & empty
                 landing = ray & twos  # next to the origin: needs a second friend
                 while ray:
-                    ray = _forward(ray, s) & empty
+                    ray = shift_forward(ray, s) & empty
                     landing |= ray & ones
                 landing &= ahead
                 if landing:
@@ -321,15 +316,6 @@ class FastRules:
         return joined + kept.bit_count() >= size
 
 
-def _back(x: int, s: int) -> int:
-    """Move every bit one step of ``s`` backwards (to the cell whose neighbour it was)."""
-    return x >> s if s > 0 else x << -s
-
-
-def _forward(x: int, s: int) -> int:
-    return x << s if s > 0 else x >> -s
-
-
 def _around(x: int, w: int) -> int:
     """Cells next to any of ``x``, with stray bits off the board (mask them before use)."""
     return x << 1 | x >> 1 | x << w | x >> w | x << (w + 1) | x >> (w + 1)
@@ -355,13 +341,3 @@ def _groups(grouped: int, w: int) -> list[tuple[int, int]]:
         groups.append((group, group.bit_count()))
         grouped ^= group
     return groups
-
-
-def _remap(mask: int, table: Sequence[int]) -> int:
-    """Move each set bit i of ``mask`` to bit ``table[i]``."""
-    out = 0
-    while mask:
-        low = mask & -mask
-        out |= 1 << table[low.bit_length() - 1]
-        mask ^= low
-    return out

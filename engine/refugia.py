@@ -25,11 +25,10 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 from engine.base import JSON, CellHref, Game, GameInfo, IllegalMove, NumberChoice, Option, Outcome
-from engine.hexboard import STEPS, HexBoard, HexMove, hex_board
+from engine.hexboard import HexMove, hex_board, set_bits, shift_back
 from engine.hexsvg import draw_hex_board
 
 BOARDS = ("2-3", "2-4", "3-4", "3-5", "4-5", "4-6", "5-6", "5-7", "6-7", "6-8")
@@ -42,57 +41,14 @@ PASS = HexMove(word="pass")
 @dataclass(frozen=True)
 class RefugiaState:
     """A position. ``discs`` holds each seat's discs and ``neutral`` the neutral stones, as
-    bitboards in the game's internal layout (see :class:`Geometry`); ``passes`` counts the passes
-    just made in a row (two end the game) and ``turn`` is the seat to move (after the end, the seat
-    that did not make the final pass)."""
+    bitboards (see :class:`engine.hexboard.BitLayout`); ``passes`` counts the passes just made in
+    a row (two end the game) and ``turn`` is the seat to move (after the end, the seat that did
+    not make the final pass)."""
 
     discs: tuple[int, int]
     neutral: int
     turn: int = 0
     passes: int = 0
-
-
-class Geometry:
-    """The board as bitboards: cell (q, r) sits at bit r * width + q, with one spare column so that
-    a step in every direction is a fixed shift that never wraps onto another cell.
-
-    >>> geometry(3, 4).width, geometry(3, 4).shifts
-    (7, (1, 8, 7, -1, -8, -7))
-    """
-
-    def __init__(self, board: HexBoard) -> None:
-        self.board = board
-        self.width = max(q for q, _ in board.coords) + 2
-        self.bits = tuple(r * self.width + q for q, r in board.coords)  # cell index -> bit
-        self.cell = {bit: i for i, bit in enumerate(self.bits)}  # bit -> cell index
-        self.full = sum(1 << bit for bit in self.bits)
-        self.shifts = tuple(dr * self.width + dq for dq, dr in STEPS)
-
-    def mask(self, cells: list[int] | tuple[int, ...]) -> int:
-        return sum(1 << self.bits[i] for i in cells)
-
-    def cells(self, mask: int) -> list[int]:
-        """The cell indices of a mask, in index order."""
-        return sorted(self.cell[bit] for bit in _bits(mask))
-
-
-@cache
-def geometry(a: int, b: int) -> Geometry:
-    return Geometry(hex_board(a, b))
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
-def _toward(mask: int, shift: int) -> int:
-    """The bits b such that b + shift is in ``mask``: "my neighbour in that direction is in it"."""
-    return mask >> shift if shift > 0 else mask << -shift
 
 
 Groups = list[tuple[int, int, int, int]]
@@ -155,7 +111,7 @@ def move_groups(width: int, full: int, own: int, opp: int, neutral: int) -> tupl
 
 def adjacent_pairs(shifts: tuple[int, ...], discs: int) -> int:
     """Pairs of neighbouring discs, each counted once (looking E, NE and NW only)."""
-    return sum((discs & _toward(discs, s)).bit_count() for s in shifts[:3])
+    return sum((discs & shift_back(discs, s)).bit_count() for s in shifts[:3])
 
 
 class Refugia(Game[RefugiaState, HexMove]):
@@ -174,8 +130,8 @@ class Refugia(Game[RefugiaState, HexMove]):
     def __init__(self, **options: object) -> None:
         super().__init__(**options)
         a, b = (int(n) for n in str(self.options["board"]).split("-"))
-        self.geometry = geometry(a, b)
-        self.board = self.geometry.board
+        self.board = hex_board(a, b)
+        self.geometry = self.board.layout
 
     # -- the rules ----------------------------------------------------------------------------
 
@@ -198,7 +154,7 @@ class Refugia(Game[RefugiaState, HexMove]):
         moves += [HexMove(target=labels[i]) for i in g.cells(place)]
         for _, origins, land, _ in groups:
             moves += [HexMove(origin=labels[g.cell[bit]], target=labels[g.cell[bit + land]])
-                      for bit in _bits(origins)]
+                      for bit in set_bits(origins)]
         return sorted(moves, key=str)
 
     def parse_move(self, text: str) -> HexMove:
@@ -345,9 +301,9 @@ class Refugia(Game[RefugiaState, HexMove]):
                 pick -= group[0]
             _, origins, land, jump = group
             origin = _nth_bit(origins, pick)
-            own ^= origin | _toward(origin, -land)
+            own ^= origin | shift_back(origin, -land)
             if jump:
-                over = _toward(origin, -jump)
+                over = shift_back(origin, -jump)
                 if opp & over:
                     opp ^= over
                     neutral |= over
