@@ -19,11 +19,9 @@ from pbem.admin import models as _admin_models  # noqa: F401
 def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = True) -> Flask:
     """The web app; ``overrides`` replace settings read from the environment (tests use them)."""
     # Imported here so that `import pbem.models` (Alembic, the CLI's db commands) needs no engine.
-    from pbem.admin.seatlinks import seat_holder_for
     from pbem.config import check_config, load_config
     from pbem.db import Database
-    from pbem.links import Links
-    from pbem.services import Site
+    from pbem.services.common import site_from_config
     from pbem.templating import TEMPLATES, local_time
 
     config = load_config(None if read_env else {}, read_dotenv=read_env)
@@ -38,8 +36,7 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
         config["DATABASE_URL"], search_path=config.get("DATABASE_SEARCH_PATH"))
     app.extensions["pbem.database"] = database
     # Seat links carry the seat holder's id, so replacing a player kills their old links.
-    links = Links(config["SECRET_KEY"], config["BASE_URL"], seat_holder=seat_holder_for(database))
-    app.extensions["pbem.site"] = Site(links, config["MAIL_FROM"])
+    app.extensions["pbem.site"] = site_from_config(database, config)
     app.jinja_env.filters["local_time"] = local_time
     proxies = int(config.get("TRUSTED_PROXIES") or 0)
     if proxies:

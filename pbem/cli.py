@@ -21,6 +21,7 @@ import click
 
 from pbem.config import check_config, load_config
 from pbem.db import Database
+from pbem.services.common import site_from_config
 
 DEMO_PLAYERS = ("Alice <alice@localhost>", "Bob <bob@localhost>")
 
@@ -48,17 +49,6 @@ def _config() -> dict[str, Any]:
     config = load_config()
     check_config(config)
     return config
-
-
-def _site(config: dict[str, Any]) -> Any:
-    from pbem.admin.seatlinks import seat_holder_for
-    from pbem.links import Links
-    from pbem.services import Site
-
-    # Bound to seat holders as in the web app, so links the CLI sends survive a replacement.
-    holder = seat_holder_for(Database(config["DATABASE_URL"]))
-    return Site(Links(config["SECRET_KEY"], config["BASE_URL"], seat_holder=holder),
-                config["MAIL_FROM"])
 
 
 @click.group()
@@ -125,7 +115,7 @@ def create_game_command(game: str, options: tuple[str, ...], players: tuple[str,
             raise click.BadParameter(f"{item!r}: use NAME=VALUE", param_hint="--option")
         parsed[name.strip()] = value.strip()
     database = Database(config["DATABASE_URL"])
-    site = _site(config)
+    site = site_from_config(database, config)
     try:
         with database.write() as session:
             row = create_game(session, datetime.now(UTC), site, game_type=game, options=parsed,
@@ -156,7 +146,8 @@ def _organiser_action(game: str, action: Any) -> None:
         raise click.ClickException(f"there is no game {game!r}")
     try:
         with database.write() as session:
-            action(session, datetime.now(UTC), _site(config), game_id=row.id)
+            action(session, datetime.now(UTC), site_from_config(database, config),
+                   game_id=row.id)
     except ServiceError as error:
         raise click.ClickException(str(error)) from None
 
@@ -200,7 +191,7 @@ def seed_demo(database: Database, config: dict[str, Any]) -> tuple[str, list[str
     import engine
     from pbem.services import create_game, parse_player, respond_to_invitation
 
-    site = _site(config)
+    site = site_from_config(database, config)
     game_id = "mosey" if "mosey" in engine.GAMES else next(iter(engine.GAMES))
     now = datetime.now(UTC)
     with database.write() as session:

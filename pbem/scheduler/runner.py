@@ -25,7 +25,7 @@ from pbem.db import Database
 from pbem.mail.outbox import DeliveryReport, SmtpSettings, deliver_pending
 from pbem.scheduler.lease import LEASE_TIME, new_holder_id, release_lease, take_lease
 from pbem.scheduler.sweep import SweepSummary, sweep
-from pbem.services.common import Site
+from pbem.services.common import Site, site_from_config
 
 log = logging.getLogger(__name__)
 SWEEP_EVERY_SECONDS = 60
@@ -73,22 +73,6 @@ class SchedulerJobs:
 
     def stop(self) -> None:
         release_lease(self.database, self.holder)
-
-
-def site_from_config(database: Database, config: Mapping[str, Any]) -> Site:
-    """The same Site the web app builds: links bound to the seat's holder, as the app checks."""
-    from pbem.links import Links
-
-    try:
-        from pbem.admin.seatlinks import seat_holder_for
-    except ImportError:  # an installation without the dashboard
-        holder = None
-    else:
-        holder = seat_holder_for(database)
-    links = Links(config["SECRET_KEY"], config["BASE_URL"], seat_holder=holder)
-    alerts = tuple(a.strip().lower() for a in str(config.get("ALERT_EMAILS", "")).split(",")
-                   if "@" in a)
-    return Site(links, config["MAIL_FROM"], alerts)
 
 
 def jobs_from_config(database: Database, config: Mapping[str, Any]) -> SchedulerJobs:

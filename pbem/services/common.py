@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from email.utils import parseaddr
@@ -9,6 +10,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from pbem.db import Database
 from pbem.links import Links
 from pbem.models import AuditEntry, Game, GameStatus, Player, Seat
 
@@ -91,3 +93,17 @@ def lock_game(session: Session, game_id: int) -> Game:
     if row is None:
         raise ServiceError("there is no such game")
     return row
+
+
+def site_from_config(database: Database, config: Mapping[str, Any]) -> Site:
+    """The same Site the web app builds: links bound to the seat's holder, as the app checks."""
+    try:  # the dashboard is imported late: it builds on these services
+        from pbem.admin.seatlinks import seat_holder_for
+    except ImportError:  # an installation without the dashboard
+        holder = None
+    else:
+        holder = seat_holder_for(database)
+    links = Links(config["SECRET_KEY"], config["BASE_URL"], seat_holder=holder)
+    alerts = tuple(a.strip().lower() for a in str(config.get("ALERT_EMAILS", "")).split(",")
+                   if "@" in a)
+    return Site(links, config["MAIL_FROM"], alerts)
