@@ -257,7 +257,8 @@ def test_links_the_cli_sends_after_a_replacement_work(
     from click.testing import CliRunner
 
     from pbem import create_app
-    from pbem.cli import _site, main
+    from pbem.cli import main
+    from pbem.services.common import site_from_config
 
     monkeypatch.chdir(tmp_path)
     url = f"sqlite:///{tmp_path / 'cli.db'}"
@@ -275,9 +276,9 @@ def test_links_the_cli_sends_after_a_replacement_work(
         _mail(database, game_pk, "ann@example.test", "invitation")[0])
         if link.startswith("/invite/"))
     with database.write() as session:
-        actions.replace_player(session, datetime.now(UTC), _site(
-            {"DATABASE_URL": url, "SECRET_KEY": "cli-secret", "BASE_URL": "http://localhost",
-             "MAIL_FROM": "pbem <pbem@localhost>"}), game_id=game_pk, seat=0,
+        actions.replace_player(session, datetime.now(UTC), site_from_config(database, {
+            "SECRET_KEY": "cli-secret", "BASE_URL": "http://localhost",
+            "MAIL_FROM": "pbem <pbem@localhost>"}), game_id=game_pk, seat=0,
             new_player=PlayerSpec("Cat", "cat@example.test"), actor=EMAIL)
     assert runner.invoke(main, ["start-game", str(game_pk)], env=env).exit_code == 0
     app = create_app({"ENV": "development", "TESTING": True, "SECRET_KEY": "cli-secret",
