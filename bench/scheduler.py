@@ -27,6 +27,7 @@ from sqlmodel import SQLModel
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine
+from pbem.clock.controls import PerMove
 from pbem.db import Database
 from pbem.links import Links
 from pbem.mail.catcher import CatchingHandler
@@ -34,7 +35,6 @@ from pbem.mail.outbox import SmtpSettings, deliver_pending
 from pbem.models import Game, GameStatus, OutboxEmail, Player, Seat
 from pbem.scheduler import sweep
 from pbem.services import Site
-from pbem.timecontrol import PerMove
 
 NOW = datetime(2025, 3, 3, 12, 0, tzinfo=UTC)
 PER_MOVE = timedelta(days=3)
@@ -57,7 +57,7 @@ def _game_rows(count: int, due_reminders: int, due_timeouts: int) -> list[dict[s
         rows.append({
             "public_id": f"bench{n:08d}", "game_type": "mosey", "options": {"order": 4},
             "status": GameStatus.ACTIVE, "state": state, "start_state": state, "ply": 0,
-            "to_move": 0, "deadline": deadline, "per_move_seconds": 3 * 86400,
+            "to_move": 0, "deadline": deadline,
             "seed": f"seed{n}", "seed_commitment": "", "winners": None, "result": "",
             "created_at": started, "started_at": started, "time_control": control,
             "timeout_policy": "random", "reminder_seconds": [86400, 7200],
@@ -107,7 +107,7 @@ def delivery(database: Database, count: int) -> None:
     with database.write() as session:
         session.execute(insert(OutboxEmail), [
             {"kind": "notice", "to_address": f"r{n}@example.test", "to_name": "", "subject": "x",
-             "text_body": "hello " * 40, "html_body": "<p>hello</p>" * 40, "image_alt": "",
+             "text_body": "hello " * 40, "html_body": "<p>hello</p>" * 40,
              "message_id": f"<bench{n}@example.test>", "in_reply_to": "",
              "unsubscribe_url": "", "essential": True, "status": "queued", "attempts": 0,
              "next_attempt_at": NOW, "last_error": "", "claimed_by": "", "created_at": NOW}

@@ -16,13 +16,18 @@ from types import MappingProxyType
 
 from engine.base import Game, GameInfo, UnknownGame
 
-# Each module lists its games in GAME_CLASSES; the catalogue keeps this order.
-_MODULES = ("engine.mosey", "engine.refugia", "engine.stigmergy", "engine.rifugio")
+# Each package of engine/games lists its games in GAME_CLASSES; the catalogue keeps this order.
+_PACKAGES = (
+    "engine.games.mosey",
+    "engine.games.refugia",
+    "engine.games.stigmergy",
+    "engine.games.rifugio",
+)
 
 
 def _load() -> dict[str, type[Game]]:  # type: ignore[type-arg]
     classes: dict[str, type[Game]] = {}  # type: ignore[type-arg]
-    for name in _MODULES:
+    for name in _PACKAGES:
         for cls in importlib.import_module(name).GAME_CLASSES:
             classes[cls.info.id] = cls
     return classes

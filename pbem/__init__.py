@@ -12,9 +12,6 @@ from typing import Any
 
 from flask import Flask, Response
 
-# The organisers' tables join the metadata wherever pbem.models is (Alembic, create_all in tests).
-from pbem.admin import models as _admin_models  # noqa: F401
-
 
 def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = True) -> Flask:
     """The web app; ``overrides`` replace settings read from the environment (tests use them)."""
@@ -48,10 +45,11 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)  # type: ignore[method-assign]
 
     from pbem import admin
-    from pbem.web import csrf, dev, games, invites, play, players
+    from pbem.web import csrf, dev, games, invites, play, players, replaced
 
     csrf.init_app(app)
     admin.init_app(app, database)
+    replaced.init_app(app, database)
     for blueprint in (games.bp, play.bp, invites.bp, players.bp):
         app.register_blueprint(blueprint)
     if config["ENV"] == "development":

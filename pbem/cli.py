@@ -23,17 +23,17 @@ from pbem.config import check_config, load_config
 from pbem.db import Database
 from pbem.services.common import site_from_config
 
-DEMO_PLAYERS = ("Alice <alice@localhost>", "Bob <bob@localhost>")
+DEMO_PLAYERS = ("Alice <alice@example.test>", "Bob <bob@example.test>")
 
 
 def parse_duration(text: str) -> timedelta:
-    """``3d`` -> 3 days, in the notation of :mod:`pbem.timecontrol` (``36h``, ``1d12h``, ``90m``).
+    """``3d`` -> 3 days, in the notation of :mod:`pbem.clock.controls` (``36h``, ``1d12h``).
 
     >>> parse_duration("36h")
     datetime.timedelta(days=1, seconds=43200)
     """
-    from pbem.timecontrol import BadTimeControl
-    from pbem.timecontrol import parse_duration as parse
+    from pbem.clock.controls import BadTimeControl
+    from pbem.clock.controls import parse_duration as parse
 
     try:
         duration = parse(text)
@@ -99,8 +99,8 @@ def create_game_command(game: str, options: tuple[str, ...], players: tuple[str,
                         per_move: str | None, random_seats: bool, time_control: str | None,
                         timeout_policy: str | None, no_vacations: bool) -> None:
     """Create a game and email the invitations; prints its id and page URL."""
+    from pbem.clock.controls import BadTimeControl, parse_time_control
     from pbem.services import ServiceError, create_game, parse_player
-    from pbem.timecontrol import BadTimeControl, parse_time_control
 
     try:
         control = parse_time_control(time_control) if time_control else None
@@ -213,7 +213,7 @@ def _seats(session: Any, game_id: int) -> list[Any]:
 
 @main.command()
 def demo() -> None:
-    """Create a demo game between alice@localhost and bob@localhost."""
+    """Create a demo game between alice@example.test and bob@example.test."""
     config = _config()
     url, players = seed_demo(Database(config["DATABASE_URL"]), config)
     click.echo(f"demo game: {url}")

@@ -7,6 +7,7 @@ read ply 7 under a shared lock and then race to upgrade it; with it, the second 
 then reads the first one's result. pysqlite's own implicit BEGIN is switched off so that we can emit
 the right BEGIN ourselves.
 
+>>> from sqlalchemy import text
 >>> database = Database("sqlite://")
 >>> with database.write() as session:
 ...     session.exec(text("select 1")).one()

@@ -13,9 +13,14 @@ Traceback (most recent call last):
 ...
 pbem.links.DamagedLink: this link is damaged
 
-Links for a seat (moving, accepting, resigning, viewing) can also be bound to the player who holds
-the seat: given ``seat_holder``, tokens carry that player's id (``p``), and once an organiser puts
-someone else on the seat the old player's tokens raise :class:`ReplacedSeatLink`.
+Links for a seat (moving, accepting, resigning, viewing) are bound to the player who holds the
+seat: tokens carry that player's id (``p``), and once an organiser puts someone else on the seat the
+old player's tokens raise :class:`ReplacedSeatLink`. Callers that know the holder pass it
+(``holder=``); otherwise ``seat_holder`` (:func:`seat_holder_for` reads the seats table) is asked.
+
+>>> token = links.sign("move", game=3, seat=1, ply=7, p=12)
+>>> links.load("move", token)["p"]
+12
 """
 
 from __future__ import annotations
@@ -25,6 +30,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from itsdangerous import BadSignature, URLSafeSerializer
+from sqlmodel import select
+
+from pbem.db import Database
+from pbem.models import Seat, SeatReplacement
 
 Purpose = Literal["move", "invite", "resign", "player", "unsubscribe", "seat-view"]
 PURPOSES: tuple[Purpose, ...] = ("move", "invite", "resign", "player", "unsubscribe", "seat-view")
@@ -61,17 +70,11 @@ class Links:
     base_url: str
     # Who holds a seat now (the app reads the seats table); None: tokens are not bound.
     seat_holder: SeatHolder | None = field(default=None, compare=False)
-    # Holders decided in a transaction not yet committed (replacing a player), which the
-    # seat_holder, reading committed data, cannot see yet: ((game, seat, player), ...).
-    pinned: tuple[tuple[int, int, int], ...] = ()
 
     def _serializer(self, purpose: Purpose) -> URLSafeSerializer:
         return URLSafeSerializer(self.secret_key, salt=f"pbem-{purpose}")
 
     def holder(self, game: int, seat: int) -> int | None:
-        for pinned_game, pinned_seat, player in self.pinned:
-            if (pinned_game, pinned_seat) == (game, seat):
-                return player
         return self.seat_holder(game, seat) if self.seat_holder else None
 
     def sign(self, purpose: Purpose, **fields: int) -> str:
@@ -100,21 +103,60 @@ class Links:
     def game_url(self, public_id: str) -> str:
         return f"{self.base_url}/g/{public_id}"
 
-    def move_url(self, game: int, seat: int, ply: int) -> str:
-        return f"{self.base_url}/play/{self.sign('move', game=game, seat=seat, ply=ply)}"
+    def _seat_url(self, path: str, purpose: Purpose, game: int, seat: int, holder: int | None,
+                  **fields: int) -> str:
+        if holder is not None:
+            fields["p"] = holder
+        return f"{self.base_url}/{path}/{self.sign(purpose, game=game, seat=seat, **fields)}"
 
-    def invite_url(self, game: int, seat: int) -> str:
-        return f"{self.base_url}/invite/{self.sign('invite', game=game, seat=seat)}"
+    def move_url(self, game: int, seat: int, ply: int, *, holder: int | None = None) -> str:
+        return self._seat_url("play", "move", game, seat, holder, ply=ply)
 
-    def seat_view_url(self, game: int, seat: int) -> str:
+    def invite_url(self, game: int, seat: int, *, holder: int | None = None) -> str:
+        return self._seat_url("invite", "invite", game, seat, holder)
+
+    def seat_view_url(self, game: int, seat: int, *, holder: int | None = None) -> str:
         """The game page as this seat sees it (their hidden information included)."""
-        return f"{self.base_url}/seat/{self.sign('seat-view', game=game, seat=seat)}"
+        return self._seat_url("seat", "seat-view", game, seat, holder)
 
-    def resign_url(self, game: int, seat: int) -> str:
-        return f"{self.base_url}/resign/{self.sign('resign', game=game, seat=seat)}"
+    def resign_url(self, game: int, seat: int, *, holder: int | None = None) -> str:
+        return self._seat_url("resign", "resign", game, seat, holder)
 
     def my_games_url(self, player: int) -> str:
         return f"{self.base_url}/me/{self.sign('player', player=player)}"
 
     def unsubscribe_url(self, player: int) -> str:
         return f"{self.base_url}/unsubscribe/{self.sign('unsubscribe', player=player)}"
+
+
+# -- seats and their holders, as the database has them ----------------------------------------
+
+
+def seat_holder_for(database: Database) -> SeatHolder:
+    """A :data:`SeatHolder` that reads the seats table (committed data)."""
+    def holder(game: int, seat: int) -> int | None:
+        with database.session() as session:
+            return session.exec(select(Seat.player_id).where(
+                Seat.game_id == game, Seat.seat == seat)).first()
+    return holder
+
+
+def refused_seat_token(links: Links, database: Database, purpose: Purpose, token: str) -> bool:
+    """True when ``token`` is for a seat its player no longer holds.
+
+    Tokens signed before seats had holders (invitations are signed while the game's seats are still
+    being written) carry no ``p``: those are refused once the seat has a recorded replacement.
+    A damaged token is not refused here: the page itself says it is damaged.
+    """
+    try:
+        fields = links.load(purpose, token)
+    except ReplacedSeatLink:
+        return True
+    except DamagedLink:
+        return False
+    if "p" in fields or "game" not in fields or "seat" not in fields:
+        return False
+    with database.session() as session:
+        return session.exec(select(SeatReplacement.id).where(
+            SeatReplacement.game_id == fields["game"], SeatReplacement.seat == fields["seat"],
+        )).first() is not None

@@ -1,4 +1,5 @@
-"""The tables: players, games, seats, moves, the mail outbox, board images and the audit log.
+"""The tables: players, games, seats, moves, the mail outbox, board images, the audit log, and the
+organisers' accounts (players have none: their signed links are their identity).
 
 Relationships are plain foreign keys queried explicitly; it keeps each service's SQL visible.
 Times are timezone-aware UTC in Python; the database stores them as UTC.
@@ -108,8 +109,7 @@ class Game(SQLModel, table=True):
     ply: int = 0
     to_move: int | None = None
     deadline: datetime | None = _time(nullable=True)
-    per_move_seconds: int | None = None
-    # The clock (pbem.services.clock). time_control is TimeControl.to_dict(); None: no clock.
+    # The clock (pbem.clock.deadlines). time_control is TimeControl.to_dict(); None: no clock.
     time_control: dict[str, Any] | None = _json()
     timeout_policy: str = ""  # pass, random, forfeit, grace, hold ("" before the scheduler)
     reminder_seconds: list[int] | None = _json()  # reminder offsets before the deadline
@@ -185,8 +185,6 @@ class OutboxEmail(SQLModel, table=True):
     # The board to attach: a position (game, ply) as a viewer (-1: the public) sees it.
     image_ply: int | None = None
     image_viewer: int | None = None
-    image_last_move: str | None = None
-    image_alt: str = ""
     message_id: str
     in_reply_to: str = ""
     unsubscribe_url: str = ""
@@ -212,8 +210,6 @@ class BoardImage(SQLModel, table=True):
     ply: int
     viewer: int  # -1 for the public view
     png: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
-    width: int
-    height: int
 
 
 class AuditEntry(SQLModel, table=True):
@@ -260,3 +256,47 @@ class SchedulerLease(SQLModel, table=True):
     holder: str
     expires_at: datetime = _time()
     renewed_at: datetime = _time()
+
+
+class AdminUser(SQLModel, table=True):
+    """An organiser who may log in to the dashboard."""
+
+    __tablename__ = "admin_users"
+
+    id: int | None = Field(default=None, primary_key=True)
+    email: str = Field(index=True, unique=True)  # stored lower-case
+    password_hash: str  # see pbem.admin.passwords
+    active: bool = True
+    created_at: datetime = _time()
+    last_login_at: datetime | None = _time(nullable=True)
+
+    # Flask-Login's user protocol, written out rather than inherited from UserMixin so the
+    # SQLModel metaclass sees only plain fields.
+    @property
+    def is_authenticated(self) -> bool:
+        return True
+
+    @property
+    def is_active(self) -> bool:
+        return self.active
+
+    @property
+    def is_anonymous(self) -> bool:
+        return False
+
+    def get_id(self) -> str:
+        return str(self.id)
+
+
+class SeatReplacement(SQLModel, table=True):
+    """An organiser put another player on a seat; links sent to the earlier one stop working."""
+
+    __tablename__ = "seat_replacements"
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    seat: int
+    old_player_id: int = Field(foreign_key="players.id")
+    new_player_id: int = Field(foreign_key="players.id")
+    admin_id: int | None = Field(default=None, foreign_key="admin_users.id")
+    at: datetime = _time()

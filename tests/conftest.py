@@ -1,20 +1,14 @@
-"""Fixtures for the service tests: databases (SQLite and PostgreSQL), a real SMTP server, the app.
+"""Fixtures shared by the service, clock, web, admin and scheduler tests (tests/support.py has
+the helpers).
 
-PostgreSQL runs are real: each test gets its own schema in the ``test`` database at 127.0.0.1:5432
-(as user postgres or root; override with PBEM_TEST_POSTGRES_URL), dropped afterwards, so parallel
-runs never collide. When PostgreSQL does not answer, those runs are skipped, never faked.
+PostgreSQL runs are real: each test gets its own schema in the ``test`` database at 127.0.0.1:5432,
+dropped afterwards; when PostgreSQL does not answer, those runs are skipped, never faked.
 """
 
 from __future__ import annotations
 
-import os
-import socket
-import threading
-import uuid
-from collections.abc import Collection, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from datetime import UTC, datetime
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -22,77 +16,26 @@ import pytest
 from aiosmtpd.controller import Controller
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import create_engine, text
-from sqlmodel import SQLModel
 
 import engine
 from pbem import create_app
 from pbem.db import Database
 from pbem.links import Links
-from pbem.mail.catcher import CatchingHandler
-from pbem.mail.outbox import SmtpSettings
-from pbem.services import PlayerSpec, Site, create_game, start_game
-
-# Tried in order; trust auth as user postgres or root.
-POSTGRES_URLS = [os.environ["PBEM_TEST_POSTGRES_URL"]] if "PBEM_TEST_POSTGRES_URL" in os.environ \
-    else ["postgresql+psycopg://postgres@127.0.0.1:5432/test",
-          "postgresql+psycopg://root@127.0.0.1:5432/test"]
-SECRET = "test-secret-key"
-BASE_URL = "http://localhost"
-MAIL_FROM = "pbem <pbem@example.test>"
-BACKENDS = ["sqlite", "postgresql"]
-
-
-@cache
-def postgres_url() -> tuple[str | None, str]:
-    """(the first PostgreSQL URL that answers, or None; why not)."""
-    problems = []
-    for url in POSTGRES_URLS:
-        try:
-            probe = create_engine(url, connect_args={"connect_timeout": 3})
-            with probe.connect() as connection:
-                connection.execute(text("select 1"))
-            probe.dispose()
-            return url, ""
-        except Exception as error:  # any failure means: try the next, then skip with reasons
-            problems.append(f"{url}: {error}")
-    return None, "PostgreSQL does not answer: " + "; ".join(problems)
-
-
-@cache
-def _postgres_admin() -> Any:
-    return create_engine(postgres_url()[0] or "", isolation_level="AUTOCOMMIT")
-
-
-def make_database(backend: str, folder: Path, *, migrate: bool = False) -> tuple[Database, Any]:
-    """A fresh, empty database of ``backend`` and a function that removes it."""
-    if backend == "sqlite":
-        url = f"sqlite:///{folder / 'pbem.db'}"
-        if migrate:
-            from pbem.migrate import upgrade
-            upgrade(url)
-        database = Database(url)
-        if not migrate:
-            SQLModel.metadata.create_all(database.engine)
-        return database, database.dispose
-    url, problem = postgres_url()
-    if url is None:
-        pytest.skip(problem)
-    schema = f"pbem_test_{uuid.uuid4().hex[:12]}"
-    with _postgres_admin().connect() as connection:
-        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-    if migrate:
-        from pbem.migrate import upgrade
-        upgrade(url, search_path=schema)
-    database = Database(url, search_path=schema)
-    if not migrate:
-        SQLModel.metadata.create_all(database.engine)
-
-    def drop() -> None:
-        database.dispose()
-        with _postgres_admin().connect() as connection:
-            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    return database, drop
+from pbem.services import Site
+from tests.support import (
+    BACKENDS,
+    BASE_URL,
+    MAIL_FROM,
+    SECRET,
+    ClockGames,
+    Mailbox,
+    SmtpHandler,
+    SmtpServer,
+    csrf_of,
+    free_port,
+    make_database,
+    smallest_options,
+)
 
 
 @pytest.fixture
@@ -125,27 +68,6 @@ def site() -> Site:
     return Site(Links(SECRET, BASE_URL), MAIL_FROM)
 
 
-SERVICE_TEST_MODULES = ("test_service_", "test_web_", "test_mail_", "test_links", "test_db_")
-
-
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """A service test taking ``game_id`` runs once per game in the catalogue (later ones too).
-
-    Only the service's test modules: the engine's tests parametrise their own way.
-    """
-    module = metafunc.module.__name__.rpartition(".")[2]
-    already = any("game_id" in str(mark.args[0]) for mark in metafunc.definition.iter_markers(
-        "parametrize"))
-    if ("game_id" in metafunc.fixturenames and module.startswith(SERVICE_TEST_MODULES)
-            and not already):
-        metafunc.parametrize("game_id", list(engine.GAMES))
-
-
-def smallest_options(game_id: str) -> dict[str, object]:
-    """The first choice of each option: the smallest boards, so that tests stay fast."""
-    return {o.name: o.choices[0] for o in engine.GAMES[game_id].options}
-
-
 @pytest.fixture(name="smallest_options")
 def smallest_options_fixture() -> Any:
     return smallest_options
@@ -159,51 +81,6 @@ def any_game() -> str:
     return next(iter(engine.GAMES))
 
 
-# -- a real SMTP server ------------------------------------------------------------------------
-
-
-@dataclass
-class Received:
-    mail_from: str
-    recipients: list[str]
-    raw: bytes
-
-
-@dataclass
-class SmtpServer:
-    """What the test SMTP server received; ``refuse`` makes it answer ``refuse_reply`` (by
-    default 451, try later) to that many messages."""
-
-    host: str
-    port: int
-    messages: list[Received] = field(default_factory=list)
-    refuse: int = 0
-    refuse_reply: str = "451 4.3.0 Try again later"
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def settings(self) -> SmtpSettings:
-        return SmtpSettings(host=self.host, port=self.port, mail_from=MAIL_FROM, timeout=10)
-
-
-class _Handler(CatchingHandler):
-    def __init__(self, server: SmtpServer) -> None:
-        super().__init__(lambda f, r, raw: server.messages.append(Received(f, r, raw)))
-        self.server = server
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-        with self.server.lock:
-            if self.server.refuse > 0:
-                self.server.refuse -= 1
-                return self.server.refuse_reply
-        return await super().handle_DATA(server, session, envelope)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
 def closed_port() -> int:
     """A loopback port nothing listens on: a mail server that is down."""
@@ -213,13 +90,10 @@ def closed_port() -> int:
 @pytest.fixture
 def smtp_server() -> Iterator[SmtpServer]:
     server = SmtpServer("127.0.0.1", free_port())
-    controller = Controller(_Handler(server), hostname=server.host, port=server.port)
+    controller = Controller(SmtpHandler(server), hostname=server.host, port=server.port)
     controller.start()
     yield server
     controller.stop()
-
-
-# -- the web app -------------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -236,176 +110,14 @@ def client(app: Flask) -> FlaskClient:
     return app.test_client()
 
 
-# -- reading what was sent ---------------------------------------------------------------------
-
-
-class Mailbox:
-    """Delivers the outbox to the test SMTP server and reads messages back as a person would."""
-
-    def __init__(self, database: Database, server: SmtpServer) -> None:
-        self.database = database
-        self.server = server
-        self.read = 0
-
-    def deliver(self, when: datetime | None = None) -> list[Any]:
-        """One delivery pass; returns the newly received messages, parsed."""
-        import email
-        import email.policy
-
-        from pbem.mail.outbox import deliver_pending
-
-        deliver_pending(self.database, self.server.settings(), when or datetime.now(UTC))
-        new = self.server.messages[self.read:]
-        self.read = len(self.server.messages)
-        return [email.message_from_bytes(m.raw, policy=email.policy.default) for m in new]
-
-    @staticmethod
-    def links(message: Any) -> list[str]:
-        """Every URL in the plain-text part (the part every mail client can show)."""
-        import re
-
-        body = message.get_body(("plain",)).get_content()
-        return re.findall(rf"{re.escape(BASE_URL)}/\S+", body)
-
-    @classmethod
-    def link(cls, message: Any, path: str) -> str:
-        found = [u for u in cls.links(message) if u.startswith(f"{BASE_URL}{path}")]
-        assert found, f"no {path} link in: {cls.links(message)}"
-        return found[0]
-
-
 @pytest.fixture
 def mailbox(sqlite_database: Database, smtp_server: SmtpServer) -> Mailbox:
     return Mailbox(sqlite_database, smtp_server)
 
 
-def csrf_of(html: str) -> str:
-    import re
-
-    match = re.search(r'name="csrf_token" value="([^"]+)"', html)
-    assert match, "the page has no CSRF token"
-    return match[1]
-
-
 @pytest.fixture
 def csrf() -> Any:
     return csrf_of
-
-
-def two_player_game() -> str:
-    """The first game in the catalogue that two people can play."""
-    for game_id, info in engine.GAMES.items():
-        if info.min_players <= 2 <= info.max_players:
-            return game_id
-    pytest.skip("no two-player game in the catalogue")
-
-
-def start_a_game(
-    database: Database, now: datetime, site: Site, game_id: str,
-    options: dict[str, object] | None = None, *, players: list[PlayerSpec] | None = None,
-    **create: Any,
-) -> int:
-    """Create a game of ``game_id`` and start it at once; returns its id.
-
-    Options default to each option's first choice, players to P0, P1, ... at example.test;
-    ``create`` goes on to ``create_game`` (time control, policy, ...).
-    """
-    if options is None:
-        options = {o.name: o.choices[0] for o in engine.GAMES[game_id].options}
-    if players is None:
-        count = engine.new_game(game_id, **options).num_players
-        players = [PlayerSpec(f"P{n}", f"p{n}@example.test") for n in range(count)]
-    with database.write() as session:
-        row = create_game(session, now, site, game_type=game_id, options=options,
-                          players=players, **create)
-        assert row.id is not None
-        start_game(session, now, site, game_id=row.id, force=True)
-        return row.id
-
-
-ADMIN_EMAIL = "boss@example.test"
-ADMIN_PASSWORD = "a long enough password"
-
-
-@pytest.fixture
-def admin_client(client: FlaskClient, sqlite_database: Database) -> FlaskClient:
-    """A test client logged in to the dashboard as ADMIN_EMAIL."""
-    from pbem.admin.accounts import create_admin
-
-    with sqlite_database.write() as session:
-        create_admin(session, datetime.now(UTC), ADMIN_EMAIL, ADMIN_PASSWORD)
-    token = csrf_of(client.get("/admin/login").text)
-    assert client.post("/admin/login", data={"csrf_token": token, "email": ADMIN_EMAIL,
-                                             "password": ADMIN_PASSWORD}).status_code == 302
-    return client
-
-
-# -- games with clocks (the scheduler's tests) ---------------------------------------------------
-
-
-class ClockGames:
-    """Start games with clocks and look at them, on one database, with explicit times."""
-
-    def __init__(self, database: Database, site: Site) -> None:
-        self.database = database
-        self.site = site
-
-    def start(self, game_type: str, now: datetime, *, zones: list[str] | None = None,
-              options: dict[str, object] | None = None, organiser: bool = False,
-              **create: Any) -> int:
-        """A started game of ``game_type`` (smallest options) whose players live in ``zones``."""
-        from pbem.models import Player
-        from pbem.services import PlayerSpec, create_game, start_game
-
-        options = smallest_options(game_type) if options is None else options
-        count = engine.new_game(game_type, **options).num_players
-        people = [PlayerSpec(f"Player {n}", f"p{n}@example.test") for n in range(count)]
-        with self.database.write() as session:
-            from sqlmodel import select
-
-            for number, zone in enumerate(zones or []):
-                person = people[number]
-                player = session.exec(select(Player).where(Player.email == person.email)).first()
-                player = player or Player(name=person.name, email=person.email, created_at=now)
-                player.time_zone = zone
-                session.add(player)
-            session.flush()
-            row = create_game(session, now, self.site, game_type=game_type, options=options,
-                              players=people, organiser=PlayerSpec("Olga", "olga@example.test")
-                              if organiser else None, **create)
-            assert row.id is not None
-            start_game(session, now, self.site, game_id=row.id, force=True)
-            return row.id
-
-    def game(self, game_id: int) -> Any:
-        from pbem.models import Game
-
-        with self.database.session() as session:
-            return session.get(Game, game_id)
-
-    def emails(self, kind: str | None = None, *, to: str | None = None) -> list[Any]:
-        from sqlmodel import col, select
-
-        from pbem.models import OutboxEmail
-
-        query = select(OutboxEmail).order_by(col(OutboxEmail.id))
-        if kind:
-            query = query.where(OutboxEmail.kind == kind)
-        if to:
-            query = query.where(OutboxEmail.to_address == to)
-        with self.database.session() as session:
-            return list(session.exec(query))
-
-    def moves(self, game_id: int) -> list[Any]:
-        from pbem.positions import moves_of
-
-        with self.database.session() as session:
-            return moves_of(session, game_id)
-
-    def sweep(self, now: datetime, **options: Any) -> Any:
-        from pbem.scheduler import sweep
-
-        return sweep(self.database, now, self.site, **options)
 
 
 @pytest.fixture
@@ -417,28 +129,3 @@ def clock_games(database: Database, site: Site) -> ClockGames:
 @pytest.fixture
 def sqlite_clock_games(sqlite_database: Database, site: Site) -> ClockGames:
     return ClockGames(sqlite_database, site)
-
-
-# -- the reference implementations' games ----------------------------------------------------
-
-REFERENCE_FOLDERS = [Path(__file__).parent / "data" / "reference-games",
-                     Path(__file__).parent.parent.parent / "shared" / "reference-games"]
-
-
-def reference_records(games: Collection[str] | None = None) -> list[Any]:
-    """Every reference game once (a copy in tests/data, plus ../shared when it is there), as
-    pytest params named after their file; only those of ``games`` when given."""
-    import json
-
-    seen: set[str] = set()
-    records = []
-    for folder in REFERENCE_FOLDERS:
-        for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
-            for number, line in enumerate(path.read_text().splitlines()):
-                if not line.strip() or line in seen:
-                    continue
-                seen.add(line)
-                record = json.loads(line)
-                if games is None or record["game"] in games:
-                    records.append(pytest.param(record, id=f"{path.stem}#{number}"))
-    return records

@@ -1,7 +1,7 @@
 """The organisers' dashboard: accounts, games, players, mail and audit logs.
 
 ``init_app`` wires it into the app made by :func:`pbem.create_app`: Flask-Login, the dashboard
-blueprints under ``/admin``, and the guard that refuses links of replaced players.
+blueprints under ``/admin``.
 """
 
 from __future__ import annotations
@@ -15,14 +15,13 @@ if TYPE_CHECKING:
 
 
 def init_app(app: Flask, database: Database) -> None:
-    # Imported here: `import pbem` loads this package for its tables, and must stay light.
     from flask import redirect, request, url_for
     from flask_login import LoginManager
     from werkzeug.wrappers import Response
 
-    from pbem.admin import audit_views, auth, dashboard, game_actions, game_detail, seatlinks
+    from pbem.admin import audit_views, auth, dashboard, game_actions, game_detail
     from pbem.admin.accounts import LoginLimiter
-    from pbem.admin.models import AdminUser
+    from pbem.models import AdminUser
 
     production = app.config["ENV"] == "production"
     https = app.config["BASE_URL"].startswith("https://")
@@ -51,4 +50,3 @@ def init_app(app: Flask, database: Database) -> None:
     app.extensions["pbem.login_limiter"] = LoginLimiter()
     for blueprint in (auth.bp, dashboard.bp, game_detail.bp, game_actions.bp, audit_views.bp):
         app.register_blueprint(blueprint)
-    seatlinks.init_app(app, database)

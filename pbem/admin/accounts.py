@@ -3,6 +3,7 @@
 The limiter counts failures per account and per IP address in this process's memory: enough for
 one web process (the usual deployment); each extra process allows its own few guesses.
 
+>>> from datetime import UTC
 >>> limiter = LoginLimiter(max_failures=2, window=timedelta(minutes=15))
 >>> t = datetime(2025, 1, 1, tzinfo=UTC)
 >>> limiter.fail("a@x", "1.2.3.4", t); limiter.fail("a@x", "1.2.3.4", t)
@@ -20,8 +21,8 @@ from functools import cache
 
 from sqlmodel import Session, select
 
-from pbem.admin.models import AdminUser
 from pbem.admin.passwords import WeakPassword, check_password, check_strength, hash_password
+from pbem.models import AdminUser
 
 
 @cache

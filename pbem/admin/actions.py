@@ -6,14 +6,12 @@ entry naming the organiser (``actor``) and puts its emails into the outbox.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from datetime import datetime
 
 from sqlmodel import Session
 
-from pbem.admin.models import SeatReplacement
-from pbem.models import Game, GameStatus, Seat, SeatStatus
+from pbem.models import Game, GameStatus, Seat, SeatReplacement, SeatStatus
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, ServiceError, Site, abort_game
 from pbem.services.common import (
@@ -45,7 +43,7 @@ def resend_turn_email(session: Session, now: datetime, site: Site, *, game_id: i
 def replace_player(session: Session, now: datetime, site: Site, *, game_id: int, seat: int,
                    new_player: PlayerSpec, actor: str, admin_id: int | None = None) -> Seat:
     """Put ``new_player`` on ``seat``: they get fresh links, and the links the previous player
-    was sent stop working (see :mod:`pbem.admin.seatlinks`)."""
+    was sent stop working (see :mod:`pbem.links`)."""
     row = lock_game(session, game_id)
     if row.status not in (GameStatus.INVITED, GameStatus.ACTIVE):
         raise GameNotActive("this game is over; its players can no longer be changed")
@@ -69,11 +67,9 @@ def replace_player(session: Session, now: datetime, site: Site, *, game_id: int,
     session.flush()
     audit(session, now, "player replaced", game_id=game_id, player_id=player.id, actor=actor,
           seat=seat, old_player_id=old_player_id, new_email=player.email)
-    # The seats table says who holds the seat only once this transaction commits; until then
-    # the links for the new player are signed with the holder pinned.
-    pinned = dataclasses.replace(site.links, pinned=((game_id, seat, player.id),))
-    fresh = Site(pinned, site.mail_from)
-    _welcome(session, now, fresh, row, seats, mine)
+    # Every seat link in the welcome is signed for ``mine.player_id``, the new holder, which
+    # the seats table shows others only once this transaction commits.
+    _welcome(session, now, site, row, seats, mine)
     return mine
 
 
@@ -89,7 +85,8 @@ def _welcome(session: Session, now: datetime, site: Site, row: Game, seats: list
     context = game_context(row, game, state, seats, players)
     subject = subject_of(row, [p.name for _, p in context["lineup"]])
     if row.status == GameStatus.INVITED:
-        kind, extra = "invitation", {"invite_url": site.links.invite_url(row.id, seat.seat)}
+        kind, extra = "invitation", {"invite_url": site.links.invite_url(row.id, seat.seat,
+                                                                   holder=seat.player_id)}
     else:
         kind, extra = "notice", {"event": "started"}
     enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id], kind=kind,

@@ -12,9 +12,10 @@ from datetime import timedelta
 from typing import Any
 
 import engine
+from pbem.addresses import BadAddress, BadName, check_address, check_name
+from pbem.clock.controls import BadTimeControl, parse_duration, parse_time_control
+from pbem.clock.deadlines import POLICIES, POLICY_LABELS, default_timeout_policy
 from pbem.services import PlayerSpec
-from pbem.services.clock import POLICIES, POLICY_LABELS, default_timeout_policy
-from pbem.timecontrol import BadTimeControl, parse_duration, parse_time_control
 
 DEFAULT_TIME_CONTROL = "3d"
 DEFAULT_REMINDERS = "24h, 2h"
@@ -72,16 +73,22 @@ def read_form(info: engine.GameInfo, form: Mapping[str, str]) -> CreateGameForm:
             errors[key] = str(error)
     emails: set[str] = set()
     for row in range(info.max_players):
-        name, address = values.get(f"name-{row}", ""), values.get(f"email-{row}", "").lower()
+        name, address = values.get(f"name-{row}", ""), values.get(f"email-{row}", "")
         if not name and not address:
             continue
-        if "@" not in address or " " in address or address.startswith("@") \
-                or address.endswith("@"):
-            errors[f"email-{row}"] = "enter an email address such as ann@example.org"
-        elif address in emails:
-            errors[f"email-{row}"] = "each player needs their own email address"
-        emails.add(address)
-        result.players.append(PlayerSpec(name or address.partition("@")[0], address))
+        try:
+            address = check_address(address)
+        except BadAddress as error:
+            errors[f"email-{row}"] = str(error)
+        else:
+            if address in emails:
+                errors[f"email-{row}"] = "each player needs their own email address"
+            emails.add(address)
+        try:
+            name = check_name(name, default=address.partition("@")[0])
+        except BadName as error:
+            errors[f"name-{row}"] = str(error)
+        result.players.append(PlayerSpec(name, address))
     count = len(result.players)
     if not info.min_players <= count <= info.max_players:
         errors["players"] = (f"{info.name} needs {info.min_players} to {info.max_players} "

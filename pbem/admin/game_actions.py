@@ -15,14 +15,15 @@ from flask import abort, flash, redirect, render_template, request, url_for
 from sqlmodel import Session
 from werkzeug.wrappers import Response
 
+from pbem.addresses import BadAddress, BadName, check_address, check_name
 from pbem.admin import actions
 from pbem.admin.game_detail import load_game
 from pbem.admin.support import actor, admin_blueprint, current_admin
+from pbem.clock.controls import BadTimeControl, parse_duration
 from pbem.models import Game, GameStatus
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, ServiceError
 from pbem.services.common import players_of, seats_of
-from pbem.timecontrol import BadTimeControl, parse_duration
 from pbem.web.support import database, site, utc_now
 
 bp = admin_blueprint("admin_action")
@@ -55,7 +56,7 @@ def _duration(values: dict[str, str]) -> timedelta:
 
 
 def _extend(session: Session, row: Game, values: dict[str, str]) -> str:
-    from pbem.services.clock import extend_deadline
+    from pbem.services.clock_actions import extend_deadline
 
     by = _duration(values)
     assert row.id is not None
@@ -64,7 +65,7 @@ def _extend(session: Session, row: Game, values: dict[str, str]) -> str:
 
 
 def _pause(session: Session, row: Game, values: dict[str, str]) -> str:
-    from pbem.services.clock import pause_game
+    from pbem.services.clock_actions import pause_game
 
     assert row.id is not None
     pause_game(session, row.id, now=utc_now(), actor=actor(), site=site())
@@ -72,7 +73,7 @@ def _pause(session: Session, row: Game, values: dict[str, str]) -> str:
 
 
 def _resume(session: Session, row: Game, values: dict[str, str]) -> str:
-    from pbem.services.clock import resume_game
+    from pbem.services.clock_actions import resume_game
 
     assert row.id is not None
     resume_game(session, row.id, now=utc_now(), actor=actor(), site=site())
@@ -90,10 +91,14 @@ def _replace(session: Session, row: Game, values: dict[str, str]) -> str:
     seat = values.get("seat", "")
     if not seat.isdigit():
         raise FormProblem("seat", "choose the seat whose player you are replacing")
-    address = values.get("email", "").strip().lower()
-    if "@" not in address or " " in address or address.endswith("@"):
-        raise FormProblem("email", "enter the new player's email address")
-    name = values.get("name", "").strip() or address.partition("@")[0]
+    try:
+        address = check_address(values.get("email", ""))
+    except BadAddress as error:
+        raise FormProblem("email", str(error)) from None
+    try:
+        name = check_name(values.get("name", ""), default=address.partition("@")[0])
+    except BadName as error:
+        raise FormProblem("name", str(error)) from None
     actions.replace_player(session, utc_now(), site(), game_id=row.id, seat=int(seat),
                            new_player=PlayerSpec(name, address), actor=actor(),
                            admin_id=current_admin().id)

@@ -28,8 +28,8 @@ def load_game(game_id: int) -> Game:
 
 
 def clock_facts(row: Game) -> dict[str, Any]:
-    """What the clock shows (:mod:`pbem.services.clock` keeps it in the game row)."""
-    from pbem.services.clock import time_control_of
+    """What the clock shows (:mod:`pbem.clock.deadlines` keeps it in the game row)."""
+    from pbem.clock.deadlines import time_control_of
 
     control = time_control_of(row)
     return {

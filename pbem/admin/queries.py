@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -9,7 +10,6 @@ from typing import Any
 from sqlalchemy import func, or_
 from sqlmodel import Session, col, select
 
-from pbem.admin.models import SeatReplacement
 from pbem.models import (
     AuditEntry,
     Game,
@@ -19,6 +19,7 @@ from pbem.models import (
     Player,
     PlayerAbsence,
     Seat,
+    SeatReplacement,
 )
 
 STATUSES = (GameStatus.INVITED, GameStatus.ACTIVE, GameStatus.FINISHED, GameStatus.ABORTED)
@@ -49,6 +50,17 @@ class Page:
     total: int
 
 
+def paginate(session: Session, query: Any, order: tuple[Any, ...], page: int,
+             page_size: int) -> Page:
+    """Page ``page`` (clamped to the pages there are) of ``query``'s rows in ``order``."""
+    total = session.exec(select(func.count()).select_from(query.subquery())).one()
+    pages = max(1, -(-total // page_size))
+    page = min(max(1, page), pages)
+    rows = list(session.exec(query.order_by(*order).offset((page - 1) * page_size)
+                             .limit(page_size)))
+    return Page(rows, page, pages, total)
+
+
 def is_overdue(game: Game, now: datetime) -> bool:
     return (game.status == GameStatus.ACTIVE and game.paused_at is None
             and game.deadline is not None and game.deadline < now)
@@ -69,12 +81,9 @@ def list_games(session: Session, now: datetime, wanted: GameFilter, page_size: i
         seated = select(Seat.game_id).join(Player, col(Player.id) == col(Seat.player_id)).where(
             or_(func.lower(Player.name).like(pattern), col(Player.email).like(pattern)))
         query = query.where(col(Game.id).in_(seated))
-    total = session.exec(select(func.count()).select_from(query.subquery())).one()
-    pages = max(1, -(-total // page_size))
-    page = min(max(1, wanted.page), pages)
-    games = list(session.exec(
-        query.order_by(col(Game.deadline).is_(None), col(Game.deadline), col(Game.id).desc())
-        .offset((page - 1) * page_size).limit(page_size)))
+    found = paginate(session, query, (col(Game.deadline).is_(None), col(Game.deadline),
+                                      col(Game.id).desc()), wanted.page, page_size)
+    games: list[Game] = found.rows
     ids = [g.id for g in games]
     failures = dict(session.exec(
         select(OutboxEmail.game_id, func.count()).where(
@@ -87,7 +96,7 @@ def list_games(session: Session, now: datetime, wanted: GameFilter, page_size: i
         seated_players.setdefault(seat.game_id, []).append(player)
     rows = [GameRow(g, seated_players.get(g.id or 0, []), is_overdue(g, now),
                     failures.get(g.id, 0)) for g in games]
-    return Page(rows, page, pages, total)
+    return dataclasses.replace(found, rows=rows)
 
 
 def mail_page(session: Session, page: int, page_size: int, *, game_id: int | None = None,
@@ -97,12 +106,7 @@ def mail_page(session: Session, page: int, page_size: int, *, game_id: int | Non
         query = query.where(OutboxEmail.game_id == game_id)
     if status:
         query = query.where(OutboxEmail.status == status)
-    total = session.exec(select(func.count()).select_from(query.subquery())).one()
-    pages = max(1, -(-total // page_size))
-    page = min(max(1, page), pages)
-    rows = list(session.exec(query.order_by(col(OutboxEmail.id).desc())
-                             .offset((page - 1) * page_size).limit(page_size)))
-    return Page(rows, page, pages, total)
+    return paginate(session, query, (col(OutboxEmail.id).desc(),), page, page_size)
 
 
 def audit_page(session: Session, page: int, page_size: int, *,
@@ -110,12 +114,7 @@ def audit_page(session: Session, page: int, page_size: int, *,
     query = select(AuditEntry)
     if game_id is not None:
         query = query.where(AuditEntry.game_id == game_id)
-    total = session.exec(select(func.count()).select_from(query.subquery())).one()
-    pages = max(1, -(-total // page_size))
-    page = min(max(1, page), pages)
-    rows = list(session.exec(query.order_by(col(AuditEntry.id).desc())
-                             .offset((page - 1) * page_size).limit(page_size)))
-    return Page(rows, page, pages, total)
+    return paginate(session, query, (col(AuditEntry.id).desc(),), page, page_size)
 
 
 @dataclass(frozen=True)
@@ -134,11 +133,8 @@ def player_rows(session: Session, search: str, page: int, page_size: int) -> Pag
         pattern = f"%{search.strip().lower()}%"
         query = query.where(or_(func.lower(Player.name).like(pattern),
                                 col(Player.email).like(pattern)))
-    total = session.exec(select(func.count()).select_from(query.subquery())).one()
-    pages = max(1, -(-total // page_size))
-    page = min(max(1, page), pages)
-    players = list(session.exec(query.order_by(col(Player.email))
-                                .offset((page - 1) * page_size).limit(page_size)))
+    found = paginate(session, query, (col(Player.email),), page, page_size)
+    players: list[Player] = found.rows
     ids = [p.id for p in players]
     games: dict[int, list[tuple[Game, Seat]]] = {}
     for seat, game in session.exec(select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id))
@@ -162,7 +158,7 @@ def player_rows(session: Session, search: str, page: int, page_size: int) -> Pag
     rows = [PlayerRow(p, games.get(p.id or 0, []), bounces.get(p.id or 0, []),
                       absences.get(p.id or 0, []), replaced.get(p.id or 0, []))
             for p in players]
-    return Page(rows, page, pages, total)
+    return dataclasses.replace(found, rows=rows)
 
 
 # Moves the scheduler plays for a player (pbem.models.MoveSource), as opposed to their own.

@@ -6,7 +6,7 @@ from flask import Blueprint, request
 from flask_login import current_user, login_required
 from werkzeug.wrappers import Response
 
-from pbem.admin.models import AdminUser
+from pbem.models import AdminUser
 from pbem.web.csrf import check_csrf
 
 PAGE_SIZE = 25

@@ -53,9 +53,7 @@ def board_png(database: Database, game_id: int, ply: int, viewer: int) -> bytes:
     png = svg_to_png(svg)
     try:
         with database.write() as session:
-            session.add(BoardImage(game_id=game_id, ply=ply, viewer=viewer, png=png,
-                                   width=int.from_bytes(png[16:20], "big"),
-                                   height=int.from_bytes(png[20:24], "big")))
+            session.add(BoardImage(game_id=game_id, ply=ply, viewer=viewer, png=png))
     except IntegrityError:
         pass  # another deliverer stored the same picture meanwhile
     return png

@@ -10,29 +10,11 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from pbem.addresses import check_address
 from pbem.db import Database
-from pbem.links import Links
+from pbem.errors import GameMovedOn, GameNotActive, NotYourTurn, ServiceError
+from pbem.links import Links, seat_holder_for
 from pbem.models import AuditEntry, Game, GameStatus, Player, Seat
-
-
-class ServiceError(ValueError):
-    """Something a person asked for that cannot be done; the message says why, for them."""
-
-
-class GameMovedOn(ServiceError):
-    """The game is no longer at the ply the player saw (someone else moved, or a double submit)."""
-
-    def __init__(self, game: Game) -> None:
-        super().__init__("the game has moved on since this page was opened")
-        self.game = game
-
-
-class NotYourTurn(ServiceError):
-    pass
-
-
-class GameNotActive(ServiceError):
-    pass
 
 
 @dataclass(frozen=True)
@@ -97,13 +79,11 @@ def lock_game(session: Session, game_id: int) -> Game:
 
 def site_from_config(database: Database, config: Mapping[str, Any]) -> Site:
     """The same Site the web app builds: links bound to the seat's holder, as the app checks."""
-    try:  # the dashboard is imported late: it builds on these services
-        from pbem.admin.seatlinks import seat_holder_for
-    except ImportError:  # an installation without the dashboard
-        holder = None
-    else:
-        holder = seat_holder_for(database)
-    links = Links(config["SECRET_KEY"], config["BASE_URL"], seat_holder=holder)
-    alerts = tuple(a.strip().lower() for a in str(config.get("ALERT_EMAILS", "")).split(",")
-                   if "@" in a)
+    links = Links(config["SECRET_KEY"], config["BASE_URL"], seat_holder=seat_holder_for(database))
+    alerts = tuple(check_address(a) for a in str(config.get("ALERT_EMAILS", "")).split(",")
+                   if a.strip())
     return Site(links, config["MAIL_FROM"], alerts)
+
+
+__all__ = ["GameMovedOn", "GameNotActive", "NotYourTurn", "ServiceError", "Site", "audit",
+           "end_game", "lock_game", "players_of", "seats_of", "site_from_config"]

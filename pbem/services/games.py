@@ -8,14 +8,15 @@ import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from email.utils import parseaddr
 
 from sqlmodel import Session, select
 
 import engine
+from pbem import addresses
+from pbem.clock.controls import PerMove, TimeControl
+from pbem.clock.deadlines import check_policy, clock_columns, start_turn
 from pbem.models import Game, GameStatus, Player, Seat, SeatStatus
 from pbem.positions import current_state
-from pbem.services.clock import check_policy, clock_columns, start_turn
 from pbem.services.common import (
     GameNotActive,
     ServiceError,
@@ -27,7 +28,6 @@ from pbem.services.common import (
     seats_of,
 )
 from pbem.services.notify import board_ref, enqueue, game_context, subject_of
-from pbem.timecontrol import PerMove, TimeControl
 
 
 @dataclass(frozen=True)
@@ -37,15 +37,13 @@ class PlayerSpec:
 
 
 def parse_player(text: str) -> PlayerSpec:
-    """``"Ann Example <ann@example.org>"`` -> PlayerSpec; a bare address works too.
+    """``"Ann Example <ann@example.org>"`` -> PlayerSpec; a bare address works too. Errors
+    (:class:`~pbem.addresses.BadAddress`, :class:`~pbem.addresses.BadName`) are ServiceErrors.
 
     >>> parse_player("Ann <ANN@example.org>")
     PlayerSpec(name='Ann', email='ann@example.org')
     """
-    name, address = parseaddr(text)
-    if "@" not in address:
-        raise ServiceError(f"{text!r} is not 'Name <email>'")
-    return PlayerSpec(name.strip() or address.partition("@")[0], address.strip().lower())
+    return PlayerSpec(*addresses.parse_player(text))
 
 
 def player_for(session: Session, now: datetime, spec: PlayerSpec) -> Player:
@@ -100,8 +98,8 @@ def create_game(
     """Make a game and invite its players (seat order as given, or shuffled).
 
     The clock: ``time_control`` (default 3 days per move; ``per_move`` is the short form of a
-    :class:`~pbem.timecontrol.PerMove`), what happens when it runs out (``timeout_policy``, one of
-    :data:`~pbem.services.clock.POLICIES`; None: the game's default), reminders before each
+    :class:`~pbem.clock.controls.PerMove`), what happens when it runs out (``timeout_policy``,
+    one of :data:`~pbem.clock.deadlines.POLICIES`; None: the game's default), reminders before each
     deadline (default 24 h and 2 h), and whether players' absences stop it.
     """
     if time_control is not None and per_move is not None:
@@ -163,7 +161,8 @@ def _invite(session: Session, now: datetime, site: Site, row: Game, seats: list[
         enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id],
                 kind="invitation", subject=subject,
                 context={**context, "seat": seat,
-                         "invite_url": site.links.invite_url(row.id, seat.seat)})
+                         "invite_url": site.links.invite_url(row.id, seat.seat,
+                                                                  holder=seat.player_id)})
 
 
 def respond_to_invitation(

@@ -96,7 +96,7 @@ def apply_move(
     session: Session, now: datetime, row: Game, move: Any, *, source: str, note: str = "",
 ) -> Move:
     """Apply one move to a locked game row (no emails): state, ply, clock, move record, audit."""
-    from pbem.services.clock import end_turn, refresh_due, start_turn
+    from pbem.clock.deadlines import end_turn, refresh_due, start_turn
 
     assert row.id is not None and row.to_move is not None
     game_id, ply, seat = row.id, row.ply, row.to_move
@@ -253,8 +253,10 @@ def send_turn_notice(
         session, now, site, row=row, seat=seat, player=mail.players[seat.player_id], kind="turn",
         subject=mail.subject, board=mail.board(seat_number),
         context=mail.context_for(seat, describe=game.describe(state, seat_number),
-                                 move_url=site.links.move_url(row.id, seat_number, row.ply),
-                                 resign_url=site.links.resign_url(row.id, seat_number)),
+                                 move_url=site.links.move_url(row.id, seat_number, row.ply,
+                                                              holder=seat.player_id),
+                                 resign_url=site.links.resign_url(row.id, seat_number,
+                                                                  holder=seat.player_id)),
     )
 
 

@@ -86,7 +86,8 @@ def enqueue(
         "game_url": links.game_url(row.public_id),
         "my_games_url": links.my_games_url(player.id),
         "unsubscribe_url": links.unsubscribe_url(player.id),
-        "seat_view_url": links.seat_view_url(row.id, seat.seat) if seat else None,
+        "seat_view_url": links.seat_view_url(row.id, seat.seat, holder=seat.player_id)
+        if seat else None,
     }
     email = OutboxEmail(
         game_id=row.id,
@@ -99,8 +100,6 @@ def enqueue(
         html_body=render_email(f"email/{kind}.html", **context),
         image_ply=board.ply if board else None,
         image_viewer=board.viewer if board else None,
-        image_last_move=board.last_move if board else None,
-        image_alt=board.alt if board else "",
         message_id=message_id,
         in_reply_to=seat.thread_message_id if seat else "",
         unsubscribe_url=links.unsubscribe_url(player.id),

@@ -5,7 +5,7 @@ re-checks that it is still at the ply the sweep saw and still due, and records w
 same transaction as the emails (a reminder marked sent, a timeout move played). So a sweep that runs
 twice, or again after a crash, finds nothing left to do for work already done.
 
-The policies (:data:`~pbem.services.clock.POLICIES`):
+The policies (:data:`~pbem.clock.deadlines.POLICIES`):
 
 - ``pass``: the server passes for the player where a pass is legal, else plays a random move;
 - ``random``: a random legal move, seeded by the game's seed and the ply (reproducible);
@@ -24,9 +24,8 @@ from typing import Any
 
 from sqlmodel import Session
 
-from pbem.models import Game, GameStatus, MoveSource, Player, Seat
-from pbem.positions import current_state
-from pbem.services.clock import (
+from pbem.clock.controls import format_duration, reminder_times
+from pbem.clock.deadlines import (
     POLICY_LABELS,
     SECOND,
     default_timeout_policy,
@@ -34,6 +33,8 @@ from pbem.services.clock import (
     reminder_offsets,
     set_deadline,
 )
+from pbem.models import Game, GameStatus, MoveSource, Player, Seat
+from pbem.positions import current_state
 from pbem.services.common import Site, audit, end_game, lock_game, players_of, seats_of
 from pbem.services.moves import (
     apply_move,
@@ -44,7 +45,6 @@ from pbem.services.moves import (
 )
 from pbem.services.notify import enqueue, game_context, subject_of
 from pbem.templating import local_time
-from pbem.timecontrol import format_duration, reminder_times
 
 MAX_STEPS = 100  # steps of one turn the server plays for a timed-out player; far above any game
 
@@ -122,7 +122,8 @@ def send_due_reminder(session: Session, now: datetime, site: Site, row: Game) ->
                 kind="reminder", subject=subject_of(row, [p.name for _, p in context["lineup"]]),
                 context={**context, "seat": seat, "before": format_duration(left),
                          "policy_text": POLICY_LABELS[policy],
-                         "move_url": site.links.move_url(row.id, seat.seat, row.ply)})
+                         "move_url": site.links.move_url(row.id, seat.seat, row.ply,
+                                                             holder=seat.player_id)})
         audit(session, now, "reminder sent", game_id=row.id, seat=seat.seat, ply=row.ply,
               before=format_duration(due[-1].before))
     refresh_due(row)

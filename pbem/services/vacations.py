@@ -11,10 +11,10 @@ from datetime import date, datetime
 
 from sqlmodel import Session, col, select
 
+from pbem.clock.controls import DEFAULT_ALLOWANCE_DAYS, check_absence, days_in_year, local_date
+from pbem.clock.deadlines import absences_of, recompute_deadlines_of
 from pbem.models import Player, PlayerAbsence
-from pbem.services.clock import absences_of, recompute_deadlines_of
 from pbem.services.common import ServiceError, audit
-from pbem.timecontrol import DEFAULT_ALLOWANCE_DAYS, check_absence, days_in_year, local_date
 
 
 class AbsenceRefused(ServiceError):
@@ -35,7 +35,7 @@ def add_absence(
     session: Session, now: datetime, *, player_id: int, start: date, end: date,
     allowance_days: int = DEFAULT_ALLOWANCE_DAYS,
 ) -> PlayerAbsence:
-    """Record an absence after :func:`pbem.timecontrol.check_absence` says it fits."""
+    """Record an absence after :func:`pbem.clock.controls.check_absence` says it fits."""
     player = session.get(Player, player_id)
     if player is None:
         raise AbsenceRefused("there is no such player")

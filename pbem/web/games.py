@@ -8,11 +8,11 @@ from flask import Blueprint, Response, abort, jsonify, render_template, request,
 from sqlmodel import select
 
 import engine
+from pbem.clock.controls import Fischer
+from pbem.clock.deadlines import POLICY_LABELS, default_timeout_policy, time_control_of
 from pbem.models import Game, GameStatus, Move
 from pbem.positions import engine_game, moves_of, state_at
-from pbem.services.clock import POLICY_LABELS, default_timeout_policy, time_control_of
 from pbem.services.common import players_of, seats_of
-from pbem.timecontrol import Fischer
 from pbem.web.support import board_svg, damaged_link, database, game_of_token, site
 
 bp = Blueprint("games", __name__)
@@ -60,7 +60,7 @@ def render_game_page(
     links = site().links
     move_url = None
     if viewer is not None and row.status == GameStatus.ACTIVE and row.to_move == viewer:
-        move_url = links.move_url(row.id, viewer, row.ply)
+        move_url = links.move_url(row.id, viewer, row.ply, holder=seats[viewer].player_id)
     return render_template(
         "game.html",
         row=row, info=game.info, options=game.options, moves=moves, names=names,
@@ -68,7 +68,8 @@ def render_game_page(
         board=board_svg(game, state, viewer, moves[shown - 1].notation if shown else None),
         describe=game.describe(state, viewer), shown=shown, viewer=viewer, notice=notice,
         move_url=move_url, seat_token=seat_token, **_clock_text(row),
-        resign_url=links.resign_url(row.id, viewer) if viewer is not None
+        resign_url=links.resign_url(row.id, viewer, holder=seats[viewer].player_id)
+        if viewer is not None
         and row.status == GameStatus.ACTIVE else None,
         record_json=url_for("games.record_json", public_id=row.public_id),
         record_text=url_for("games.record_text", public_id=row.public_id),

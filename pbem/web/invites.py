@@ -49,7 +49,8 @@ def invitation(token: str) -> tuple[str, int]:
         assert row.id is not None
         return message_page("Invitation accepted", "The game has started: watch your mail."
                             if started else "Thanks! The game starts when everyone has accepted.",
-                            game_url=site().links.seat_view_url(row.id, seat.seat))
+                            game_url=site().links.seat_view_url(row.id, seat.seat,
+                                                                  holder=seat.player_id))
     game = engine_game(row)
     return render_template(
         "invite.html", row=row, info=game.info, options=game.options, seat=seat, token=token,

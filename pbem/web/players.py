@@ -9,9 +9,11 @@ from flask import Blueprint, current_app, redirect, render_template, request, ur
 from sqlmodel import col, select
 from werkzeug.wrappers import Response
 
+from pbem.addresses import BadName, check_name
+from pbem.clock.controls import DEFAULT_ALLOWANCE_DAYS, BadAbsence, local_date
+from pbem.clock.deadlines import recompute_deadlines_of
 from pbem.links import DamagedLink
 from pbem.models import Game, Player, Seat
-from pbem.services.clock import recompute_deadlines_of
 from pbem.services.common import audit
 from pbem.services.vacations import (
     AbsenceRefused,
@@ -20,7 +22,6 @@ from pbem.services.vacations import (
     days_left,
     remove_absence,
 )
-from pbem.timecontrol import DEFAULT_ALLOWANCE_DAYS, BadAbsence, local_date
 from pbem.web.csrf import check_csrf
 from pbem.web.support import damaged_link, database, load_token, message_page, site, utc_now
 
@@ -39,6 +40,11 @@ def my_games(token: str) -> tuple[str, int] | Response:
         check_csrf()
         if request.form.get("action") in ("add_absence", "cancel_absence"):
             return _change_absences(token, player_id)
+        try:
+            name = check_name(request.form.get("name", ""))
+        except BadName as error:
+            return message_page("Your name was not saved", f"{error}. Nothing was changed; "
+                                "please go back and correct it.", 400)
         zone = request.form.get("time_zone", "UTC").strip()
         if zone not in available_timezones():
             return message_page("Unknown time zone", f"{zone!r} is not a time zone we know; "
@@ -47,7 +53,7 @@ def my_games(token: str) -> tuple[str, int] | Response:
             player = session.get(Player, player_id)
             if player is None:
                 return damaged_link()
-            player.name = request.form.get("name", player.name).strip()[:100] or player.name
+            player.name = name or player.name
             zone_changed = player.time_zone != zone
             player.time_zone = zone
             language = request.form.get("language", "en")
@@ -77,7 +83,8 @@ def _my_games_page(token: str, player_id: int, *, absence_error: str = "",
             .where(Seat.player_id == player_id).order_by(col(Game.created_at).desc())
         ).all()
     links = site().links
-    games = [(game, seat, links.seat_view_url(game.id, seat.seat) if game.id else "")
+    games = [(game, seat, links.seat_view_url(game.id, seat.seat, holder=player_id)
+              if game.id else "")
              for game, seat in rows]
     return render_template("me.html", player=player, games=games, token=token,
                            languages=LANGUAGES, saved=bool(request.args.get("saved")),

@@ -1,0 +1,20 @@
+"""The Mosey family: Mosey, Don't Mosey, Keep-a-riding, Firestorm, Conflagration and Backfire.
+
+``rules`` holds the games, ``moves`` the movement rules written plainly, ``fast`` the same rules
+on bitboards for random playouts.
+"""
+
+from engine.games.mosey.rules import (
+    GAME_CLASSES,
+    Backfire,
+    Conflagration,
+    DontMosey,
+    Firestorm,
+    KeepARiding,
+    Mosey,
+    MoseyGame,
+    MoseyState,
+)
+
+__all__ = ["GAME_CLASSES", "Backfire", "Conflagration", "DontMosey", "Firestorm", "KeepARiding",
+           "Mosey", "MoseyGame", "MoseyState"]

@@ -1,0 +1,14 @@
+"""Stigmergy: line-of-sight territory with komi negotiation and a button.
+
+``rules`` holds the game and its drawing, ``board`` sight, control and the fast playout.
+"""
+
+from engine.games.stigmergy.rules import (
+    GAME_CLASSES,
+    KomiMove,
+    Stigmergy,
+    StigmergyMove,
+    StigmergyState,
+)
+
+__all__ = ["GAME_CLASSES", "KomiMove", "Stigmergy", "StigmergyMove", "StigmergyState"]

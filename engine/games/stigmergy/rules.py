@@ -1,0 +1,410 @@
+"""Stigmergy (Steve Metzger and Luis Bolaños Mures, 2021): a territory game of lines of sight.
+
+Place a stone on any empty cell your opponent does not control, or replace an enemy stone on a cell
+you control; two successive passes end the game. Rules decisions: docs/rules/stigmergy.md.
+
+>>> from engine import new_game
+>>> game = new_game("stigmergy", size=5)
+>>> [str(m) for m in game.legal_moves(game.start())]
+['<komi>']
+>>> state = game.play(game.play(game.start(), "+7"), "play-second")
+>>> game.seat_names(state), game.to_move(state)
+(('Black', 'White'), 0)
+>>> str(game.legal_moves(state)[-1])
+'take-button'
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from engine.base import (
+    JSON,
+    CellHref,
+    Game,
+    GameInfo,
+    IllegalMove,
+    NumberChoice,
+    Option,
+    Outcome,
+)
+from engine.games.stigmergy.board import (
+    BLACK,
+    CHARS,
+    EMPTY,
+    WHITE,
+    WORD_ORDER,
+    Sight,
+    StigmergyState,
+    has_button,
+    playout,
+)
+from engine.hexboard import HexMove
+from engine.hexsvg import draw_hex_board
+
+COLOUR_NAMES = {BLACK: "Black", WHITE: "White"}
+SIZES = (5, 6, 7, 8, 9, 10)
+_KOMI = re.compile(r"^([+-]?)\s*(\d{1,6})$")
+
+__all__ = ["GAME_CLASSES", "KomiMove", "Stigmergy", "StigmergyMove", "StigmergyState"]
+
+
+@dataclass(frozen=True)
+class KomiMove:
+    """The first setup turn: naming the komi, written as a signed integer.
+
+    >>> str(KomiMove.parse(" +4 ")), str(KomiMove(-3))
+    ('4', '-3')
+    """
+
+    value: int
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    @classmethod
+    def parse(cls, text: str) -> KomiMove:
+        match = _KOMI.match(text.strip())
+        if not match:
+            raise IllegalMove(f"{text.strip()!r} is not a komi (a whole number such as 7 or -3)")
+        return cls(int(match.group(1) + match.group(2)))
+
+
+StigmergyMove = HexMove | KomiMove
+"""``D5`` place, ``D5x`` replace, ``pass``, ``take-button``, ``play-second``, or a komi (``7``)."""
+
+
+def parse_move(text: str) -> StigmergyMove:
+    """Read Stigmergy notation.
+
+    >>> [str(parse_move(t)) for t in ("d5", "D5 x", "Take-Button", "-3")]
+    ['D5', 'D5x', 'take-button', '-3']
+    """
+    if _KOMI.match(text.strip()):
+        return KomiMove.parse(text)
+    move = HexMove.parse(text, WORD_ORDER)
+    if move.origin is not None:
+        raise IllegalMove(f"{text.strip()!r} is not a Stigmergy move: stones never move "
+                          "(try D5, D5x, pass or take-button)")
+    return move
+
+
+def _points(value: float) -> str:
+    return f"{value:g}"
+
+
+class Stigmergy(Game[StigmergyState, StigmergyMove]):
+    """Stigmergy on a hexhex board, with komi named and sides chosen in two setup turns."""
+
+    info = GameInfo(
+        id="stigmergy",
+        name="Stigmergy",
+        min_players=2,
+        max_players=2,
+        options=(
+            Option("size", "Board side", SIZES, 8, help="hexhex board of 61 to 271 cells"),
+            Option("komi", "Komi", ("negotiate", "none"), "negotiate",
+                   help="negotiate: the first player names the komi, the second chooses sides"),
+        ),
+        summary=("A territory game of lines of sight on a hexhex board. A cell is yours when "
+                 "more than half as many of your stones see it as it has neighbours. Place on "
+                 "any cell your opponent does not control, replace enemy stones on cells you "
+                 "control; stones plus controlled cells score."),
+    )
+
+    def __init__(self, **options: object) -> None:
+        super().__init__(**options)
+        self.side = int(self.options["size"])
+        self.sight = Sight.of(self.side)
+        self.board = self.sight.board
+        self.negotiate = self.options["komi"] == "negotiate"
+        self.komi_limit = self.board.size + 1
+        self._control_cache: dict[str, tuple[int, int, int, int]] = {}
+
+    # -- positions ---------------------------------------------------------------------------
+
+    def start(self, seed: int | str | None = None) -> StigmergyState:
+        empty = CHARS[EMPTY] * self.board.size
+        if self.negotiate:
+            return StigmergyState(board=empty, komi=None, black_seat=None)
+        return StigmergyState(board=empty, komi=0, black_seat=0)
+
+    def to_move(self, state: StigmergyState) -> int | None:
+        return None if state.passes >= 2 else state.mover
+
+    def _analyse(self, state: StigmergyState) -> tuple[int, int, int, int]:
+        """(Black stones, White stones, cells Black controls, cells White controls)."""
+        found = self._control_cache.get(state.board)
+        if found is None:
+            black, white = state.masks()
+            found = (black, white, *self.sight.control(black, white))
+            if len(self._control_cache) > 256:
+                self._control_cache.clear()
+            self._control_cache[state.board] = found
+        return found
+
+    def _words(self, state: StigmergyState) -> list[str]:
+        """The single-word moves open to the seat to move (sorted)."""
+        if state.komi is None:
+            return []
+        if state.black_seat is None:
+            return ["play-second"]
+        if self._button_available(state):
+            return ["take-button"]
+        black, white, black_ctrl, white_ctrl = self._analyse(state)
+        uncontrolled = self.board.all_mask & ~(black | white | black_ctrl | white_ctrl)
+        return [] if uncontrolled else ["pass"]
+
+    @staticmethod
+    def _button_available(state: StigmergyState) -> bool:
+        return state.black_seat is not None and has_button(state.komi) and state.button is None
+
+    def _komi_choice(self) -> NumberChoice:
+        return NumberChoice("komi", -self.komi_limit, self.komi_limit,
+                            label="Komi (added to White's score)")
+
+    def legal_moves(self, state: StigmergyState) -> list[StigmergyMove | NumberChoice]:
+        if state.passes >= 2:
+            return []
+        if state.komi is None:
+            return [self._komi_choice()]
+        black, white, black_ctrl, white_ctrl = self._analyse(state)
+        if state.colour_to_move == BLACK:
+            places, replaces = ~(black | white | white_ctrl), white & black_ctrl
+        else:
+            places, replaces = ~(black | white | black_ctrl), black & white_ctrl
+        moves: list[StigmergyMove | NumberChoice] = [
+            HexMove(target=text.removesuffix("x"), capture=True) if x else HexMove(target=text)
+            for text, c, x in self.sight.order if (replaces if x else places) >> c & 1
+        ]
+        moves.extend(HexMove(word=w) for w in self._words(state))
+        return moves
+
+    def parse_move(self, text: str) -> StigmergyMove:
+        return parse_move(text)
+
+    def number_to_move(self, state: StigmergyState, choice: NumberChoice,
+                       value: int) -> StigmergyMove:
+        return KomiMove(value)
+
+    def _cell_problem(self, state: StigmergyState, move: HexMove) -> str | None:
+        """Why a placement or replacement is illegal, or None when it is legal."""
+        label = move.target or ""
+        if label not in self.board:
+            return f"{label} is not a cell of this board"
+        c = self.board.index(label)
+        colour = state.colour_to_move
+        black, white, black_ctrl, white_ctrl = self._analyse(state)
+        mine, theirs = (black, white) if colour == BLACK else (white, black)
+        mine_ctrl, theirs_ctrl = ((black_ctrl, white_ctrl) if colour == BLACK
+                                  else (white_ctrl, black_ctrl))
+        if not move.capture:
+            if (black | white) >> c & 1:
+                return f"{label} is occupied (replace with {label}x if you control it)"
+            if theirs_ctrl >> c & 1:
+                return f"{label} is controlled by {COLOUR_NAMES[3 - colour]}"
+            return None
+        if mine >> c & 1:
+            return f"{label} holds your own stone"
+        if not theirs >> c & 1:
+            return f"{label} is empty (place with {label})"
+        if not mine_ctrl >> c & 1:
+            return f"you do not control {label}"
+        return None
+
+    def _problem(self, state: StigmergyState, move: StigmergyMove) -> str | None:
+        """Why ``move`` is illegal in ``state`` (None when it is legal)."""
+        if isinstance(move, KomiMove):
+            if state.komi is not None:
+                return ("the komi has already been named" if self.negotiate
+                        else "this game is played without komi")
+            if move.value not in self._komi_choice():
+                return (f"komi must be a whole number from {-self.komi_limit} "
+                        f"to {self.komi_limit}")
+            return None
+        if state.komi is None:
+            return (f"first name the komi: a whole number from {-self.komi_limit} "
+                    f"to {self.komi_limit}")
+        if move.word is None:
+            return self._cell_problem(state, move)
+        if move.word == "play-second":
+            return None if state.black_seat is None else "sides have already been chosen"
+        if move.word == "take-button":
+            if not has_button(state.komi):
+                return ("there is no button: the komi is even" if state.komi % 2 == 0
+                        else "there is no button: only a positive odd komi brings one")
+            if state.button is not None:
+                return f"the button is already held by {self.seat_names(state)[state.button]}"
+            if state.black_seat is None:
+                return "the button can be taken once sides are chosen"
+            return None
+        if state.black_seat is None:
+            return "you may not pass while choosing sides"
+        if self._button_available(state):
+            return "you may not pass while the button is available"
+        if "pass" not in self._words(state):
+            return "you may not pass while an empty cell is uncontrolled"
+        return None
+
+    def is_legal(self, state: StigmergyState, move: StigmergyMove) -> bool:
+        return state.passes < 2 and self._problem(state, move) is None
+
+    def explain_illegal(self, state: StigmergyState, move: StigmergyMove) -> str:
+        if state.passes >= 2:
+            return "the game is over"
+        return self._problem(state, move) or f"{move} is not a legal move here"
+
+    def apply(self, state: StigmergyState, move: StigmergyMove) -> StigmergyState:
+        after = replace(state, mover=1 - state.mover, ply=state.ply + 1)
+        if isinstance(move, KomiMove):
+            return replace(after, komi=move.value)
+        if move.word == "pass":
+            return replace(after, passes=state.passes + 1)
+        if move.word == "take-button":
+            return replace(after, button=state.mover, passes=0)
+        if move.word == "play-second":
+            return replace(after, black_seat=1 - state.mover)
+        c = self.board.index(move.target or "")
+        board = state.board[:c] + CHARS[state.colour_to_move] + state.board[c + 1:]
+        black_seat = state.mover if state.black_seat is None else state.black_seat
+        return replace(after, board=board, black_seat=black_seat, passes=0)
+
+    def playout(self, state: StigmergyState, rng: random.Random,
+                max_plies: int = 100_000) -> StigmergyState:
+        return playout(self.sight, state, rng, max_plies, (-self.komi_limit, self.komi_limit))
+
+    # -- results -----------------------------------------------------------------------------
+
+    def colour_scores(self, state: StigmergyState) -> tuple[float, float]:
+        """(Black, White): stones plus controlled empty cells, komi to White, 1/2 for the button."""
+        black, white, black_ctrl, white_ctrl = self._analyse(state)
+        empty = self.board.all_mask & ~(black | white)
+        scores = [0.0, float((black | black_ctrl & empty).bit_count()),
+                  float((white | white_ctrl & empty).bit_count() + (state.komi or 0))]
+        if state.button is not None and state.black_seat is not None:
+            scores[BLACK if state.button == state.black_seat else WHITE] += 0.5
+        return scores[BLACK], scores[WHITE]
+
+    def outcome(self, state: StigmergyState) -> Outcome | None:
+        if state.passes < 2:
+            return None
+        black, white = self.colour_scores(state)
+        black_seat = state.black_seat or 0
+        by_seat = [0.0, 0.0]
+        by_seat[black_seat], by_seat[1 - black_seat] = black, white
+        winners = () if black == white else (black_seat if black > white else 1 - black_seat,)
+        reason = f"Black {_points(black)}, White {_points(white)} ({self._terms(state)})."
+        return Outcome(winners=winners, scores=(by_seat[0], by_seat[1]), reason=reason)
+
+    def _terms(self, state: StigmergyState) -> str:
+        """The komi and button, in words."""
+        if state.komi is None:
+            return f"komi still to be named by {self.seat_names(state)[0]}"
+        text = f"komi {state.komi}"
+        if has_button(state.komi):
+            holder = ("available" if state.button is None
+                      else f"held by {self.seat_names(state)[state.button]}")
+            text += f", button {holder}"
+        return text
+
+    def seat_names(self, state: StigmergyState) -> tuple[str, ...]:
+        if state.black_seat is None:
+            return ("First", "Second")
+        return ("Black", "White") if state.black_seat == 0 else ("White", "Black")
+
+    def describe(self, state: StigmergyState, viewer: int | None = None) -> str:
+        if state.passes >= 2:
+            return super().describe(state, viewer)
+        names = self.seat_names(state)
+        if state.komi is None:
+            return f"{names[0]} to name the komi."
+        if state.black_seat is None:
+            return (f"Komi {state.komi}. {names[1]} to choose sides: place Black's first stone, "
+                    "or play-second.")
+        black, white = self.colour_scores(state)
+        return (f"Black {_points(black)}, White {_points(white)} ({self._terms(state)}). "
+                f"{names[state.mover]} to move.")
+
+    # -- storage -----------------------------------------------------------------------------
+
+    def encode(self, state: StigmergyState) -> JSON:
+        return {"board": state.board, "komi": state.komi, "black_seat": state.black_seat,
+                "mover": state.mover, "button": state.button, "passes": state.passes,
+                "ply": state.ply}
+
+    def decode(self, data: Mapping[str, Any]) -> StigmergyState:
+        board = str(data["board"])
+        if len(board) != self.board.size or set(board) - set(CHARS):
+            raise ValueError(f"a Stigmergy board of side {self.side} has {self.board.size} "
+                             f"cells of {CHARS!r}")
+
+        def seat(value: object) -> int | None:
+            return None if value is None else int(str(value))
+
+        return StigmergyState(
+            board=board, komi=None if data["komi"] is None else int(data["komi"]),
+            black_seat=seat(data["black_seat"]), mover=int(data["mover"]),
+            button=seat(data.get("button")), passes=int(data.get("passes", 0)),
+            ply=int(data.get("ply", 0)))
+
+    # -- drawing -----------------------------------------------------------------------------
+
+    def move_cells(self, move: StigmergyMove) -> tuple[str, ...]:
+        return move.cells if isinstance(move, HexMove) else ()
+
+    def _header(self, state: StigmergyState) -> list[str]:
+        if state.komi is None:
+            return ["Komi not named yet", self.describe(state)]
+        black, white = self.colour_scores(state)
+        names = self.seat_names(state)
+        terms = self._terms(state)
+        lines = [f"{terms[0].upper()}{terms[1:]} · Black {_points(black)} · "
+                 f"White {_points(white)}"]
+        if state.passes >= 2:
+            lines.append(self.describe(state).split(". ")[0] + ".")
+        elif state.black_seat is None:
+            lines.append(f"{names[1]} to choose sides")
+        else:
+            lines.append(f"{names[state.mover]} to move")
+        return lines
+
+    def render_svg(
+        self,
+        state: StigmergyState,
+        viewer: int | None = None,
+        last_move: StigmergyMove | str | None = None,
+        cell_href: CellHref | None = None,
+    ) -> str:
+        _, _, black_ctrl, white_ctrl = self._analyse(state)
+        stones = {c: "black" if ch == "B" else "white"
+                  for c, ch in enumerate(state.board) if ch != "."}
+        dots = {c: "black" if black_ctrl >> c & 1 else "white" for c in range(self.board.size)
+                if c not in stones and (black_ctrl | white_ctrl) >> c & 1}
+        last = self.last_move_of(last_move)
+        marks = [self.board.index(cell) for cell in self.move_cells(last)
+                 if cell in self.board] if last is not None else []
+        return draw_hex_board(self.board, stones=stones, dots=dots, marks=marks,
+                              cell_href=cell_href, header=self._header(state),
+                              title="Stigmergy")
+
+    def render_text(self, state: StigmergyState, viewer: int | None = None) -> str:
+        """Rows from the top: B/W stones, b/w empty cells Black/White controls, . the rest."""
+        _, _, black_ctrl, white_ctrl = self._analyse(state)
+        rows = []
+        for number, (start, end) in reversed(list(enumerate(self.board.row_ranges(), 1))):
+            marks = []
+            for c in range(start, end):
+                ch = state.board[c]
+                if ch == ".":
+                    ch = "b" if black_ctrl >> c & 1 else "w" if white_ctrl >> c & 1 else "."
+                marks.append(ch)
+            indent = " " * abs(number - self.side)
+            rows.append(f"{number:>2} {indent}{' '.join(marks)}")
+        return "\n".join([*self._header(state), *rows])
+
+
+GAME_CLASSES = (Stigmergy,)

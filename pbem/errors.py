@@ -1,0 +1,29 @@
+"""Errors a person can cause: each message says why, for them.
+
+They live below every package that raises them (the clock, the services, the mail) so none of those
+has to import another to say no.
+"""
+
+from __future__ import annotations
+
+from pbem.models import Game
+
+
+class ServiceError(ValueError):
+    """Something a person asked for that cannot be done; the message says why, for them."""
+
+
+class GameMovedOn(ServiceError):
+    """The game is no longer at the ply the player saw (someone else moved, or a double submit)."""
+
+    def __init__(self, game: Game) -> None:
+        super().__init__("the game has moved on since this page was opened")
+        self.game = game
+
+
+class NotYourTurn(ServiceError):
+    pass
+
+
+class GameNotActive(ServiceError):
+    pass

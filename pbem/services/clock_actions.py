@@ -1,0 +1,91 @@
+"""Organisers' actions on a game's clock: extend the deadline, pause, resume.
+
+Each is audit-logged with the actor, and every player is told by email. The clock arithmetic is in
+:mod:`pbem.clock`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlmodel import Session
+
+from pbem.clock.controls import format_duration
+from pbem.clock.deadlines import SECOND, refresh_due, remaining, set_deadline, time_control_of
+from pbem.models import Game, GameStatus
+from pbem.services.common import GameNotActive, ServiceError, Site, audit, lock_game
+from pbem.services.timeouts import clock_notice
+
+
+def _running(session: Session, game_id: int) -> Game:
+    row = lock_game(session, game_id)
+    if row.status != GameStatus.ACTIVE:
+        raise GameNotActive("this game is not running")
+    return row
+
+
+def extend_deadline(
+    session: Session, game_id: int, *, by: timedelta, now: datetime, actor: str,
+    site: Site,
+) -> Game:
+    """Give the player to move ``by`` more clock time (from now if their clock has run out); a
+    held game starts waiting on them again."""
+    if not isinstance(by, timedelta) or by <= timedelta(0):
+        raise ServiceError("an extension must be longer than zero")
+    row = _running(session, game_id)
+    if time_control_of(row) is None or row.turn_started_at is None:
+        raise ServiceError("this game has no clock to extend")
+    row.turn_bank_seconds = (row.turn_bank_seconds or 0) + by // SECOND
+    if row.paused_at is not None:
+        row.paused_remaining_seconds = (row.paused_remaining_seconds or 0) + by // SECOND
+    if row.paused_at is None and row.deadline is not None and row.deadline <= now:
+        # An expired clock (held, or not swept yet): the extension counts from now, not from
+        # the old deadline, or it could end in the past.
+        row.turn_started_at, row.turn_bank_seconds = now, by // SECOND
+    row.held_since = None
+    set_deadline(session, row)
+    session.add(row)
+    audit(session, now, "deadline extended", game_id=game_id, actor=actor,
+          by=format_duration(by), deadline=row.deadline.isoformat() if row.deadline else None)
+    clock_notice(session, now, site, row, "extended",
+                   f"The organiser ({actor}) gave the player to move {format_duration(by)} more.")
+    return row
+
+
+def pause_game(session: Session, game_id: int, *, now: datetime, actor: str,
+               site: Site) -> Game:
+    """Stop the clock; the time left is kept for :func:`resume_game`. Moves wait meanwhile."""
+    row = _running(session, game_id)
+    if row.paused_at is not None:
+        raise ServiceError("this game is already paused")
+    left = remaining(session, row, now)
+    row.paused_at = now
+    row.paused_remaining_seconds = None if left is None else max(left // SECOND, 60)
+    row.deadline = None
+    refresh_due(row)
+    session.add(row)
+    audit(session, now, "game paused", game_id=game_id, actor=actor,
+          remaining_seconds=row.paused_remaining_seconds)
+    clock_notice(session, now, site, row, "paused",
+                   f"The organiser ({actor}) paused the game: the clock is stopped and moves "
+                   "wait until it is resumed.")
+    return row
+
+
+def resume_game(session: Session, game_id: int, *, now: datetime, actor: str,
+                site: Site) -> Game:
+    """Restart the clock with the time that was left when it was paused."""
+    row = _running(session, game_id)
+    if row.paused_at is None:
+        raise ServiceError("this game is not paused")
+    row.paused_at = None
+    if row.paused_remaining_seconds is not None:
+        row.turn_started_at, row.turn_bank_seconds = now, row.paused_remaining_seconds
+    row.paused_remaining_seconds = None
+    set_deadline(session, row)
+    session.add(row)
+    audit(session, now, "game resumed", game_id=game_id, actor=actor,
+          deadline=row.deadline.isoformat() if row.deadline else None)
+    clock_notice(session, now, site, row, "resumed",
+                   f"The organiser ({actor}) resumed the game; the clock runs again.")
+    return row

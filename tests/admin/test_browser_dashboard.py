@@ -1,0 +1,259 @@
+"""The dashboard in a real browser: Playwright drives Debian's Chromium against a real server.
+
+The server runs in a thread on a free loopback port with a migrated SQLite file; mail goes over
+SMTP to the real development catcher (aiosmtpd), which stores it in the database for /dev/mail.
+Screenshots of the main pages go to artifacts/screenshots/ (not committed) for people to look at.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlmodel import select
+
+import engine
+from pbem import create_app
+from pbem.admin.accounts import create_admin
+from pbem.db import Database
+from pbem.mail.catcher import database_store, start_catcher
+from pbem.mail.outbox import SmtpSettings, deliver_pending
+from pbem.migrate import upgrade
+from pbem.models import Game
+from tests.support import two_player_game
+
+CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+ADMIN = "organiser@example.test"
+PASSWORD = "browser test password"
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
+                                reason="Debian's chromium is not installed at /usr/bin/chromium "
+                                       "(make test installs it)")
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class Server:
+    base: str
+    database: Database
+    smtp: SmtpSettings
+
+    def deliver(self) -> None:
+        """One pass over the outbox into the mail catcher (pbem dev runs this every 2 s)."""
+        deliver_pending(self.database, self.smtp, datetime.now(UTC))
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    from werkzeug.serving import make_server
+
+    url = f"sqlite:///{tmp_path / 'browser.db'}"
+    upgrade(url)  # the real migration chain
+    database = Database(url)
+    with database.write() as session:
+        create_admin(session, datetime.now(UTC), ADMIN, PASSWORD)
+    smtp_port, web_port = _free_port(), _free_port()
+    catcher = start_catcher(database_store(database), host="127.0.0.1", port=smtp_port)
+    base = f"http://127.0.0.1:{web_port}"
+    config = {"ENV": "development", "SECRET_KEY": "browser-secret", "BASE_URL": base,
+              "DATABASE": database, "DATABASE_URL": url, "SMTP_HOST": "127.0.0.1",
+              "SMTP_PORT": smtp_port, "SMTP_TLS": "none", "MAIL_FROM": "pbem <pbem@localhost>"}
+    app = create_app(config, read_env=False)
+    http = make_server("127.0.0.1", web_port, app, threaded=True)
+    thread = threading.Thread(target=http.serve_forever, daemon=True)
+    thread.start()
+    yield Server(base, database, SmtpSettings(host="127.0.0.1", port=smtp_port,
+                                              mail_from=config["MAIL_FROM"], timeout=10))
+    http.shutdown()
+    catcher.stop()
+    database.dispose()
+
+
+@pytest.fixture
+def page(server: Server) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        context = browser.new_context(viewport={"width": 1200, "height": 900})
+        context.set_default_timeout(10_000)
+        yield context.new_page()
+        context.close()
+        browser.close()
+
+
+def _shot(page: Any, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+
+
+def _open_mail_to(page: Any, server: Server, address: str, link_text: str) -> None:
+    """In the mail catcher, open the newest message to ``address`` with a link ``link_text``.
+
+    Every email of a game has the same subject (mail clients thread them), so this opens them
+    newest first as a reader would, until one has the link.
+    """
+    page.goto(f"{server.base}/dev/mail")
+    count = page.locator("tr", has_text=address).count()
+    for index in range(count):
+        page.goto(f"{server.base}/dev/mail")
+        page.locator("tr", has_text=address).nth(index).get_by_role("link").click()
+        page.wait_for_url(re.compile(r"/dev/mail/\d+$"))
+        if page.frame_locator("iframe").get_by_role("link", name=link_text).count():
+            return
+    raise AssertionError(f"no email to {address} with a link {link_text!r}")
+
+
+def _click_link_in_mail(page: Any, text: str) -> None:
+    """Follow a link in the HTML part, as a reader of the email would."""
+    page.frame_locator("iframe").get_by_role("link", name=text).click()
+    page.wait_for_url(re.compile(r"/(invite|play)/"))
+
+
+def test_an_organiser_runs_a_game_in_the_browser(page: Any, server: Server) -> None:
+    from playwright.sync_api import expect
+
+    game_type = two_player_game()
+    info = engine.GAMES[game_type]
+
+    # Log in (the dashboard sends us to the login page first).
+    page.goto(f"{server.base}/admin/")
+    expect(page).to_have_url(re.compile(r"/admin/login"))
+    # By keyboard only: the address field has the focus, Tab moves on, Enter sends.
+    expect(page.get_by_label("Email address")).to_be_focused()
+    page.keyboard.type(ADMIN)
+    page.keyboard.press("Tab")
+    page.keyboard.type(PASSWORD)
+    _shot(page, "01-login")
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", name="Games")).to_be_visible()
+    page.keyboard.press("Tab")  # the first stop is the skip link, then the menu
+    assert page.evaluate("document.activeElement.textContent") == "Skip to content"
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == "Games"
+
+    # Create a game through the form, after one mistake that the form reports.
+    page.get_by_role("link", name="Create a game").click()
+    page.get_by_label(re.compile(rf"^{re.escape(info.name)}")).check()
+    page.get_by_role("button", name=re.compile("Next")).click()
+    page.get_by_label("Player 1: name").fill("Ann")
+    page.get_by_label("Player 1: email").fill("ann@example.test")
+    page.get_by_label("Player 2: name").fill("Bob")
+    page.get_by_label("Player 2: email").fill("bob at example")
+    page.get_by_label("Time control").fill("2d")
+    page.get_by_role("button", name=re.compile("Create the game")).click()
+    expect(page.get_by_text("The game was not created")).to_be_visible()
+    expect(page.get_by_label("Player 1: name")).to_have_value("Ann")  # kept
+    _shot(page, "02-create-game-errors")
+    page.get_by_label("Player 2: email").fill("bob@example.test")
+    page.get_by_role("button", name=re.compile("Create the game")).click()
+    expect(page.locator(".flash")).to_contain_text("Game created")
+    game_url = page.url
+    game_pk = int(game_url.rsplit("/", 1)[1])
+
+    # Both players accept from the invitation in the mail catcher.
+    server.deliver()
+    for address in ("ann@example.test", "bob@example.test"):
+        _open_mail_to(page, server, address, "Accept or decline")
+        if address.startswith("ann"):
+            _shot(page, "03-mail-catcher-invitation")
+        _click_link_in_mail(page, "Accept or decline")
+        page.get_by_role("button", name="Accept").click()
+        expect(page.get_by_role("heading", name="Invitation accepted")).to_be_visible()
+
+    # The first player follows the move link and plays by clicking the board.
+    with server.database.session() as session:
+        row = session.get(Game, game_pk)
+        assert row is not None and row.status == "active" and row.to_move is not None
+        mover = row.to_move
+    addresses = ["ann@example.test", "bob@example.test"]
+    server.deliver()
+    _open_mail_to(page, server, addresses[mover], "Make your move")
+    _click_link_in_mail(page, "Make your move")
+    _shot(page, "04-move-page")
+    clicked: list[str] = []
+    for _ in range(6):  # a move is one or a few clicks, depending on the game
+        if "/confirm" in page.url:
+            break
+        # A cell already clicked is a link too (clicking it again takes the click back).
+        labels = page.locator(".board svg a").evaluate_all(
+            "links => links.map(a => a.getAttribute('aria-label'))")
+        label = next(cell for cell in labels if cell not in clicked)
+        clicked.append(label)
+        page.locator(f'.board svg a[aria-label="{label}"]').click()
+        page.wait_for_load_state()
+    assert "/confirm" in page.url, "clicking cells never reached the confirm page"
+    page.get_by_role("button", name=re.compile("^Play ")).click()
+    page.wait_for_load_state()
+
+    # The dashboard shows the move.
+    page.goto(game_url)
+    with server.database.session() as session:
+        row = session.get(Game, game_pk)
+        assert row is not None and row.ply == 1
+    expect(page.locator("#moves li")).to_have_count(1)
+    _shot(page, "05-game-detail")
+
+    # Extend the deadline, with its confirm page.
+    before = page.locator("#deadline").inner_text()
+    page.get_by_role("link", name="Extend deadline").click()
+    page.get_by_label("Extra time").fill("1d")
+    _shot(page, "06-confirm-extend")
+    page.get_by_role("button", name=re.compile("Confirm")).click()
+    expect(page.locator(".flash")).to_contain_text("Deadline extended by 1d")
+    assert page.locator("#deadline").inner_text() != before
+
+    # Replace the player now to move; their move link dies with a clear page.
+    server.deliver()
+    with server.database.session() as session:
+        row = session.exec(select(Game).where(Game.id == game_pk)).one()
+        waiting = row.to_move
+    assert waiting is not None
+    _open_mail_to(page, server, addresses[waiting], "Make your move")
+    old_link = page.frame_locator("iframe").get_by_role(
+        "link", name="Make your move").get_attribute("href")
+    assert old_link and "/play/" in old_link
+    page.goto(game_url)
+    page.get_by_role("link", name="Replace a player").click()
+    page.get_by_label("Seat").select_option(str(waiting))
+    page.get_by_label("New player's name").fill("Cat")
+    page.get_by_label("New player's email").fill("cat@example.test")
+    page.get_by_role("button", name=re.compile("Confirm")).click()
+    expect(page.locator(".flash")).to_contain_text("now plays seat")
+    response = page.goto(old_link)
+    assert response is not None and response.status == 410
+    expect(page.get_by_role("heading", name="This link is no longer yours")).to_be_visible()
+    _shot(page, "07-replaced-link")
+    server.deliver()
+    _open_mail_to(page, server, "cat@example.test", "Make your move")
+    _click_link_in_mail(page, "Make your move")
+    expect(page.locator(".board svg a").first).to_be_visible()
+
+    # The other pages, on a desktop and on a phone.
+    for path, name in (("/admin/", "08-games"), ("/admin/mail", "09-mail-log"),
+                       ("/admin/audit", "10-audit"), ("/admin/players", "11-players")):
+        page.goto(server.base + path)
+        _shot(page, name)
+    expect(page.get_by_text("cat@example.test")).to_be_visible()
+    page.set_viewport_size({"width": 390, "height": 844})
+    for path, name in ((game_url, "12-phone-game"), (f"{server.base}/admin/", "13-phone-games")):
+        page.goto(path)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390 + 1, f"{name}: the page is {width}px wide on a 390px phone"
+        _shot(page, name)

@@ -1,0 +1,30 @@
+"""The reference implementations' games: a copy in tests/engine/data, plus ../shared if present."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REFERENCE_FOLDERS = [Path(__file__).parent / "data" / "reference-games",
+                     Path(__file__).parents[3] / "shared" / "reference-games"]
+
+
+def reference_records(games: Collection[str] | None = None) -> list[Any]:
+    """Every reference game once (a copy in tests/data, plus ../shared when it is there), as
+    pytest params named after their file; only those of ``games`` when given."""
+    seen: set[str] = set()
+    records = []
+    for folder in REFERENCE_FOLDERS:
+        for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+            for number, line in enumerate(path.read_text().splitlines()):
+                if not line.strip() or line in seen:
+                    continue
+                seen.add(line)
+                record = json.loads(line)
+                if games is None or record["game"] in games:
+                    records.append(pytest.param(record, id=f"{path.stem}#{number}"))
+    return records

@@ -1,0 +1,71 @@
+"""Two submissions of the same turn at the same moment: exactly one is applied.
+
+Real threads, a real SQLite file (WAL, BEGIN IMMEDIATE) and real PostgreSQL (row lock plus the
+conditional UPDATE on the ply). The race is run on several games so it is not won by luck once.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from datetime import datetime
+
+from sqlmodel import select
+
+import engine
+from pbem.db import Database
+from pbem.models import Game, Move, OutboxEmail
+from pbem.positions import current_state
+from pbem.services import GameMovedOn, Site, submit_move
+from tests.support import start_a_game
+
+ROUNDS = 4
+
+
+
+
+def test_a_double_submission_applies_exactly_one_move(
+    database: Database, now: datetime, site: Site, any_game: str, smallest_options: object,
+) -> None:
+    options = smallest_options(any_game)  # type: ignore[operator]
+    rng = random.Random(3)
+    for _ in range(ROUNDS):
+        game_pk = start_a_game(database, now, site, any_game, options)
+        with database.session() as session:
+            row = session.get(Game, game_pk)
+            emails_before = len(session.exec(select(OutboxEmail)).all())
+        assert row is not None
+        game, state = current_state(row)
+        seat = game.to_move(state)
+        # Two moves, as from two windows: the first to commit wins, the other is refused.
+        moves = [str(game.random_move(state, rng)) for _ in range(2)]
+        barrier = threading.Barrier(2)
+        outcomes: list[str] = []
+
+        def submit(text: str, game_pk: int = game_pk, seat: int | None = seat,
+                   barrier: threading.Barrier = barrier, outcomes: list[str] = outcomes) -> None:
+            barrier.wait()
+            try:
+                with database.write() as session:
+                    submit_move(session, now, site, game_id=game_pk, seat=seat or 0, ply=0,
+                                text=text)
+                outcomes.append("played")
+            except GameMovedOn:
+                outcomes.append("moved on")
+
+        threads = [threading.Thread(target=submit, args=(m,)) for m in moves]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert sorted(outcomes) == ["moved on", "played"]
+
+        with database.session() as session:
+            played = session.exec(select(Move).where(Move.game_id == game_pk)).all()
+            row = session.get(Game, game_pk)
+            emails = session.exec(select(OutboxEmail)).all()
+        assert len(played) == 1 and row is not None and row.ply == 1
+        assert current_state(row)[1] == game.play(state, played[0].notation)
+        # The refused move's emails rolled back with it: only one move's worth were written.
+        written = len(emails) - emails_before
+        assert 1 <= written <= engine.new_game(any_game, **options).num_players

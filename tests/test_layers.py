@@ -1,0 +1,169 @@
+"""Imports only go down: engine below pbem, services below the web and the dashboard, no cycles.
+
+Every import counts, also those inside functions: a late import hides a dependency, it does not
+remove it. The nodes of the cycle check are pbem's packages and top-level modules (``pbem.web``,
+``pbem.links``, ...); ``pbem`` itself is the app factory in ``pbem/__init__.py``.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LOWER_LAYERS = ("pbem.services", "pbem.mail", "pbem.scheduler", "pbem.clock", "pbem.links",
+                "pbem.models", "pbem.db", "pbem.errors", "pbem.positions")
+UPPER_LAYERS = ("pbem.web", "pbem.admin")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def package_of(path: Path) -> str:
+    name = module_name(path)
+    return name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+
+def imported_names(source: str, package: str) -> Iterator[str]:
+    """Every module ``source`` (a module of ``package``) imports, absolute, wherever the import
+    statement stands."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            # ``from pbem import links`` imports the module pbem.links; ``from pbem import
+            # create_app`` imports pbem: both are yielded, and imports() keeps what exists.
+            yield from (f"{base}.{alias.name}" for alias in node.names)
+            yield base + "?"
+
+
+@cache
+def imports() -> dict[str, set[str]]:
+    """Module -> the modules of engine and pbem it imports."""
+    paths = [path for top in ("engine", "pbem") for path in sorted((ROOT / top).rglob("*.py"))]
+    return resolve({module_name(p): list(imported_names(p.read_text(), package_of(p)))
+                    for p in paths})
+
+
+def resolve(raw: dict[str, list[str]]) -> dict[str, set[str]]:
+    """Keep the names that are modules of engine and pbem: ``base?`` (the module a ``from``
+    import names) counts only when none of the names imported from it is a module itself."""
+    found: dict[str, set[str]] = {}
+    for module, names in raw.items():
+        targets = {n for n in names if n in raw}
+        for name in names:
+            if name.endswith("?") and not any(t.startswith(name[:-1] + ".") for t in targets):
+                targets.add(name[:-1])
+        found[module] = {t for t in targets if t.split(".")[0] in ("engine", "pbem")}
+    return found
+
+
+def is_in(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def node_of(module: str) -> str:
+    """pbem.web.play -> pbem.web; pbem.links -> pbem.links; pbem -> pbem."""
+    return ".".join(module.split(".")[:2])
+
+
+def package_graph(edges: dict[str, set[str]]) -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for module, targets in edges.items():
+        if not is_in(module, "pbem"):
+            continue
+        source = node_of(module)
+        graph.setdefault(source, set())
+        for target in targets:
+            target_node = node_of(target)
+            if is_in(target, "pbem") and target_node != source and target_node in {
+                    node_of(m) for m in edges}:
+                graph[source].add(target_node)
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of ``graph`` as a list of nodes (first = last), or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt):], nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (cycle := visit(node)):
+            return cycle
+    return None
+
+
+def violations(edges: dict[str, set[str]]) -> list[str]:
+    found = []
+    for module, targets in sorted(edges.items()):
+        for target in sorted(targets):
+            if is_in(module, "engine") and is_in(target, "pbem"):
+                found.append(f"{module} imports {target}: the engine knows nothing of pbem")
+            if any(is_in(module, low) for low in LOWER_LAYERS) and any(
+                    is_in(target, up) for up in UPPER_LAYERS):
+                found.append(f"{module} imports {target}: services, mail, scheduler and clock "
+                             "sit below the web pages and the dashboard")
+    return found
+
+
+def test_imports_only_go_down() -> None:
+    assert violations(imports()) == []
+
+
+def test_no_import_cycle_between_pbem_packages() -> None:
+    assert find_cycle(package_graph(imports())) is None
+
+
+# The checks can fail: each rule, broken on purpose in a made-up graph.
+@pytest.mark.parametrize(("edges", "complaint"), [
+    ({"engine.games.mosey.rules": {"pbem.models"}}, "the engine knows nothing of pbem"),
+    ({"pbem.services.games": {"pbem.web.support"}}, "sit below the web pages"),
+    ({"pbem.scheduler.sweep": {"pbem.admin.queries"}}, "sit below the web pages"),
+    ({"pbem.mail.outbox": {"pbem.admin"}}, "sit below the web pages"),
+])
+def test_a_wrong_import_is_reported(edges: dict[str, set[str]], complaint: str) -> None:
+    assert complaint in " ".join(violations(edges))
+
+
+def test_a_cycle_between_packages_is_reported() -> None:
+    edges = {"pbem.services.common": {"pbem.links"}, "pbem.links": {"pbem.clock.deadlines"},
+             "pbem.clock.deadlines": {"pbem.services.common"}}
+    assert find_cycle(package_graph(edges)) == ["pbem.clock", "pbem.services", "pbem.links",
+                                                "pbem.clock"]
+
+
+def test_lazy_and_relative_imports_are_seen() -> None:
+    source = "def f():\n    from pbem.web import support\n    from . import sibling\n"
+    names = resolve({"pbem.services.example": list(imported_names(source, "pbem.services")),
+                     "pbem.web.support": [], "pbem.services.sibling": [], "pbem": []})
+    assert names["pbem.services.example"] == {"pbem.web.support", "pbem.services.sibling"}
+
+
+def test_from_a_package_import_a_function_imports_the_package() -> None:
+    names = resolve({"pbem.cli": list(imported_names("from pbem import create_app", "pbem")),
+                     "pbem": []})
+    assert names["pbem.cli"] == {"pbem"}
