@@ -59,6 +59,13 @@ def everything_but(game: Stigmergy, *labels: str) -> list[str]:
     return [label for label in game.board.labels if label not in labels]
 
 
+def full_board(game: Stigmergy, black_count: int, *, komi: int, to_move: str) -> StigmergyState:
+    """A board with no empty cell: the first ``black_count`` cells Black, the rest White."""
+    labels = game.board.labels
+    return position(game, black=labels[:black_count], white=labels[black_count:], komi=komi,
+                    to_move=to_move)
+
+
 # -- control ---------------------------------------------------------------------------------
 
 
@@ -134,25 +141,45 @@ def test_replacing_needs_an_enemy_stone_on_a_cell_you_control() -> None:
     assert refusal(game, state, "E5") == "E5 is occupied (replace with E5x if you control it)"
 
 
-def test_the_button_exists_only_with_a_positive_odd_komi() -> None:
+@pytest.mark.parametrize("komi", [1, 3, -1, -3, -5])
+def test_the_button_exists_for_every_odd_komi_negative_ones_too(komi: int) -> None:
     game = game5()
-    assert "take-button" in legal(game, position(game, black=["E5"], komi=3))
-    negative = position(game, black=["E5"], komi=-3)
-    assert "take-button" not in legal(game, negative)
-    assert refusal(game, negative, "take-button") == (
-        "there is no button: only a positive odd komi brings one")
-    even = position(game, black=["E5"], komi=4)
+    state = position(game, black=["E5"], komi=komi, to_move="White")
+    assert "take-button" in legal(game, state)
+    taken = game.play(state, "take-button")
+    assert taken.button == 1 and "take-button" not in legal(game, taken)
+    assert refusal(game, taken, "take-button") == "the button is already held by White"
+
+
+@pytest.mark.parametrize("komi", [4, 0, -2])
+def test_an_even_komi_brings_no_button(komi: int) -> None:
+    game = game5()
+    even = position(game, black=["E5"], komi=komi)
     assert "take-button" not in legal(game, even)
     assert refusal(game, even, "take-button") == "there is no button: the komi is even"
-    taken = game.play(position(game, black=["E5"], komi=3), "take-button")
-    assert taken.button == 0 and "take-button" not in legal(game, taken)
-    assert refusal(game, taken, "take-button") == "the button is already held by Black"
 
 
-def test_no_pass_while_the_button_is_available() -> None:
+def test_a_komi_of_minus_three_offers_the_button_from_the_first_turn_after_sides() -> None:
+    game = game5()
+    named = game.play(game.start(), "-3")
+    # The sides turn is setup: a stone for Black or play-second, never the button.
+    assert "take-button" not in legal(game, named)
+    assert refusal(game, named, "take-button") == "the button can be taken once sides are chosen"
+    black_first = game.play(named, "play-second")
+    assert "take-button" in legal(game, black_first) and "pass" not in legal(game, black_first)
+    white_first = game.play(named, "E5")
+    assert "take-button" in legal(game, white_first)
+    assert "komi -3, button available" in game.describe(white_first)
+    assert game.render_text(white_first).startswith("Komi -3, button available")
+    held = game.play(white_first, "take-button")
+    assert "komi -3, button held by White" in game.describe(held)
+
+
+@pytest.mark.parametrize("komi", [5, -1, -3])
+def test_no_pass_while_the_button_is_available(komi: int) -> None:
     game = game5()
     # A full board: no empty cell is uncontrolled, so only the button stops a pass.
-    full = position(game, black=everything_but(game, "E5"), white=["E5"], komi=5,
+    full = position(game, black=everything_but(game, "E5"), white=["E5"], komi=komi,
                     to_move="White")
     assert legal(game, full) == {"take-button"}
     assert refusal(game, full, "pass") == "you may not pass while the button is available"
@@ -249,32 +276,64 @@ def test_score_is_stones_and_controlled_cells_plus_komi_and_half_a_point() -> No
     assert short_result is not None and short_result.winners == (1,)  # 58.5 against 60
 
 
-def test_a_negative_odd_komi_game_can_end_in_a_draw() -> None:
-    # No button with komi -1: a full board of 30 Black and 31 White stones scores 30 to 30.
+@pytest.mark.parametrize(("komi", "black_count"), [(-1, 30), (-3, 29)])
+def test_the_half_point_decides_a_would_be_tie_with_a_negative_odd_komi(
+        komi: int, black_count: int) -> None:
+    # A full board whose stones and komi come out level: 30 to 31 - 1, or 29 to 32 - 3.
     game = game5()
-    labels = game.board.labels
-    black = [lab for i, lab in enumerate(labels) if i % 2]
-    white = [lab for i, lab in enumerate(labels) if not i % 2]
-    full = position(game, black=black, white=white, komi=-1, to_move="White")
+    level = float(black_count)
+    for taker, winner_seat in (("Black", 0), ("White", 1)):
+        full = full_board(game, black_count, komi=komi, to_move=taker)
+        assert "take-button" in legal(game, full) and "pass" not in legal(game, full)
+        final = game.play(game.play(game.play(full, "take-button"), "pass"), "pass")
+        result = game.outcome(final)
+        assert result is not None and result.winners == (winner_seat,)
+        expected = (level + 0.5, level) if taker == "Black" else (level, level + 0.5)
+        assert result.scores == expected  # seat 0 plays Black
+
+
+@pytest.mark.parametrize("komi", [-2, 0, 2])
+def test_an_even_komi_game_ends_with_an_odd_margin(komi: int) -> None:
+    # With no empty cell uncontrolled at the end, every cell scores for someone: the points total
+    # the odd cell count plus an even komi, so they cannot split evenly and no button is needed.
+    game = game5()
+    full = full_board(game, 30, komi=komi, to_move="White")
     assert "pass" in legal(game, full) and "take-button" not in legal(game, full)
-    final = game.play(game.play(full, "pass"), "pass")
-    result = game.outcome(final)
-    assert result is not None and result.winners == () and result.scores == (30, 30)
-    assert "draw" in game.describe(final)
+    result = game.outcome(game.play(game.play(full, "pass"), "pass"))
+    assert result is not None and result.scores == (30, 31 + komi)
+    assert result.winners == ((0,) if komi < -1 else (1,))
 
 
-def test_equal_scores_are_a_draw() -> None:
-    # Without komi an odd cell count cannot split evenly, so this end position is built by hand:
-    # 30 cells each and an uncontrolled hole.
-    game = game5("none")
+@pytest.mark.parametrize("komi", ["-3", "-2", "-1", "0", "1"])
+def test_no_game_played_to_the_end_is_drawn(komi: str) -> None:
+    # An odd komi leaves a tie to the button's half point, and the button is always taken before
+    # the two passes that end the game; an even komi never ties (see above).
+    game = game5()
+    named = game.play(game.start(), komi)
+    for seed in range(4):
+        final = game.playout(named, random.Random(seed))
+        result = game.outcome(final)
+        assert result is not None and len(result.winners) == 1
+        assert (final.button is not None) == (int(komi) % 2 == 1)
+
+
+@pytest.mark.parametrize("komi", ["none", "-2"])
+def test_equal_scores_are_a_draw(komi: str) -> None:
+    # No game played to the end is level (above), so the draw is built by hand with an even komi:
+    # an uncontrolled hole, never a final position, and level scores of 30 (or 30 to 32 - 2).
+    game = game5("none" if komi == "none" else "negotiate")
     labels = everything_but(game, "E5")
     cells = ["B" if i % 2 else "W" for i in range(len(labels))]
     black = [lab for lab, ch in zip(labels, cells, strict=True) if ch == "B"]
     white = [lab for lab, ch in zip(labels, cells, strict=True) if ch == "W"]
-    final = position(game, black=black, white=white, passes=2)
+    if komi != "none":
+        black, white = black[:-1], white + black[-1:]
+    final = position(game, black=black, white=white, komi=0 if komi == "none" else int(komi),
+                     passes=2)
     assert controller(game, final, "E5") is None
     result = game.outcome(final)
-    assert result is not None and result.winners == () and result.scores == (30, 30)
+    assert result is not None and result.winners == () and result.scores == (len(black),) * 2
+    assert "draw" in game.describe(final)
 
 
 # -- notation, storage, drawing, playouts ----------------------------------------------------

@@ -32,16 +32,18 @@ WORD_ORDER = ("pass", "play-second", "take-button")
 
 
 def has_button(komi: int | None) -> bool:
-    """Whether a game with this komi has the button: only a positive odd komi brings one.
+    """Whether a game with this komi has the button: every odd komi, negative ones too.
 
-    The reference (Abstract Play) tests ``komi % 2 === 1`` in JavaScript, where -3 % 2 is -1, so a
-    negative odd komi has no button and such a game can end in a tie (a draw), which is what the
-    digest's "a tie can only arise without the button" refers to.
+    The cell count is odd, so an odd komi makes the final points total even and a tie possible;
+    the button's half point breaks it. (Abstract Play tests ``komi % 2 === 1`` in JavaScript, where
+    -3 % 2 is -1, and so leaves negative odd komi without one; the rules do not.)
 
-    >>> has_button(3), has_button(-3), has_button(4), has_button(None)
-    (True, False, False, False)
+    >>> has_button(3), has_button(-3), has_button(-1), has_button(4), has_button(0)
+    (True, True, True, False, False)
+    >>> has_button(None)
+    False
     """
-    return komi is not None and komi > 0 and komi % 2 == 1
+    return komi is not None and komi % 2 == 1
 
 
 @dataclass(frozen=True)

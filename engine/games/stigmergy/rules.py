@@ -235,8 +235,7 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
             return None if state.black_seat is None else "sides have already been chosen"
         if move.word == "take-button":
             if not has_button(state.komi):
-                return ("there is no button: the komi is even" if state.komi % 2 == 0
-                        else "there is no button: only a positive odd komi brings one")
+                return "there is no button: the komi is even"
             if state.button is not None:
                 return f"the button is already held by {self.seat_names(state)[state.button]}"
             if state.black_seat is None:

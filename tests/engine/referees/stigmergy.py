@@ -111,9 +111,8 @@ class StigmergyReferee:
             cells = len(self.board.labels)
             if not -(cells + 1) <= komi <= cells + 1:
                 raise ValueError(f"the referee does not allow komi {komi}")
-            # The button exists only when komi is odd, and (as Abstract Play tests komi % 2 === 1
-            # in JavaScript) only when it is positive.
-            odd = komi > 0 and komi % 2 == 1
+            # The button exists only when komi is odd (negative or positive: -3 is odd too).
+            odd = komi % 2 != 0
             return StigmergyPosition({}, 1, "sides", komi=komi, button="free" if odd else "absent")
         if text not in self.legal(pos):
             raise ValueError(f"the referee does not allow {text}")
