@@ -44,12 +44,13 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
 
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)  # type: ignore[method-assign]
 
-    from pbem import admin
+    from pbem import admin, monitoring
     from pbem.web import csrf, dev, games, invites, play, players, replaced
 
     csrf.init_app(app)
     admin.init_app(app, database)
     replaced.init_app(app, database)
+    monitoring.init_app(app, database)
     for blueprint in (games.bp, play.bp, invites.bp, players.bp):
         app.register_blueprint(blueprint)
     if config["ENV"] == "development":

@@ -63,6 +63,10 @@ def load_config(
         # Reverse proxies in front of the app (1 behind nginx): client addresses for the login
         # rate limit come from X-Forwarded-For only when this is set.
         "TRUSTED_PROXIES": int(get("TRUSTED_PROXIES", "0")),
+        # PostgreSQL schema to use (tests give each run its own); empty: the server's default.
+        "DATABASE_SEARCH_PATH": get("DATABASE_SEARCH_PATH", "") or None,
+        # Shared storage for rate limits across processes (redis://127.0.0.1:6379/0).
+        "REDIS_URL": get("REDIS_URL", ""),
     }
 
 
