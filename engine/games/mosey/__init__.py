@@ -4,17 +4,6 @@
 on bitboards for random playouts.
 """
 
-from engine.games.mosey.rules import (
-    GAME_CLASSES,
-    Backfire,
-    Conflagration,
-    DontMosey,
-    Firestorm,
-    KeepARiding,
-    Mosey,
-    MoseyGame,
-    MoseyState,
-)
+from engine.games.mosey.rules import GAME_CLASSES
 
-__all__ = ["GAME_CLASSES", "Backfire", "Conflagration", "DontMosey", "Firestorm", "KeepARiding",
-           "Mosey", "MoseyGame", "MoseyState"]
+__all__ = ["GAME_CLASSES"]

@@ -3,12 +3,6 @@
 ``rules`` holds the game and its drawing, ``board`` sight, control and the fast playout.
 """
 
-from engine.games.stigmergy.rules import (
-    GAME_CLASSES,
-    KomiMove,
-    Stigmergy,
-    StigmergyMove,
-    StigmergyState,
-)
+from engine.games.stigmergy.rules import GAME_CLASSES
 
-__all__ = ["GAME_CLASSES", "KomiMove", "Stigmergy", "StigmergyMove", "StigmergyState"]
+__all__ = ["GAME_CLASSES"]
