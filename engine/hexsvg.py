@@ -12,6 +12,7 @@ True
 
 from __future__ import annotations
 
+import math
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
@@ -68,10 +69,14 @@ def draw_hex_board(
     ys = [-1.5 * radius * r for _, r in board.coords]
     margin = radius * 1.6
     left, top = min(xs) - margin - w / 2, min(ys) - margin - radius
-    width = max(xs) - min(xs) + 2 * margin + w
+    # Whole units, so that the PNG's edge pixels are fully covered: a fractional width left a
+    # partly drawn last column, a grey line down the right edge of every emailed board.
+    exact_width = max(xs) - min(xs) + 2 * margin + w
+    width = math.ceil(exact_width - 1e-6)
+    left -= (width - exact_width) / 2
     board_height = max(ys) - min(ys) + 2 * margin + 2 * radius
     head = _LINE * len(header) + (6 if header else 0)
-    height = head + board_height + _LINE * len(footer) + (6 if footer else 0)
+    height = math.ceil(head + board_height + _LINE * len(footer) + (6 if footer else 0) - 1e-6)
 
     def centre(i: int) -> tuple[float, float]:
         return xs[i] - left, ys[i] - top + head

@@ -6,12 +6,10 @@ while the HTML shows it at display size. Each (game, ply, viewer) is rendered on
 
 from __future__ import annotations
 
-from typing import Any
-
-import cairosvg  # type: ignore[import-untyped]
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
+from engine import png as engine_png
 from pbem.db import Database
 from pbem.models import BoardImage, Game, Move
 from pbem.positions import engine_game
@@ -20,13 +18,8 @@ SCALE = 2
 
 
 def svg_to_png(svg: str) -> bytes:
-    """CairoSVG drawing; the engine's encoder (when present) compresses faster than cairo's."""
-    try:
-        from engine.png import svg_to_png as fast_svg_to_png
-    except ImportError:
-        png: Any = cairosvg.svg2png(bytestring=svg.encode(), scale=SCALE)
-        return bytes(png)
-    return fast_svg_to_png(svg, scale=SCALE)
+    """The email picture of a board: a small palette PNG at ``SCALE`` (see engine.png)."""
+    return engine_png.svg_to_png(svg, scale=SCALE)
 
 
 def board_png(database: Database, game_id: int, ply: int, viewer: int) -> bytes:
