@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install browser run play test lint typecheck pytest bench clean
+.PHONY: install browser imap-server run play test lint typecheck pytest bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,7 +34,16 @@ browser:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } || \
 	  echo "could not install chromium: browser tests will be skipped"
 
-pytest: $(STAMP) browser
+# The IMAP tests start their own Dovecot on a free loopback port; the system service is not needed.
+imap-server:
+	@test -x /usr/sbin/dovecot || \
+	  { echo "installing Debian's dovecot-imapd for the IMAP tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dovecot-imapd && \
+	    { systemctl disable --now dovecot.service dovecot.socket 2>/dev/null || \
+	      service dovecot stop 2>/dev/null || true; }; } || \
+	  echo "could not install dovecot-imapd: IMAP tests will be skipped"
+
+pytest: $(STAMP) browser imap-server
 	$(BIN)/python -m pytest
 
 test: lint typecheck pytest

@@ -234,6 +234,19 @@ class Game(ABC, Generic[S, M]):
         """What ``viewer`` may know of the state. Games with hidden information override this."""
         return self.encode(state)
 
+    def reveals_hidden(self, state: S, move: M) -> bool:
+        """Whether playing ``move`` (legal here) brings hidden information into view, such as a
+        tile drawn from a face-down pile. A preview of such a move must not play it, or the
+        player would see the draw and could then choose another move. Games without hidden
+        information reveal nothing; games with it override this.
+        """
+        return False
+
+    def hidden_effect(self, state: S, move: M) -> str:
+        """What ``move`` will do, in words, for a preview that may not show its result."""
+        return (f"{move} reveals something that is hidden now; you will see the result once "
+                "it is played")
+
     def render_text(self, state: S, viewer: int | None = None) -> str:
         """The position as plain text, for the terminal and plain-text emails."""
         return self.describe(state, viewer)

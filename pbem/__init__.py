@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask, Response
+from flask import Flask
 
 
 def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = True) -> Flask:
@@ -45,8 +45,9 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)  # type: ignore[method-assign]
 
     from pbem import admin, monitoring
-    from pbem.web import csrf, dev, games, invites, play, players, replaced
+    from pbem.web import csrf, dev, games, invites, play, players, replaced, security
 
+    security.init_app(app)
     csrf.init_app(app)
     admin.init_app(app, database)
     replaced.init_app(app, database)
@@ -55,13 +56,5 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
         app.register_blueprint(blueprint)
     if config["ENV"] == "development":
         app.register_blueprint(dev.bp)  # /dev/mail shows every caught message: never in production
-
-    @app.after_request
-    def security_headers(response: Response) -> Response:
-        # Links carry signed tokens: never leak them to other sites through the Referer header.
-        response.headers["Referrer-Policy"] = "no-referrer"
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        response.headers["X-Frame-Options"] = "DENY"
-        return response
 
     return app

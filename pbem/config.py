@@ -19,6 +19,10 @@ from dotenv import dotenv_values
 
 DEFAULT_SECRET_KEY = "dev-only-secret-change-me"
 INSTANCE_DIR = Path("instance")
+# Exactly these, lower case: a near miss such as "Production" must not quietly run without the
+# production checks.
+ENVIRONMENTS = ("development", "test", "production")
+MIN_SECRET_LENGTH = 32  # the secret signs every emailed link: long enough not to be guessed
 
 
 class ConfigError(ValueError):
@@ -42,6 +46,7 @@ def load_config(
         value = values.get(f"PBEM_{name}")
         return default if value is None or value == "" else value
 
+    sweep_every = int(get("SWEEP_EVERY", "60"))
     return {
         "ENV": get("ENV", "development"),
         "DATABASE_URL": get("DATABASE_URL", f"sqlite:///{INSTANCE_DIR / 'pbem.db'}"),
@@ -58,7 +63,7 @@ def load_config(
         # Comma-separated addresses alerted when a game waits for an organiser (policy "hold").
         "ALERT_EMAILS": get("ALERT_EMAILS", ""),
         # Scheduler: seconds between sweeps (reminders, timeouts) and between mail deliveries.
-        "SWEEP_EVERY": int(get("SWEEP_EVERY", "60")),
+        "SWEEP_EVERY": sweep_every,
         "DELIVER_EVERY": int(get("DELIVER_EVERY", "5")),
         # Reverse proxies in front of the app (1 behind nginx): client addresses for the login
         # rate limit come from X-Forwarded-For only when this is set.
@@ -67,14 +72,58 @@ def load_config(
         "DATABASE_SEARCH_PATH": get("DATABASE_SEARCH_PATH", "") or None,
         # Shared storage for rate limits across processes (redis://127.0.0.1:6379/0).
         "REDIS_URL": get("REDIS_URL", ""),
+        # Play by reply (docs/play-by-reply.md): the address replies go to; "" switches it off.
+        "REPLY_ADDRESS": get("REPLY_ADDRESS", ""),
+        # Where replies wait when they are fetched rather than handed over (pbem fetch-mail),
+        # imaps://user:password@imap.example.org/INBOX, and how often the scheduler fetches.
+        "IMAP_URL": get("IMAP_URL", ""),
+        "FETCH_EVERY": int(get("FETCH_EVERY", "0")),
+        # DKIM signing of outgoing mail: all three, or none.
+        "DKIM_SELECTOR": get("DKIM_SELECTOR", ""),
+        "DKIM_DOMAIN": get("DKIM_DOMAIN", ""),
+        "DKIM_KEY_FILE": get("DKIM_KEY_FILE", ""),
+        # /healthz (pbem.monitoring) answers 503 when the scheduler's lease was last renewed
+        # longer ago than this (seconds; default five sweeps), when the oldest never-tried email
+        # is older than HEALTH_MAX_MAIL_AGE, or when more than HEALTH_MAX_BACKLOG wait.
+        "HEALTH_MAX_LEASE_AGE": int(get("HEALTH_MAX_LEASE_AGE", str(5 * sweep_every))),
+        "HEALTH_MAX_MAIL_AGE": int(get("HEALTH_MAX_MAIL_AGE", "900")),
+        "HEALTH_MAX_BACKLOG": int(get("HEALTH_MAX_BACKLOG", "1000")),
+        # Prometheus metrics on /metrics (off: 404). Counts come from the database at each scrape.
+        "METRICS": _flag(get("METRICS", "off")),
+        # Flask's own switch for the Werkzeug debugger (a Python shell for anyone who can make
+        # the app fail): read so that production can refuse it.
+        "FLASK_DEBUG": _flag(values.get("FLASK_DEBUG") or ""),
     }
 
 
 def check_config(config: Mapping[str, Any]) -> None:
-    """Refuse settings that are unsafe in production (a secret anyone can read in our repo)."""
-    if config["ENV"] == "production" and config["SECRET_KEY"] == DEFAULT_SECRET_KEY:
-        raise ConfigError("PBEM_SECRET_KEY must be set to a long random value in production")
+    """Refuse settings that are unsafe in production or that cannot work.
+
+    >>> check_config({"ENV": "Production", "SMTP_TLS": "none"})
+    Traceback (most recent call last):
+    ...
+    pbem.config.ConfigError: PBEM_ENV must be development, test or production, not 'Production'
+    """
+    env = config["ENV"]
+    if env not in ENVIRONMENTS:
+        raise ConfigError(f"PBEM_ENV must be development, test or production, not {env!r}")
+    if env == "production":
+        _check_production(config)
     if int(config.get("VACATION_DAYS", 30)) < 0:
         raise ConfigError("PBEM_VACATION_DAYS must be zero or more")
     if config["SMTP_TLS"] not in {"none", "starttls", "ssl"}:
         raise ConfigError("PBEM_SMTP_TLS must be one of none, starttls, ssl")
+
+
+def _check_production(config: Mapping[str, Any]) -> None:
+    secret = str(config.get("SECRET_KEY") or "")
+    if not secret or secret == DEFAULT_SECRET_KEY:
+        # Whoever has the secret can forge any link: the default one is in our repository.
+        raise ConfigError("PBEM_SECRET_KEY must be set to a long random value in production")
+    if len(secret) < MIN_SECRET_LENGTH:
+        raise ConfigError(f"PBEM_SECRET_KEY must be at least {MIN_SECRET_LENGTH} characters in"
+                          " production; make one with: python -c 'import secrets;"
+                          " print(secrets.token_urlsafe(48))'")
+    if config.get("FLASK_DEBUG") or config.get("DEBUG"):
+        # The Werkzeug debugger runs any Python its visitors type.
+        raise ConfigError("FLASK_DEBUG (the Werkzeug debugger) must be off in production")

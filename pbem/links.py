@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from itsdangerous import BadSignature, URLSafeSerializer
+from itsdangerous import BadData, URLSafeSerializer
 from sqlmodel import select
 
 from pbem.db import Database
@@ -38,6 +38,19 @@ from pbem.models import Seat, SeatReplacement
 Purpose = Literal["move", "invite", "resign", "player", "unsubscribe", "seat-view"]
 PURPOSES: tuple[Purpose, ...] = ("move", "invite", "resign", "player", "unsubscribe", "seat-view")
 SEAT_PURPOSES: frozenset[Purpose] = frozenset({"move", "invite", "resign", "seat-view"})
+
+# The fields each purpose's token carries; seat tokens may also name the seat's holder (``p``).
+FIELDS: dict[Purpose, frozenset[str]] = {
+    "move": frozenset({"game", "seat", "ply"}),
+    "invite": frozenset({"game", "seat"}),
+    "resign": frozenset({"game", "seat"}),
+    "seat-view": frozenset({"game", "seat"}),
+    "player": frozenset({"player"}),
+    "unsubscribe": frozenset({"player"}),
+}
+# Ids, seats and plies are database integers: a value past PostgreSQL's INTEGER would make the
+# lookup itself fail, so such a token is damaged, like a negative seat.
+MAX_FIELD = 2**31 - 1
 
 SeatHolder = Callable[[int, int], "int | None"]
 """(game id, seat) -> the id of the player on that seat now, or None if there is no such seat."""
@@ -88,9 +101,9 @@ class Links:
         """The fields of a valid token; :class:`DamagedLink` for anything else."""
         try:
             fields = self._serializer(purpose).loads(token)
-        except BadSignature:
+        except BadData:  # a bad signature, and also a signed payload that is not our JSON
             raise DamagedLink() from None
-        if not isinstance(fields, dict) or not all(isinstance(v, int) for v in fields.values()):
+        if not well_formed(purpose, fields):
             raise DamagedLink()
         if purpose in SEAT_PURPOSES and "p" in fields and self.seat_holder is not None:
             holder = self.holder(fields.get("game", -1), fields.get("seat", -1))
@@ -127,6 +140,25 @@ class Links:
 
     def unsubscribe_url(self, player: int) -> str:
         return f"{self.base_url}/unsubscribe/{self.sign('unsubscribe', player=player)}"
+
+
+def well_formed(purpose: Purpose, fields: object) -> bool:
+    """Exactly the fields ``purpose`` needs (and ``p`` for a seat), each a whole number in range.
+
+    Only we can sign tokens, but a token signed by an older or buggy version must still get the
+    damaged-link page rather than fail later (``True`` is an int to Python, so it is refused too).
+
+    >>> well_formed("move", {"game": 1, "seat": 0, "ply": 2}), well_formed("move", {"game": 1})
+    (True, False)
+    >>> well_formed("invite", {"game": 1, "seat": -1}), well_formed("player", {"player": True})
+    (False, False)
+    """
+    if not isinstance(fields, dict):
+        return False
+    needed = FIELDS[purpose]
+    allowed = needed | {"p"} if purpose in SEAT_PURPOSES else needed
+    return (needed <= fields.keys() <= allowed
+            and all(type(v) is int and 0 <= v <= MAX_FIELD for v in fields.values()))
 
 
 # -- seats and their holders, as the database has them ----------------------------------------

@@ -71,6 +71,7 @@ class MoveSource:
     TIMEOUT = "timeout"
     FORCED_PASS = "forced-pass"
     STAND_IN = "stand-in"  # a forfeited seat in a game of three or more, played at random
+    REPLY = "reply"  # answered the turn email (pbem.inbound)
 
 
 class MailStatus:
@@ -78,6 +79,7 @@ class MailStatus:
     RETRYING = "retrying"  # tried, deferred (4xx, server down); next_attempt_at says when
     SENDING = "sending"  # claimed by a delivery process until claimed_until
     SENT = "sent"
+    BOUNCED = "bounced"  # sent, then a delivery report said it never arrived
     FAILED = "failed"  # refused for good (5xx) or out of attempts: organisers are shown it
 
     WAITING = (QUEUED, RETRYING)
@@ -94,6 +96,8 @@ class Player(SQLModel, table=True):
     # Non-essential mail: updates after other players' moves. Turn notices are always sent.
     notify_updates: bool = True
     created_at: datetime = _time()
+    # Mail to them bounced (play by reply): shown to organisers until one of them acts.
+    bounced_at: datetime | None = _time(nullable=True)
 
 
 class Game(SQLModel, table=True):
@@ -187,6 +191,7 @@ class OutboxEmail(SQLModel, table=True):
     image_viewer: int | None = None
     message_id: str
     in_reply_to: str = ""
+    reply_to: str = ""  # the signed reply address (play+TOKEN@...), when play by reply is on
     unsubscribe_url: str = ""
     essential: bool = True
     status: str = MailStatus.QUEUED  # see MailStatus
@@ -269,6 +274,9 @@ class AdminUser(SQLModel, table=True):
     active: bool = True
     created_at: datetime = _time()
     last_login_at: datetime | None = _time(nullable=True)
+    # Part of every session's login (get_id): logging out, a new password or "sign out
+    # everywhere" adds one, and sessions made before no longer load (pbem.admin.sessions).
+    session_version: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
     # Flask-Login's user protocol, written out rather than inherited from UserMixin so the
     # SQLModel metaclass sees only plain fields.
@@ -285,7 +293,7 @@ class AdminUser(SQLModel, table=True):
         return False
 
     def get_id(self) -> str:
-        return str(self.id)
+        return f"{self.id}:{self.session_version}"
 
 
 class SeatReplacement(SQLModel, table=True):
@@ -300,3 +308,19 @@ class SeatReplacement(SQLModel, table=True):
     new_player_id: int = Field(foreign_key="players.id")
     admin_id: int | None = Field(default=None, foreign_key="admin_users.id")
     at: datetime = _time()
+
+
+class InboundMail(SQLModel, table=True):
+    """A message that reached the reply address, once: what it was and what became of it."""
+
+    __tablename__ = "inbound_mail"
+
+    id: int | None = Field(default=None, primary_key=True)
+    message_id: str = Field(index=True, unique=True)  # handled exactly once
+    sender: str = Field(default="", index=True)
+    recipient: str = ""
+    received_at: datetime = _time()
+    game_id: int | None = Field(default=None, foreign_key="games.id", index=True)
+    outcome: str = ""  # played, command, refused, ignored, bounce
+    detail: str = ""
+    answered: bool = False  # an email went back to the sender

@@ -1,7 +1,7 @@
 """The organisers' dashboard: accounts, games, players, mail and audit logs.
 
 ``init_app`` wires it into the app made by :func:`pbem.create_app`: Flask-Login, the dashboard
-blueprints under ``/admin``.
+blueprints under ``/admin``, the login rate limits.
 """
 
 from __future__ import annotations
@@ -19,8 +19,16 @@ def init_app(app: Flask, database: Database) -> None:
     from flask_login import LoginManager
     from werkzeug.wrappers import Response
 
-    from pbem.admin import audit_views, auth, dashboard, game_actions, game_detail
-    from pbem.admin.accounts import LoginLimiter
+    from pbem.admin import (
+        account,
+        audit_views,
+        auth,
+        dashboard,
+        game_actions,
+        game_detail,
+        limits,
+    )
+    from pbem.admin.sessions import load_admin
     from pbem.models import AdminUser
 
     production = app.config["ENV"] == "production"
@@ -32,21 +40,20 @@ def init_app(app: Flask, database: Database) -> None:
         REMEMBER_COOKIE_SAMESITE="Lax",
     )
     login_manager = LoginManager()
-    login_manager.session_protection = "strong"
+    # Off: it fingerprints clients with X-Forwarded-For, which anyone can write. Sessions are
+    # bound to their client and revocable in pbem.admin.sessions instead.
+    login_manager.session_protection = None
     login_manager.init_app(app)
 
     @login_manager.user_loader
     def load_user(user_id: str) -> AdminUser | None:
-        if not user_id.isdigit():
-            return None
-        with database.session() as session:
-            user = session.get(AdminUser, int(user_id))
-        return user if user is not None and user.active else None
+        return load_admin(database, user_id)
 
     @login_manager.unauthorized_handler
     def to_login() -> Response:
         return redirect(url_for("admin_auth.login", next=request.full_path.rstrip("?")))
 
-    app.extensions["pbem.login_limiter"] = LoginLimiter()
-    for blueprint in (auth.bp, dashboard.bp, game_detail.bp, game_actions.bp, audit_views.bp):
+    for blueprint in (auth.bp, dashboard.bp, game_detail.bp, game_actions.bp, audit_views.bp,
+                      account.bp):
         app.register_blueprint(blueprint)
+    limits.init_app(app, database)

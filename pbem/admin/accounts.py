@@ -1,22 +1,12 @@
-"""Creating organisers, checking their passwords, and slowing down people who guess.
+"""Creating organisers, checking and changing their passwords.
 
-The limiter counts failures per account and per IP address in this process's memory: enough for
-one web process (the usual deployment); each extra process allows its own few guesses.
-
->>> from datetime import UTC
->>> limiter = LoginLimiter(max_failures=2, window=timedelta(minutes=15))
->>> t = datetime(2025, 1, 1, tzinfo=UTC)
->>> limiter.fail("a@x", "1.2.3.4", t); limiter.fail("a@x", "1.2.3.4", t)
->>> limiter.blocked("a@x", "5.6.7.8", t) is not None
-True
+A new password ends every session of the account (``session_version``, see
+:mod:`pbem.admin.sessions`). Guessing is slowed down by :mod:`pbem.admin.limits`.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import defaultdict, deque
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from functools import cache
 
 from sqlmodel import Session, select
@@ -48,6 +38,8 @@ def create_admin(session: Session, now: datetime, email: str, password: str) -> 
     user = session.exec(select(AdminUser).where(AdminUser.email == email)).one_or_none()
     if user is None:
         user = AdminUser(email=email, password_hash="", created_at=now)
+    else:
+        user.session_version += 1  # whoever had the old password is signed out
     user.password_hash = hash_password(password)
     user.active = True
     session.add(user)
@@ -69,47 +61,16 @@ def authenticate(session: Session, now: datetime, email: str, password: str) -> 
     return user
 
 
-MAX_TRACKED = 10_000
-
-
-@dataclass
-class LoginLimiter:
-    """At most ``max_failures`` failed logins per account and per IP within ``window``."""
-
-    max_failures: int = 5
-    window: timedelta = timedelta(minutes=15)
-    _failures: dict[str, deque[datetime]] = field(default_factory=lambda: defaultdict(deque))
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def _keys(self, email: str, ip: str) -> tuple[str, str]:
-        return f"account:{email.strip().lower()}", f"ip:{ip}"
-
-    def _recent(self, key: str, now: datetime) -> deque[datetime]:
-        times = self._failures[key]
-        while times and times[0] <= now - self.window:
-            times.popleft()
-        return times
-
-    def blocked(self, email: str, ip: str, now: datetime) -> datetime | None:
-        """When the next try is allowed, if it is not allowed now."""
-        with self._lock:
-            for key in self._keys(email, ip):
-                times = self._recent(key, now)
-                if len(times) >= self.max_failures:
-                    return times[0] + self.window
+def change_password(session: Session, user_id: int, current: str,
+                    new: str) -> AdminUser | None:
+    """Give the organiser ``new`` if ``current`` is their password (None if it is not); every
+    session of theirs ends. ``new`` must be strong enough (:func:`check_strength`)."""
+    user = session.get(AdminUser, user_id)
+    if user is None or not check_password(current, user.password_hash):
         return None
-
-    def fail(self, email: str, ip: str, now: datetime) -> None:
-        with self._lock:
-            for key in self._keys(email, ip):
-                self._recent(key, now).append(now)
-            if len(self._failures) > MAX_TRACKED:
-                # Someone is trying many addresses: forget whatever has aged out, so the table
-                # stays as small as the attack is fast.
-                for key in list(self._failures):
-                    if not self._recent(key, now):
-                        del self._failures[key]
-
-    def succeed(self, email: str) -> None:
-        with self._lock:
-            self._failures.pop(self._keys(email, "")[0], None)
+    check_strength(new)
+    user.password_hash = hash_password(new)
+    user.session_version += 1
+    session.add(user)
+    session.flush()
+    return user

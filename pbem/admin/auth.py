@@ -1,70 +1,68 @@
-"""Logging in and out. Every dashboard POST, the login form's included, carries a CSRF token."""
+"""Logging in and out. Every dashboard POST, the login form's included, carries a CSRF token
+(CSRFProtect checks it before any view runs)."""
 
 from __future__ import annotations
 
 from urllib.parse import urlsplit
 
 from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
-from flask_login import current_user, login_required, login_user, logout_user
+from flask_login import current_user, login_required, logout_user
 from werkzeug.wrappers import Response
 
-from pbem.admin.accounts import LoginLimiter, authenticate
-from pbem.web.csrf import check_csrf, csrf_token
+from pbem.admin.account_forms import LoginForm
+from pbem.admin.accounts import authenticate
+from pbem.admin.limits import forget_account_failures
+from pbem.admin.sessions import end_all_sessions, start_session
 from pbem.web.support import database, utc_now
 
 bp = Blueprint("admin_auth", __name__, url_prefix="/admin")
 
 
-def _limiter() -> LoginLimiter:
-    limiter: LoginLimiter = current_app.extensions["pbem.login_limiter"]
-    return limiter
+def safe_next(target: str | None) -> str:
+    """Where to go after logging in: a path on this site, else the games list.
+
+    Only ``/`` followed by a path: not ``//host`` or ``/\\host`` (browsers read both as another
+    site), no scheme or host, no backslashes, and no control characters (CR/LF would break the
+    Location header)."""
+    fallback = url_for("admin.games_list")
+    if not target or not target.startswith("/") or target.startswith("//"):
+        return fallback
+    if "\\" in target or any(ord(c) < 32 or ord(c) == 127 for c in target):
+        return fallback
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc:
+        return fallback
+    return target
 
 
-def _safe_next(target: str | None) -> str:
-    """Only a path on this site: never send someone to another site after logging in."""
-    if target and target.startswith("/") and not target.startswith("//"):
-        parts = urlsplit(target)
-        if not parts.scheme and not parts.netloc:
-            return target
-    return url_for("admin.games_list")
+def _page(form: LoginForm, error: str, next_url: str, status: int) -> tuple[str, int]:
+    return render_template("admin/login.html", form=form, error=error, next_url=next_url), status
 
 
 @bp.route("/login", methods=["GET", "POST"])
 def login() -> Response | tuple[str, int]:
     if current_user.is_authenticated:
         return redirect(url_for("admin.games_list"))
-    next_url = _safe_next(request.values.get("next"))
-    if request.method == "GET":
-        return render_template("admin/login.html", email="", error="", next_url=next_url), 200
-    check_csrf()
-    email = request.form.get("email", "").strip()
-    password = request.form.get("password", "")
-    ip = request.remote_addr or "unknown"
-    now = utc_now()
-    limiter = _limiter()
-    retry_at = limiter.blocked(email, ip, now)
-    if retry_at is not None:
-        minutes = max(1, round((retry_at - now).total_seconds() / 60))
-        error = f"Too many failed logins. Please wait {minutes} minutes and try again."
-        return render_template("admin/login.html", email=email, error=error,
-                               next_url=next_url), 429
+    form = LoginForm()
+    # The limiter (pbem.admin.limits) has counted this POST before the view runs.
+    next_url = safe_next(form.next.data if request.method == "POST" else request.args.get("next"))
+    if request.method != "POST" or not form.validate():
+        return _page(form, "", next_url, 200 if request.method != "POST" else 400)
     with database().write() as db_session:
-        user = authenticate(db_session, now, email, password)
+        user = authenticate(db_session, utc_now(), form.email.data or "", form.password.data or "")
     if user is None:
-        limiter.fail(email, ip, now)
-        return render_template("admin/login.html", email=email, next_url=next_url,
-                               error="That email address and password do not match."), 401
-    limiter.succeed(email)
-    session.clear()  # a fresh session on login: nothing chosen before it carries over
-    login_user(user)
-    csrf_token()
+        form.password.data = ""
+        return _page(form, "That email address and password do not match.", next_url, 401)
+    forget_account_failures(current_app)
+    start_session(user)
     return redirect(next_url)
 
 
 @bp.post("/logout")
 @login_required
 def logout() -> Response:
-    check_csrf()
+    # Logging out ends the account's every session: a copy of this cookie must not live on.
+    end_all_sessions(database(), current_user.id)
     logout_user()
     session.clear()
     return redirect(url_for("admin_auth.login"))

@@ -33,15 +33,16 @@ def games_list() -> str:
 
 @bp.route("/games/new", methods=["GET", "POST"])
 def new_game() -> Response | tuple[str, int]:
-    game_type = request.values.get("game", "")
+    # A POST takes everything from its form body, never from the query string.
+    game_type = (request.form if request.method == "POST" else request.args).get("game", "")
     info = engine.GAMES.get(game_type)
     if info is None:
         error = f"There is no game {game_type!r}." if game_type else ""
         return render_template("admin/choose_game.html", games=engine.GAMES,
                                error=error), 404 if game_type else 200
-    if request.method == "GET":
+    if request.method != "POST":  # GET and HEAD only show the form
         return render_template("admin/new_game.html", form=blank_form(info)), 200
-    form = read_form(info, request.form)
+    form = read_form(info)
     if not form.errors:
         now = utc_now()
         try:

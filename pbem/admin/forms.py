@@ -1,15 +1,20 @@
-"""The create-game form: built from the engine's catalogue, checked on the server.
+"""The create-game form (WTForms): built from the engine's catalogue, checked on the server.
 
 Every problem is reported next to its field and what was typed is kept, so a mistake costs one
-correction rather than the whole form.
+correction rather than the whole form. The fields keep the names the page has always used
+(``option-board``, ``name-0``, ``email-0``, ...): a FlaskForm class is made per game, whose
+attribute names may be any text. Names and addresses are checked by :mod:`pbem.addresses`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
+from functools import cache
 from typing import Any
+
+from flask_wtf import FlaskForm
+from wtforms import BooleanField, HiddenField, StringField
 
 import engine
 from pbem.addresses import BadAddress, BadName, check_address, check_name
@@ -19,6 +24,28 @@ from pbem.services import PlayerSpec
 
 DEFAULT_TIME_CONTROL = "3d"
 DEFAULT_REMINDERS = "24h, 2h"
+
+
+class NewGameFields(FlaskForm):
+    """The fields every game has; :func:`form_class` adds its options and seats."""
+
+    game = HiddenField()
+    seat_order = StringField(default="given")
+    time_control = StringField(default=DEFAULT_TIME_CONTROL)
+    timeout_policy = StringField()
+    reminders = StringField(default=DEFAULT_REMINDERS)
+    vacations_allowed = BooleanField(default=True)
+
+
+@cache
+def form_class(info: engine.GameInfo) -> type[NewGameFields]:
+    """The form of one game: a choice per option, a name and an address per seat."""
+    fields: dict[str, Any] = {f"option-{o.name}": StringField(default=str(o.default))
+                              for o in info.options}
+    for row in range(info.max_players):
+        fields |= {f"name-{row}": StringField(default=""),
+                   f"email-{row}": StringField(default="")}
+    return type(f"NewGameForm_{info.id}", (NewGameFields,), fields)
 
 
 @dataclass
@@ -41,12 +68,19 @@ class CreateGameForm:
         return [(p, POLICY_LABELS[p]) for p in POLICIES]
 
 
+def _typed(form: NewGameFields) -> dict[str, str]:
+    values = {name: str(f.data or "").strip() for name, f in form._fields.items()
+              if name not in ("csrf_token", "vacations_allowed")}
+    if form.vacations_allowed.data:
+        values["vacations_allowed"] = "on"
+    return values
+
+
 def blank_form(info: engine.GameInfo) -> CreateGameForm:
-    values = {f"option-{o.name}": str(o.default) for o in info.options}
-    values |= {"seat_order": "given", "time_control": DEFAULT_TIME_CONTROL,
-               "timeout_policy": default_timeout_policy(info.id), "reminders": DEFAULT_REMINDERS,
-               "vacations_allowed": "on"}
-    return CreateGameForm(info, values)
+    """The form as first shown: every default filled in (a GET reads no form data)."""
+    form = form_class(info)()
+    form.timeout_policy.data = default_timeout_policy(info.id)
+    return CreateGameForm(info, _typed(form))
 
 
 def _reminders(text: str) -> list[timedelta]:
@@ -60,17 +94,9 @@ def _reminders(text: str) -> list[timedelta]:
     return offsets
 
 
-def read_form(info: engine.GameInfo, form: Mapping[str, str]) -> CreateGameForm:
-    """The form as submitted, checked; ``errors`` is empty when a game can be made from it."""
-    values = {key: str(value).strip() for key, value in form.items() if key != "csrf_token"}
-    result = CreateGameForm(info, values)
-    errors = result.errors
-    for option in info.options:
-        key = f"option-{option.name}"
-        try:
-            result.options[option.name] = option.coerce(values.get(key, str(option.default)))
-        except engine.UnknownGame as error:
-            errors[key] = str(error)
+def _players(result: CreateGameForm) -> None:
+    """The seats that were filled in, each address checked once and used once."""
+    values, errors, info = result.values, result.errors, result.info
     emails: set[str] = set()
     for row in range(info.max_players):
         name, address = values.get(f"name-{row}", ""), values.get(f"email-{row}", "")
@@ -93,14 +119,30 @@ def read_form(info: engine.GameInfo, form: Mapping[str, str]) -> CreateGameForm:
     if not info.min_players <= count <= info.max_players:
         errors["players"] = (f"{info.name} needs {info.min_players} to {info.max_players} "
                              f"players; you entered {count}")
-    if values.get("seat_order", "given") not in ("given", "random"):
+
+
+def read_form(info: engine.GameInfo) -> CreateGameForm:
+    """The POSTed form (its body only), checked; ``errors`` is empty when a game can be made
+    from it."""
+    form = form_class(info)()
+    form.validate()  # the CSRF token; the fields' own checks follow, in this order
+    result = CreateGameForm(info, _typed(form))
+    values, errors = result.values, result.errors
+    for option in info.options:
+        key = f"option-{option.name}"
+        try:
+            result.options[option.name] = option.coerce(values.get(key) or str(option.default))
+        except engine.UnknownGame as error:
+            errors[key] = str(error)
+    _players(result)
+    if (values.get("seat_order") or "given") not in ("given", "random"):
         errors["seat_order"] = "choose the order as given or random"
     try:
-        control = parse_time_control(values.get("time_control", "") or DEFAULT_TIME_CONTROL)
+        control = parse_time_control(values.get("time_control") or DEFAULT_TIME_CONTROL)
     except BadTimeControl as error:
         errors["time_control"] = str(error)
         control = None
-    policy = values.get("timeout_policy", "") or default_timeout_policy(info.id)
+    policy = values.get("timeout_policy") or default_timeout_policy(info.id)
     if policy not in POLICIES:
         errors["timeout_policy"] = f"choose one of {', '.join(POLICIES)}"
     try:
@@ -108,14 +150,10 @@ def read_form(info: engine.GameInfo, form: Mapping[str, str]) -> CreateGameForm:
     except BadTimeControl as error:
         errors["reminders"] = str(error)
         reminders = []
+    if form.errors.get("csrf_token"):
+        errors["form"] = str(form.errors["csrf_token"][0])
     if not errors:
-        result.service_args = _service_args(control, policy, reminders,
-                                            values.get("vacations_allowed") == "on")
+        result.service_args = {"time_control": control, "timeout_policy": policy,
+                               "reminders": reminders,
+                               "vacations_allowed": bool(form.vacations_allowed.data)}
     return result
-
-
-def _service_args(control: Any, policy: str, reminders: list[timedelta],
-                  vacations: bool) -> dict[str, Any]:
-    """The clock settings, as the keywords of :func:`pbem.services.create_game`."""
-    return {"time_control": control, "timeout_policy": policy, "reminders": reminders,
-            "vacations_allowed": vacations}

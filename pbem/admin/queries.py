@@ -143,7 +143,8 @@ def player_rows(session: Session, search: str, page: int, page_size: int) -> Pag
         games.setdefault(seat.player_id, []).append((game, seat))
     bounces: dict[int, list[OutboxEmail]] = {}
     for mail in session.exec(select(OutboxEmail).where(
-            col(OutboxEmail.player_id).in_(ids), OutboxEmail.status == FAILED)
+            col(OutboxEmail.player_id).in_(ids),
+            col(OutboxEmail.status).in_((FAILED, MailStatus.BOUNCED)))
             .order_by(col(OutboxEmail.id).desc())):
         bounces.setdefault(mail.player_id or 0, []).append(mail)
     absences: dict[int, list[Any]] = {}

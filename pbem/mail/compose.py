@@ -11,12 +11,62 @@ Structure (what Gmail, Outlook and Apple Mail all show well)::
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
+from email.errors import MessageError
 from email.headerregistry import Address
 from email.message import EmailMessage
 from email.utils import format_datetime, parseaddr
 
+from pbem.addresses import has_control_characters
 from pbem.models import OutboxEmail
+
+# One ASCII local part, one @, one domain: what any relay takes without SMTPUTF8. Stricter
+# checks happen where addresses are typed (pbem.addresses); this only keeps out what would break
+# the SMTP envelope or make smtplib raise mid-pass.
+_ENVELOPE = re.compile(r"[!#-'*+\-/-9=?A-Z^-~]+(?:\.[!#-'*+\-/-9=?A-Z^-~]+)*@[A-Za-z0-9.-]+")
+
+
+class UnsendableEmail(ValueError):
+    """An outbox row that can never become a message: a malformed address, or a name or subject
+    that cannot go into a header. Retrying would not help; the row is marked failed."""
+
+
+def envelope_recipient(email: OutboxEmail) -> str:
+    """The row's address for RCPT TO, or :class:`UnsendableEmail` saying why there is none.
+
+    >>> envelope_recipient(OutboxEmail(to_address="ann@@example.org", kind="", subject="",
+    ...                                message_id=""))
+    Traceback (most recent call last):
+    ...
+    pbem.mail.compose.UnsendableEmail: not an address mail can be sent to: 'ann@@example.org'
+    """
+    address = email.to_address.strip()
+    if not _ENVELOPE.fullmatch(address) or len(address) > 254:
+        raise UnsendableEmail(f"not an address mail can be sent to: {email.to_address!r}")
+    return address
+
+
+def render_message(
+    email: OutboxEmail, *, mail_from: str, now: datetime, png: bytes | None
+) -> tuple[str, bytes]:
+    """(envelope recipient, the message as bytes), or :class:`UnsendableEmail`.
+
+    Serialising here, not inside smtplib, means every header problem surfaces before the SMTP
+    transaction starts, so it can be blamed on this row alone.
+    """
+    recipient = envelope_recipient(email)
+    # Python's email package encodes some of these and passes others raw into the header; either
+    # way the name or subject is not what anyone typed, so refuse the row like pbem.addresses does.
+    for field_name, value in (("name", email.to_name), ("subject", email.subject)):
+        if has_control_characters(value):
+            raise UnsendableEmail(f"the {field_name} {value!r} contains control characters")
+    try:
+        message = build_message(email, mail_from=mail_from, now=now, png=png)
+        # CRLF here: smtplib sends bytes as they are (only str gets its line ends fixed).
+        return recipient, message.as_bytes(policy=message.policy.clone(linesep="\r\n"))
+    except (ValueError, IndexError, TypeError, MessageError) as error:
+        raise UnsendableEmail(f"{type(error).__name__}: {error}") from error
 
 
 def build_message(
@@ -29,6 +79,8 @@ def build_message(
     message["To"] = Address(display_name=name, addr_spec=address) if name else address
     message["Date"] = format_datetime(now)
     message["Message-ID"] = email.message_id
+    if email.reply_to:
+        message["Reply-To"] = email.reply_to  # play by reply: the signed address of this seat
     if email.in_reply_to and email.in_reply_to != email.message_id:
         message["In-Reply-To"] = email.in_reply_to
         message["References"] = email.in_reply_to

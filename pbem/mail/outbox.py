@@ -16,14 +16,17 @@ twice, never zero times.
 
 from __future__ import annotations
 
+import logging
 import os
 import smtplib
 import socket
 import ssl
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from email.utils import parseaddr
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import and_, or_, update
@@ -31,9 +34,11 @@ from sqlmodel import Session, col, select
 
 from pbem.db import Database
 from pbem.mail.boards import board_png
-from pbem.mail.compose import build_message
+from pbem.mail.compose import UnsendableEmail, render_message
 from pbem.models import MailStatus, OutboxEmail
+from pbem.reply_addresses import bounce_address, make_bounce_token
 
+log = logging.getLogger(__name__)
 FIRST_RETRY = timedelta(minutes=1)
 LONGEST_WAIT = timedelta(hours=6)
 MAX_ATTEMPTS = 12  # about a day of retries (1, 2, 4, ... minutes, then every 6 hours)
@@ -55,12 +60,20 @@ class SmtpSettings:
     password: str = ""
     tls: str = "none"  # none, starttls, ssl
     timeout: float = 30
+    # Play by reply: the envelope sender of each email names its row (bounce+TOKEN@), so a
+    # bounce finds the email that bounced (VERP).
+    return_path: Callable[[int], str] | None = field(default=None, compare=False)
+    # DKIM: the message as signed.
+    sign: Callable[[bytes], bytes] | None = field(default=None, compare=False)
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> SmtpSettings:
+        reply = str(config.get("REPLY_ADDRESS") or "")
         return cls(host=config["SMTP_HOST"], port=int(config["SMTP_PORT"]),
                    mail_from=config["MAIL_FROM"], user=config["SMTP_USER"],
-                   password=config["SMTP_PASSWORD"], tls=config["SMTP_TLS"])
+                   password=config["SMTP_PASSWORD"], tls=config["SMTP_TLS"],
+                   return_path=partial(verp_address, config["SECRET_KEY"], reply) if reply
+                   else None, sign=dkim_signer(config))
 
     def connect(self) -> smtplib.SMTP:
         if self.tls == "ssl":
@@ -73,6 +86,23 @@ class SmtpSettings:
         if self.user:
             server.login(self.user, self.password)
         return server
+
+
+def verp_address(secret: str, reply_address: str, email_id: int) -> str:
+    """bounce+TOKEN@ the reply address's domain, the token naming outbox row ``email_id``."""
+    return bounce_address(reply_address, make_bounce_token(secret, email_id))
+
+
+def dkim_signer(config: Mapping[str, Any]) -> Callable[[bytes], bytes] | None:
+    """Signing with the site's DKIM key when PBEM_DKIM_* are set (checked at start-up)."""
+    selector, domain = config.get("DKIM_SELECTOR") or "", config.get("DKIM_DOMAIN") or ""
+    key_file = config.get("DKIM_KEY_FILE") or ""
+    if not (selector and domain and key_file):
+        return None
+    from pbem.mail.dkim import sign_message
+
+    key = Path(key_file).read_bytes()
+    return partial(sign_message, selector=selector, domain=domain, private_key=key)
 
 
 @dataclass
@@ -114,6 +144,18 @@ def claim_due(database: Database, now: datetime, limit: int, holder: str) -> lis
             col(OutboxEmail.id).in_(ids), OutboxEmail.claimed_by == holder,
             OutboxEmail.status == MailStatus.SENDING))
         return sorted(i for i in claimed if i is not None)
+
+
+def release_claims(session: Session, holder: str, now: datetime) -> int:
+    """Make the rows ``holder`` claimed due again at once: for a process known to be dead (the
+    scheduler whose lease ran out), so its mail waits for the lease, not for :data:`CLAIM_FOR`.
+    Returns how many rows were released."""
+    result = session.execute(
+        update(OutboxEmail).where(OutboxEmail.status == MailStatus.SENDING,
+                                  OutboxEmail.claimed_by == holder)
+        .values(claimed_until=now - timedelta(microseconds=1))
+        .execution_options(synchronize_session=False))
+    return int(getattr(result, "rowcount", 0) or 0)
 
 
 def failed_mail(session: Session, game_id: int | None = None) -> list[OutboxEmail]:
@@ -176,20 +218,13 @@ def deliver_pending(
     pngs: dict[tuple[int, int, int], bytes] = {}  # one read per board, however many recipients
     try:
         for position, email_id in enumerate(ids):
-            with database.session() as session:
-                email = session.get(OutboxEmail, email_id)
-            if email is None or email.status != MailStatus.SENDING:
+            prepared = _prepare(database, email_id, smtp, now, pngs, mark, report)
+            if prepared is None:
                 continue
-            png = None
-            if email.image_ply is not None and email.game_id is not None:
-                key = (email.game_id, email.image_ply,
-                       -1 if email.image_viewer is None else email.image_viewer)
-                if key not in pngs:
-                    pngs[key] = board_png(database, *key)
-                png = pngs[key]
-            message = build_message(email, mail_from=smtp.mail_from, now=now, png=png)
+            recipient, raw = prepared
+            sender = smtp.return_path(email_id) if smtp.return_path else envelope_from
             try:
-                server.send_message(message, from_addr=envelope_from, to_addrs=[email.to_address])
+                server.sendmail(sender, [recipient], raw)
             except smtplib.SMTPRecipientsRefused as error:
                 code = min(c for c, _ in error.recipients.values())
                 mark(email_id, error=str(error.recipients), permanent=code >= 500)
@@ -208,6 +243,11 @@ def deliver_pending(
                      permanent=error.smtp_code >= 500)
                 report.errors.append(str(error))
                 server.rset()
+            except smtplib.SMTPException as error:
+                # Anything else smtplib refuses (SMTPUTF8 not offered, say) is about this row.
+                mark(email_id, error=f"cannot be sent: {error}", permanent=True)
+                report.errors.append(str(error))
+                server.rset()
             except OSError as error:
                 _connection_lost(ids[position:], mark, report, error)
                 return report
@@ -219,6 +259,40 @@ def deliver_pending(
         except (OSError, smtplib.SMTPException):
             server.close()
     return report
+
+
+def _prepare(
+    database: Database, email_id: int, smtp: SmtpSettings, now: datetime,
+    pngs: dict[tuple[int, int, int], bytes], mark: Any, report: DeliveryReport,
+) -> tuple[str, bytes] | None:
+    """(recipient, message bytes) for a claimed row, or None when it is not to be sent now.
+
+    A row that can never be sent (a bad address or header that slipped in) is marked failed with
+    its reason; any other failure (the board picture, the database) only defers it. Either way
+    the rest of the pass goes on: one row must never stop everybody's mail.
+    """
+    try:
+        with database.session() as session:
+            email = session.get(OutboxEmail, email_id)
+        if email is None or email.status != MailStatus.SENDING:
+            return None
+        png = None
+        if email.image_ply is not None and email.game_id is not None:
+            key = (email.game_id, email.image_ply,
+                   -1 if email.image_viewer is None else email.image_viewer)
+            if key not in pngs:
+                pngs[key] = board_png(database, *key)
+            png = pngs[key]
+        recipient, raw = render_message(email, mail_from=smtp.mail_from, now=now, png=png)
+        return recipient, smtp.sign(raw) if smtp.sign else raw
+    except UnsendableEmail as error:
+        mark(email_id, error=f"cannot be sent: {error}", permanent=True)
+        report.errors.append(f"email {email_id}: {error}")
+    except Exception as error:  # a broken board or a database hiccup: try again later
+        log.exception("outbox: email %s could not be prepared", email_id)
+        mark(email_id, error=f"could not be prepared: {type(error).__name__}: {error}")
+        report.errors.append(f"email {email_id}: {error}")
+    return None
 
 
 def _connection_lost(rest: list[int], mark: Any, report: DeliveryReport, error: Exception) -> None:

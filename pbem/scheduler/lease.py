@@ -1,8 +1,10 @@
 """A lease row in the database: which scheduler process is the active one.
 
 Every tick, a process calls :func:`take_lease`: it gets (or renews) the lease if nobody holds it,
-if it holds it already, or if the holder let it expire (it died or hung). A second process thus
-stands by, ticking harmlessly, and takes over within one lease time after the first one stops.
+if it holds it already, if the holder let it expire (it died or hung), or if the holder was a
+process of this host that no longer exists (killed, then restarted by systemd). A second process
+thus stands by, ticking harmlessly, and takes over within one lease time after the first one
+stops. Whoever takes the lease over also releases the mail the old holder had claimed.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from pbem.db import Database
+from pbem.mail.outbox import release_claims
 from pbem.models import SchedulerLease
 
 LEASE_NAME = "scheduler"
@@ -25,6 +28,28 @@ LEASE_TIME = timedelta(seconds=90)  # more than a tick or two: a slow sweep does
 def new_holder_id() -> str:
     """Unique per process start: host, pid, and a random part (pids are reused)."""
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def holder_is_dead(holder: str) -> bool:
+    """Whether ``holder`` (see :func:`new_holder_id`) was a process of this host that is gone:
+    then its lease need not run out first (systemd restarts a killed scheduler in seconds, the
+    lease lasts 90). Unknown or other hosts' holders count as alive; a reused pid only means
+    waiting for the lease as before.
+
+    >>> holder_is_dead(new_holder_id())
+    False
+    """
+    host, _, rest = holder.partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return True
+    except OSError:  # exists, but belongs to someone else
+        return False
+    return False
 
 
 def take_lease(database: Database, holder: str, now: datetime, *, name: str = LEASE_NAME,
@@ -38,8 +63,13 @@ def take_lease(database: Database, holder: str, now: datetime, *, name: str = LE
                 session.add(SchedulerLease(name=name, holder=holder, expires_at=now + duration,
                                            renewed_at=now))
                 return True
-            if lease.holder != holder and lease.expires_at > now:
+            if lease.holder != holder and lease.expires_at > now and not holder_is_dead(
+                    lease.holder):
                 return False
+            if lease.holder != holder:
+                # Taking over from a holder that stopped renewing (killed, hung): the mail it had
+                # claimed would otherwise wait for the claim to expire (minutes more).
+                release_claims(session, lease.holder, now)
             lease.holder, lease.expires_at, lease.renewed_at = holder, now + duration, now
             session.add(lease)
             return True

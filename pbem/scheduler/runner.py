@@ -12,6 +12,7 @@ runs is dropped, not queued.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -24,6 +25,7 @@ from apscheduler.schedulers.blocking import BlockingScheduler  # type: ignore[im
 from pbem.db import Database
 from pbem.mail.outbox import DeliveryReport, SmtpSettings, deliver_pending
 from pbem.scheduler.lease import LEASE_TIME, new_holder_id, release_lease, take_lease
+from pbem.scheduler.stats import record_sweep
 from pbem.scheduler.sweep import SweepSummary, sweep
 from pbem.services.common import Site, site_from_config
 
@@ -46,6 +48,7 @@ class SchedulerJobs:
     holder: str = field(default_factory=new_holder_id)
     clock: Callable[[], datetime] = utc_now
     lease_time: Any = LEASE_TIME
+    imap_url: str = ""  # play by reply: the mailbox the fetch job reads (PBEM_IMAP_URL)
 
     def is_active(self, now: datetime) -> bool:
         return take_lease(self.database, self.holder, now, duration=self.lease_time)
@@ -55,7 +58,10 @@ class SchedulerJobs:
         now = now or self.clock()
         if not self.is_active(now):
             return None
+        began = time.monotonic()
         summary = sweep(self.database, now, self.site)
+        # For /metrics: web workers read it from the database (they cannot see this process).
+        record_sweep(self.database, self.holder, now, time.monotonic() - began)
         if summary.work_done or summary.errors:
             log.info("sweep at %s: %s", now.isoformat(), summary)
         return summary
@@ -71,19 +77,35 @@ class SchedulerJobs:
                      report.failed)
         return report
 
+    def fetch_tick(self, now: datetime | None = None) -> int | None:
+        """One pass over the IMAP mailbox if this process holds the lease; messages handled."""
+        now = now or self.clock()
+        if not self.imap_url or not self.is_active(now):
+            return None
+        from pbem.inbound.imap import fetch_pass
+        from pbem.inbound.service import receive
+
+        result = fetch_pass(self.imap_url, lambda raw: log.info(
+            "inbound: %s", receive(self.database, self.clock(), self.site, raw)))
+        if result.handled or result.failed:
+            log.info("fetched mail: %s handled, %s failed", result.handled, result.failed)
+        return result.handled
+
     def stop(self) -> None:
         release_lease(self.database, self.holder)
 
 
 def jobs_from_config(database: Database, config: Mapping[str, Any]) -> SchedulerJobs:
     return SchedulerJobs(database, site_from_config(database, config),
-                         SmtpSettings.from_config(config))
+                         SmtpSettings.from_config(config), imap_url=str(config.get("IMAP_URL", "")))
 
 
 def build_scheduler(jobs: SchedulerJobs, *, blocking: bool,
                     sweep_every: float = SWEEP_EVERY_SECONDS,
-                    deliver_every: float = DELIVER_EVERY_SECONDS) -> BaseScheduler:
-    """A scheduler (not started) with the two jobs, in UTC."""
+                    deliver_every: float = DELIVER_EVERY_SECONDS,
+                    fetch_every: float = 0) -> BaseScheduler:
+    """A scheduler (not started) with its jobs, in UTC: sweep, delivery, and the IMAP fetch
+    when ``fetch_every`` is set and the jobs have a mailbox."""
     scheduler: BaseScheduler = (BlockingScheduler(timezone=UTC) if blocking
                                 else BackgroundScheduler(timezone=UTC))
     defaults = {"coalesce": True, "max_instances": 1, "misfire_grace_time": 30}
@@ -91,6 +113,9 @@ def build_scheduler(jobs: SchedulerJobs, *, blocking: bool,
                       next_run_time=utc_now(), **defaults)
     scheduler.add_job(_guarded(jobs.delivery_tick), "interval", seconds=deliver_every,
                       id="deliver", next_run_time=utc_now(), **defaults)
+    if fetch_every > 0 and jobs.imap_url:
+        scheduler.add_job(_guarded(jobs.fetch_tick), "interval", seconds=fetch_every,
+                          id="fetch", next_run_time=utc_now(), **defaults)
     return scheduler
 
 

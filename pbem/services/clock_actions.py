@@ -12,8 +12,15 @@ from sqlmodel import Session
 
 from pbem.clock.controls import format_duration
 from pbem.clock.deadlines import SECOND, refresh_due, remaining, set_deadline, time_control_of
-from pbem.models import Game, GameStatus
-from pbem.services.common import GameNotActive, ServiceError, Site, audit, lock_game
+from pbem.models import Game, GameStatus, Player
+from pbem.services.common import (
+    GameNotActive,
+    ServiceError,
+    Site,
+    audit,
+    lock_game,
+    seats_of,
+)
 from pbem.services.timeouts import clock_notice
 
 
@@ -43,6 +50,7 @@ def extend_deadline(
         # the old deadline, or it could end in the past.
         row.turn_started_at, row.turn_bank_seconds = now, by // SECOND
     row.held_since = None
+    _clear_bounce_flag(session, row)
     set_deadline(session, row)
     session.add(row)
     audit(session, now, "deadline extended", game_id=game_id, actor=actor,
@@ -89,3 +97,12 @@ def resume_game(session: Session, game_id: int, *, now: datetime, actor: str,
     clock_notice(session, now, site, row, "resumed",
                    f"The organiser ({actor}) resumed the game; the clock runs again.")
     return row
+
+
+def _clear_bounce_flag(session: Session, row: Game) -> None:
+    """The organiser has dealt with the player to move (their mail bounced, the game was held)."""
+    seat = next((s for s in seats_of(session, row.id or 0) if s.seat == row.to_move), None)
+    player = session.get(Player, seat.player_id) if seat is not None else None
+    if player is not None and player.bounced_at is not None:
+        player.bounced_at = None
+        session.add(player)

@@ -26,6 +26,8 @@ class Site:
     # Addresses told when a game needs an organiser's decision (timeout policy "hold"), besides
     # the game's own organiser; from PBEM_ALERT_EMAILS.
     alert_emails: tuple[str, ...] = ()
+    # Play by reply (pbem.inbound): the address replies go to, play@example.org; "" for off.
+    reply_address: str = ""
 
     @property
     def mail_domain(self) -> str:
@@ -82,7 +84,8 @@ def site_from_config(database: Database, config: Mapping[str, Any]) -> Site:
     links = Links(config["SECRET_KEY"], config["BASE_URL"], seat_holder=seat_holder_for(database))
     alerts = tuple(check_address(a) for a in str(config.get("ALERT_EMAILS", "")).split(",")
                    if a.strip())
-    return Site(links, config["MAIL_FROM"], alerts)
+    reply = str(config.get("REPLY_ADDRESS", "") or "")
+    return Site(links, config["MAIL_FROM"], alerts, check_address(reply) if reply else "")
 
 
 __all__ = ["GameMovedOn", "GameNotActive", "NotYourTurn", "ServiceError", "Site", "audit",

@@ -76,7 +76,7 @@ def enqueue(
 ) -> OutboxEmail:
     """Render ``email/<kind>.txt`` and ``.html`` and add the email to the outbox."""
     assert player.id is not None and row.id is not None
-    message_id = make_msgid(idstring=kind, domain=site.mail_domain)
+    reply_to, message_id = reply_headers(site, row, seat, kind)
     links = site.links
     context = {
         **context,
@@ -102,6 +102,7 @@ def enqueue(
         image_viewer=board.viewer if board else None,
         message_id=message_id,
         in_reply_to=seat.thread_message_id if seat else "",
+        reply_to=reply_to,
         unsubscribe_url=links.unsubscribe_url(player.id),
         essential=essential,
         next_attempt_at=now,
@@ -112,6 +113,20 @@ def enqueue(
         session.add(seat)
     session.add(email)
     return email
+
+
+def reply_headers(site: Site, row: Game, seat: Seat | None, kind: str) -> tuple[str, str]:
+    """(Reply-To, Message-ID) of an email about ``seat``: with play by reply on, both carry a
+    token for the seat at the game's current ply, so a reply finds its game even when a mail
+    client drops the plus part of the address (through In-Reply-To and References)."""
+    if not site.reply_address or seat is None or row.id is None:
+        return "", make_msgid(idstring=kind, domain=site.mail_domain)
+    from pbem.reply_addresses import ReplyFields, make_reply_token, message_id, reply_address
+
+    token = make_reply_token(site.links.secret_key,
+                             ReplyFields("move", row.id, seat.seat, row.ply, seat.player_id))
+    unique = make_msgid(idstring=kind).strip("<>").partition("@")[0]
+    return reply_address(site.reply_address, token), message_id(token, site.mail_domain, unique)
 
 
 def moves_since_last_turn(moves: list[Move], seat: int) -> list[Move]:

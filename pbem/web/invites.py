@@ -36,20 +36,21 @@ def invitation(token: str) -> tuple[str, int]:
         answer = request.form.get("answer")
         if answer not in ("accept", "decline"):
             return message_page("Please choose", "Choose accept or decline.", 400)
+        game_id = row.id
         try:
             with database().write() as session:
-                row = respond_to_invitation(session, utc_now(), site(), game_id=row.id,
-                                            seat=seat.seat, accept=answer == "accept")
+                answered = respond_to_invitation(session, utc_now(), site(), game_id=game_id,
+                                                 seat=seat.seat, accept=answer == "accept")
+                # Read while the session is open: never touch its objects once it has ended.
+                started = answered.status == GameStatus.ACTIVE
         except ServiceError as error:
             return message_page("Your answer was not recorded", str(error), 409)
         if answer == "decline":
             return message_page("Invitation declined", "You declined. The other players and the "
                                 "organiser will be told. Thank you for answering.")
-        started = row.status == GameStatus.ACTIVE
-        assert row.id is not None
         return message_page("Invitation accepted", "The game has started: watch your mail."
                             if started else "Thanks! The game starts when everyone has accepted.",
-                            game_url=site().links.seat_view_url(row.id, seat.seat,
+                            game_url=site().links.seat_view_url(game_id, seat.seat,
                                                                   holder=seat.player_id))
     game = engine_game(row)
     return render_template(

@@ -12,9 +12,11 @@ from flask import Blueprint, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
 import engine
+from pbem.addresses import has_control_characters
 from pbem.models import Game, GameStatus
 from pbem.positions import current_state, last_notation, move_menu
 from pbem.services import GameMovedOn, ServiceError, resign, submit_move
+from pbem.services.moves import MAX_NOTE
 from pbem.web.csrf import check_csrf
 from pbem.web.games import render_game_page
 from pbem.web.support import (
@@ -22,6 +24,7 @@ from pbem.web.support import (
     damaged_link,
     database,
     game_of_token,
+    game_or_none,
     message_page,
     site,
     utc_now,
@@ -46,11 +49,16 @@ def _turn(token: str) -> tuple[Game, int, int] | Page:
     return row, seat, ply
 
 
+MOVED_ON = ("The game has moved on since this link was sent: that turn is over. "
+            "Here is the game as it stands now.")
+NOT_PLAYED = ("Your move was not played: the game had already moved on (perhaps the form was "
+              "sent twice, or from another window). Here is the game as it stands now.")
+
+
 def moved_on(row: Game, seat: int, status: int = 409) -> tuple[str, int]:
-    return render_game_page(
-        row, seat, status=status,
-        notice="The game has moved on since this link was sent: that turn is over. "
-               "Here is the game as it stands now.")
+    # A confirm POST that finds its turn over must say so plainly: the person pressed "Play".
+    notice = NOT_PLAYED if request.method == "POST" else MOVED_ON
+    return render_game_page(row, seat, status=status, notice=notice)
 
 
 def _cells(raw: str) -> tuple[str, ...]:
@@ -79,20 +87,26 @@ def move_page(token: str, error: str = "", status: int = 200, text: str = "") ->
         cells = menu.next_cells.get(key)
         return url_for("play.move_page", token=token, cells=".".join(cells)) if cells else None
 
-    last = None
-    if row.ply and row.id is not None:
-        with database().session() as session:
-            last = last_notation(session, row.id)
     return render_template(
         "move.html", row=row, seat=seat, token=token, info=game.info, menu=menu,
         names=game.seat_names(state), describe=game.describe(state, seat), error=error,
-        text=text, board=board_svg(game, state, seat, last, cell_href),
+        text=text, board=board_svg(game, state, seat, _last_move(row), cell_href),
     ), status
+
+
+def _last_move(row: Game) -> str | None:
+    """The notation to mark on the board of the current position."""
+    if not row.ply or row.id is None:
+        return None
+    with database().session() as session:
+        return last_notation(session, row.id)
 
 
 def _chosen_move(game: engine.Game, state: Any) -> str:  # type: ignore[type-arg]
     """The notation the form sent: a button or text (``move``) or a number field (``number``)."""
     text = request.values.get("move", "").strip()
+    if has_control_characters(text):
+        raise engine.IllegalMove("a move is one line of text, without control characters")
     if text:
         return text
     number = request.values.get("number", "").strip()
@@ -126,30 +140,64 @@ def confirm_page(token: str) -> Page:
         return move_page(token, error=str(error), status=422,
                          text=request.values.get("move", ""))
     if request.method != "POST":  # GET and HEAD only show
-        return render_template(
-            "confirm.html", row=row, seat=seat, token=token, info=game.info, move=str(move),
-            describe=game.describe(after, seat),
-            board=board_svg(game, after, seat, str(move)),
-        ), 200
-    return _commit(row, seat, ply, str(move), request.form.get("note", ""))
+        return _preview(row, seat, token, game, state, move, after)
+    note = request.form.get("note", "")
+    problem = _note_problem(note)
+    if problem:
+        return message_page("Your move was not played", f"{problem}. Please go back, change "
+                            "the note and confirm again.", 400)
+    return _commit(row, seat, ply, str(move), note)
+
+
+def _note_problem(note: str) -> str:
+    """Why the note cannot go with the move ("" if it can). Notes are shown to others on pages
+    and in mail: control characters (escapes, direction overrides, line breaks) are refused
+    rather than silently cleaned."""
+    if has_control_characters(note):
+        return "A note is one line of text, without line breaks or other control characters"
+    if len(note) > MAX_NOTE:
+        return f"A note can be at most {MAX_NOTE} characters long"
+    return ""
+
+
+def _preview(row: Game, seat: int, token: str, game: engine.Game,  # type: ignore[type-arg]
+             state: Any, move: Any, after: Any) -> tuple[str, int]:
+    """The confirm page: the position after the move, unless the move would reveal something.
+
+    A move that draws from a hidden pile must not be played for a preview: the player would see
+    the draw and could then pick another move. Such a page shows the position as it is now and
+    says in words what the move will do (the engine knows which moves reveal, for every game).
+    """
+    effect = ""
+    shown, marked = after, str(move)
+    if game.reveals_hidden(state, move):
+        effect = game.hidden_effect(state, move)
+        shown, marked = state, _last_move(row)
+    return render_template(
+        "confirm.html", row=row, seat=seat, token=token, info=game.info, move=str(move),
+        describe=game.describe(shown, seat), effect=effect,
+        board=board_svg(game, shown, seat, marked),
+    ), 200
 
 
 def _commit(row: Game, seat: int, ply: int, move: str, note: str) -> Page:
     assert row.id is not None
+    game_id = row.id
     try:
         with database().write() as session:
-            submit_move(session, utc_now(), site(), game_id=row.id, seat=seat, ply=ply,
+            submit_move(session, utc_now(), site(), game_id=game_id, seat=seat, ply=ply,
                         text=move, note=note)
-    except GameMovedOn as error:
-        return render_game_page(
-            error.game, seat, status=409,
-            notice="Your move was not played: the game had already moved on (perhaps the form "
-                   "was sent twice, or from another window). Here is the game as it stands now.")
+    except GameMovedOn:
+        # Not ``error.game``: it belongs to the session that just rolled back and closed, so its
+        # attributes are expired and cannot be loaded again (DetachedInstanceError, HTTP 500).
+        fresh = game_or_none(game_id)
+        if fresh is None:
+            return message_page("Your move was not played", "This game no longer exists.", 409)
+        return moved_on(fresh, seat)
     except (ServiceError, engine.IllegalMove) as error:
         return message_page("Your move was not played", str(error), 409)
     links = site().links
-    with database().session() as session:
-        fresh = session.get(Game, row.id)
+    fresh = game_or_none(game_id)
     if (fresh is not None and fresh.status == GameStatus.ACTIVE and fresh.to_move == seat
             and fresh.ply == ply + 1):
         # A turn of several steps: go straight on to the next step. (After the others' forced

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import date
+import re
+from datetime import date, timedelta
 from zoneinfo import available_timezones
 
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
@@ -28,6 +29,7 @@ from pbem.web.support import damaged_link, database, load_token, message_page, s
 bp = Blueprint("players", __name__)
 
 LANGUAGES = {"en": "English"}
+MAX_DAYS_AHEAD = 2 * 366
 
 
 @bp.route("/me/<token>", methods=["GET", "POST"])
@@ -99,7 +101,7 @@ def _change_absences(token: str, player_id: int) -> tuple[str, int] | Response:
         with database().write() as session:
             if request.form["action"] == "cancel_absence":
                 remove_absence(session, utc_now(), player_id=player_id,
-                               absence_id=int(request.form.get("absence_id", "0") or 0))
+                               absence_id=_form_id("absence_id"))
             else:
                 start, end = (_form_date(name) for name in ("start", "end"))
                 add_absence(session, utc_now(), player_id=player_id, start=start, end=end,
@@ -109,13 +111,29 @@ def _change_absences(token: str, player_id: int) -> tuple[str, int] | Response:
     return redirect(url_for("players.my_games", token=token, saved=1), 303)
 
 
-def _form_date(name: str) -> date:
+def _form_id(name: str) -> int:
+    """A row id from a hidden field; anything else (``abc``, ``1e9``, past the database's
+    integers) is no absence of this player's."""
     text = request.form.get(name, "").strip()
+    if not re.fullmatch(r"[0-9]{1,9}", text):
+        raise AbsenceRefused("there is no such absence")
+    return int(text)
+
+
+def _form_date(name: str) -> date:
+    """A day from a date field, no further ahead than anyone plans an absence: far dates
+    (9999-12-31) would overflow the calendar arithmetic of the allowance."""
+    text = request.form.get(name, "").strip()
+    label = "first" if name == "start" else "last"
     try:
-        return date.fromisoformat(text)
+        day = date.fromisoformat(text)
     except ValueError:
-        label = "first" if name == "start" else "last"
-        raise BadAbsence(f"the {label} day {text!r} is not a date like 2025-07-31") from None
+        raise BadAbsence(f"the {label} day {text[:40]!r} is not a date like 2025-07-31") from None
+    latest = utc_now().date() + timedelta(days=MAX_DAYS_AHEAD)
+    if day > latest:
+        raise BadAbsence(f"the {label} day can be {latest.isoformat()} at the latest: absences "
+                         "can be planned up to two years ahead")
+    return day
 
 
 @bp.route("/unsubscribe/<token>", methods=["GET", "POST"])

@@ -8,11 +8,12 @@ from typing import Any
 
 from flask import current_app, render_template
 from markupsafe import Markup
+from sqlmodel import select
 
 import engine
 from pbem.db import Database
 from pbem.links import DamagedLink, Purpose
-from pbem.models import Game
+from pbem.models import Game, Seat
 from pbem.services import Site
 
 
@@ -63,13 +64,20 @@ def game_or_none(game_id: int) -> Game | None:
 
 
 def game_of_token(purpose: Purpose, token: str) -> tuple[Game, dict[str, Any]] | None:
-    """The game a link is about, with the link's fields; None for a damaged or unknown link."""
+    """The game a link is about, with the link's fields; None for a damaged or unknown link,
+    and for a seat the game does not have (seat 5 of a two-player game)."""
     try:
         fields = load_token(purpose, token)
-        row = game_or_none(fields["game"])
-    except (DamagedLink, KeyError):
+    except DamagedLink:
         return None
-    return None if row is None else (row, fields)
+    with database().session() as session:
+        row = session.get(Game, fields["game"])
+        if row is None or row.id is None:
+            return None
+        if "seat" in fields and session.exec(select(Seat.id).where(
+                Seat.game_id == row.id, Seat.seat == fields["seat"])).first() is None:
+            return None
+    return row, fields
 
 
 __all__ = ["DamagedLink"]

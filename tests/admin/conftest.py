@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import pytest
 from flask.testing import FlaskClient
 
+import pbem.ratelimit  # noqa: F401  (its table must be on the metadata the test databases use)
 from pbem.db import Database
 from tests.support import ADMIN_EMAIL, ADMIN_PASSWORD, csrf_of
 

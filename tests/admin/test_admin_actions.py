@@ -153,7 +153,9 @@ def test_replacing_the_player_to_move_kills_their_links(
         dead = client.get(link)
         assert dead.status_code == 410, link
         assert "no longer yours" in dead.text
-    assert client.post(move_link + "/confirm", data={"move": "x"}).status_code == 410
+    token = csrf_of(client.get("/admin/account").text)  # a real token of this session
+    assert client.post(move_link + "/confirm", data={"move": "x", "csrf_token": token}
+                       ).status_code == 410
     turn = _mail(sqlite_database, game_pk, "cat@example.test", "turn")
     assert len(turn) == 1
     fresh = next(link for link in _links(turn[0]) if link.startswith("/play/"))

@@ -200,7 +200,8 @@ def test_players_mail_and_audit_pages(admin_client: FlaskClient, sqlite_database
 def test_no_mail_catcher_link_in_production(sqlite_database: Database) -> None:
     from pbem import create_app
 
-    app = create_app({"ENV": "production", "SECRET_KEY": "a production secret",
+    secret = "a production secret long enough for the checks"
+    app = create_app({"ENV": "production", "SECRET_KEY": secret,
                       "BASE_URL": "http://localhost", "DATABASE": sqlite_database,
                       "DATABASE_URL": sqlite_database.url}, read_env=False)
     client = app.test_client()
@@ -215,7 +216,7 @@ def test_no_mail_catcher_link_in_production(sqlite_database: Database) -> None:
 def test_pages_are_phone_friendly_and_labelled(admin_client: FlaskClient) -> None:
     game_type = two_player_game()
     for path in ("/admin/", f"/admin/games/new?game={game_type}", "/admin/players",
-                 "/admin/mail", "/admin/audit"):
+                 "/admin/mail", "/admin/audit", "/admin/account"):
         page = admin_client.get(path).text
         assert '<meta name="viewport" content="width=device-width' in page, path
         assert 'href="#content"' in page  # skip link for keyboard users

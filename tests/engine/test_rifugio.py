@@ -393,6 +393,45 @@ def test_views_and_pictures_never_show_the_order_of_the_blind_pile() -> None:
         assert "pile" not in json.dumps(game.view(state, viewer)).replace("blind", "")
 
 
+@pytest.mark.parametrize("players", [2, 3])
+def test_only_moves_said_to_reveal_hidden_information_depend_on_the_pile_order(
+        players: int) -> None:
+    """A preview may play a move unless ``reveals_hidden`` says so: for every other move, what
+    anyone sees afterwards is the same whatever the order of the blind pile; and the answer
+    itself never depends on that order (asking must not leak it either)."""
+    game = GAMES[players]
+    rng = random.Random(players)
+    seen: set[str] = set()
+    for seed in range(4):
+        state = game.start(seed=f"preview {seed}")
+        for _ in range(40):
+            other = _shuffled_pile(state)
+            for move in game.legal_moves(state):
+                assert isinstance(move, RifugioMove)
+                reveals = game.reveals_hidden(state, move)
+                assert reveals == game.reveals_hidden(other, move)
+                if reveals:
+                    seen.add(move.verb)
+                    assert game.hidden_effect(state, move) == game.hidden_effect(other, move)
+                    continue
+                after, after_other = game.apply(state, move), game.apply(other, move)
+                for viewer in (None, *range(players)):
+                    assert game.view(after, viewer) == game.view(after_other, viewer), move
+            if game.to_move(state) is None:
+                break
+            state = game.play(state, game.random_move(state, rng))
+    # Two players lay two tiles a turn, with the display refilled in between.
+    assert seen == ({"take", "lay", "end"} if players == 2 else {"take", "end"})
+
+
+def test_taking_blind_reveals_and_taking_an_open_tile_does_not() -> None:
+    game = GAMES[3]
+    state = game.start(seed="demo")
+    assert game.reveals_hidden(state, RifugioMove("take", slot=0))
+    assert "top tile of the blind pile" in game.hidden_effect(state, RifugioMove("take"))
+    assert not any(game.reveals_hidden(state, RifugioMove("take", slot=n)) for n in (1, 2, 3))
+
+
 def test_other_players_point_cards_show_only_as_counts_until_the_end() -> None:
     game = GAMES[3]
     mine = ((tile_id("marmot"), 2),)

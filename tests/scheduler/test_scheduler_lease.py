@@ -64,3 +64,84 @@ def test_the_jobs_never_pile_up(clock_games: ClockGames, smtp_server: SmtpServer
         assert job.coalesce is True and job.max_instances == 1
     assert found["sweep"].trigger.interval == timedelta(seconds=60)
     assert found["deliver"].trigger.interval == timedelta(seconds=5)
+
+
+def test_the_active_scheduler_records_each_sweep_for_the_web_processes(
+    clock_games: ClockGames, smtp_server: SmtpServer,
+) -> None:
+    from pbem.scheduler.stats import last_sweep
+
+    database = clock_games.database
+    jobs = SchedulerJobs(database, clock_games.site, smtp_server.settings(), holder="active")
+    standby = SchedulerJobs(database, clock_games.site, smtp_server.settings(), holder="standby")
+    assert last_sweep(database) is None
+    assert jobs.sweep_tick(T0) is not None
+    first = last_sweep(database)
+    assert first is not None and first.holder == "active" and first.started_at == T0
+    assert 0 <= first.seconds < 60
+    assert standby.sweep_tick(T0 + SECOND) is None and last_sweep(database) == first
+    assert jobs.sweep_tick(T0 + 60 * SECOND) is not None
+    again = last_sweep(database)
+    assert again is not None and again.started_at == T0 + 60 * SECOND
+    # The stats row is no lease: the lease is still the active one's, and released as usual.
+    assert lease_holder(database, T0 + 61 * SECOND) == "active"
+    jobs.stop()
+    assert take_lease(database, "standby", T0 + 62 * SECOND)
+
+
+def test_taking_over_sends_the_mail_the_dead_scheduler_had_claimed_at_once(
+    clock_games: ClockGames, smtp_server: SmtpServer,
+) -> None:
+    from pbem.mail.outbox import CLAIM_FOR, claim_due
+
+    database = clock_games.database
+    dead = SchedulerJobs(database, clock_games.site, smtp_server.settings(), holder="dead")
+    heir = SchedulerJobs(database, clock_games.site, smtp_server.settings(), holder="heir")
+    clock_games.start("mosey", T0)
+    assert dead.is_active(T0)
+    claimed = claim_due(database, T0, 100, "dead")  # then it is SIGKILLed mid-pass
+    assert claimed and heir.delivery_tick(T0 + SECOND) is None
+    takeover = T0 + timedelta(seconds=91)  # the lease ran out; the claims would last 10 minutes
+    assert takeover < T0 + CLAIM_FOR
+    report = heir.delivery_tick(takeover)
+    assert report is not None and report.sent == len(claimed)
+    assert {e.status for e in clock_games.emails()} == {"sent"}
+    assert len(smtp_server.messages) == len(claimed)
+
+
+def test_a_live_holder_keeps_its_claims(clock_games: ClockGames, smtp_server: SmtpServer) -> None:
+    from pbem.mail.outbox import claim_due
+
+    database = clock_games.database
+    clock_games.start("mosey", T0)
+    assert take_lease(database, "busy", T0)
+    claimed = claim_due(database, T0, 100, "busy")
+    assert take_lease(database, "busy", T0 + 60 * SECOND)  # renewing releases nothing
+    other = SchedulerJobs(database, clock_games.site, smtp_server.settings(), holder="other")
+    assert other.delivery_tick(T0 + 61 * SECOND) is None
+    assert all(e.status == "sending" and e.claimed_by == "busy" for e in clock_games.emails()
+               if e.id in claimed)
+
+
+def test_a_killed_process_of_this_host_is_replaced_without_waiting_for_its_lease(
+    clock_games: ClockGames,
+) -> None:
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    from pbem.scheduler.lease import new_holder_id
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # its pid now names no process
+    dead = f"{socket.gethostname()}:{gone.pid}:deadbeef"
+    database = clock_games.database
+    assert take_lease(database, dead, T0)
+    assert take_lease(database, "restarted", T0 + SECOND)  # long before T0 + 90 s
+    live = new_holder_id()  # this very process
+    assert not take_lease(database, live, T0 + 2 * SECOND)  # "restarted" is not known dead
+    assert take_lease(database, live, T0 + 100 * SECOND)  # its lease ran out
+    twin = f"{socket.gethostname()}:{gone.pid}:cafe"
+    assert not take_lease(database, twin, T0 + 101 * SECOND)  # a live pid keeps its lease
+    assert os.getpid() == int(live.split(":")[1])

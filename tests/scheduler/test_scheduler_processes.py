@@ -43,7 +43,8 @@ def test_a_second_process_stands_by_and_takes_over_when_the_first_stops(
 
     def holder_pid() -> int | None:
         with engine.connect() as connection:
-            row = connection.execute(text("SELECT holder FROM scheduler_leases")).first()
+            row = connection.execute(text(
+                "SELECT holder FROM scheduler_leases WHERE name = 'scheduler'")).first()
         return int(row[0].split(":")[1]) if row else None
 
     processes = [subprocess.Popen(command, env=env, cwd=tmp_path, stdout=subprocess.DEVNULL,
@@ -58,8 +59,8 @@ def test_a_second_process_stands_by_and_takes_over_when_the_first_stops(
 
         def renewed_twice() -> bool:
             with engine.connect() as connection:
-                renewals.add(str(connection.execute(
-                    text("SELECT renewed_at FROM scheduler_leases")).scalar()))
+                renewals.add(str(connection.execute(text(
+                    "SELECT renewed_at FROM scheduler_leases WHERE name = 'scheduler'")).scalar()))
             return len(renewals) >= 3
 
         _wait_for(renewed_twice)

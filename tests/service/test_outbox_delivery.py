@@ -163,3 +163,51 @@ def test_a_refused_sender_address_delays_mail_instead_of_failing_it(
     row = _email(database, email_id)
     assert report.failed == 0 and row.status == MailStatus.RETRYING
     assert "refused the sender" in row.last_error and "553" in row.last_error
+
+
+# Rows written before names and addresses were checked (or by a path that forgot to): each must
+# fail alone, with its reason, while the good mail around it goes out.
+MALFORMED = [
+    ("Eve\r\nBcc: evil@example.test", "eve@example.test", "subject"),
+    ("Line\u2028Separator", "ls@example.test", "subject"),
+    ("Tab", "vt@example.test", "Mosey: Vertical\x0bTab vs Bo"),
+    ("Ann", "ann@@example.org", "subject"),
+    ("Änne", "änne@example.org", "subject"),
+    ("Nobody", "", "subject"),
+    ("Spaces", "two words@example.org", "subject"),
+]
+
+
+def test_malformed_rows_fail_alone_and_the_rest_is_delivered(
+    database: Database, smtp_server: SmtpServer,
+) -> None:
+    good_before = _queue(database, 2)
+    with database.write() as session:
+        rows = [OutboxEmail(kind="turn", to_address=address, to_name=name, subject=subject,
+                            text_body="t", html_body="<p>t</p>", message_id=f"<bad{n}@x.test>",
+                            next_attempt_at=NOW, created_at=NOW)
+                for n, (name, address, subject) in enumerate(MALFORMED)]
+        session.add_all(rows)
+        session.flush()
+        bad = [r.id for r in rows if r.id is not None]
+    good_after = _queue(database, 2, first=10)
+
+    report = deliver_pending(database, smtp_server.settings(), NOW)
+
+    assert report.sent == 4 and report.failed == len(MALFORMED)
+    received = {email.message_from_bytes(m.raw)["Message-ID"] for m in smtp_server.messages}
+    assert received == {"<m0@example.test>", "<m1@example.test>", "<m10@example.test>",
+                        "<m11@example.test>"}
+    for email_id in bad:
+        row = _email(database, email_id)
+        assert row.status == MailStatus.FAILED, (row.to_address, row.to_name, row.status)
+        assert row.last_error.startswith("cannot be sent:") and row.claimed_by == ""
+    for email_id in good_before + good_after:
+        assert _email(database, email_id).status == MailStatus.SENT
+    with database.session() as session:
+        assert {e.id for e in failed_mail(session)} == set(bad)  # organisers see them
+    later = deliver_pending(database, smtp_server.settings(), NOW + CLAIM_FOR * 2)
+    assert (later.sent, later.failed) == (0, 0)
+    with database.session() as session:
+        statuses = set(session.exec(select(OutboxEmail.status)))
+    assert statuses == {MailStatus.SENT, MailStatus.FAILED}

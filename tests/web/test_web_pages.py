@@ -276,8 +276,9 @@ def test_dev_mail_shows_caught_messages_with_working_links(
 def test_dev_mail_is_not_there_in_production(sqlite_database: Database) -> None:
     from pbem import create_app
 
-    production = create_app({"ENV": "production", "SECRET_KEY": "a real secret",
-                             "DATABASE": sqlite_database}, read_env=False)
+    production = create_app({"ENV": "production", "DATABASE": sqlite_database,
+                             "SECRET_KEY": "a real secret, long enough to sign links"},
+                            read_env=False)
     assert production.test_client().get("/dev/mail").status_code == 404
 
 

@@ -189,6 +189,25 @@ class Rifugio(Game[State, RifugioMove]):
             return (label(move.dest),)
         return ()
 
+    def reveals_hidden(self, state: State, move: RifugioMove) -> bool:
+        """Any move that takes from the blind pile: ``take blind``, and a ``lay`` or ``end``
+        after which the open display is refilled (or the pile set aside). Whether that happens
+        depends on the pile's contents, which are public, never on its order."""
+        if move.verb == "take":
+            return move.slot == 0
+        if move.verb not in ("lay", "end"):
+            return False
+        return self.apply(state, move).pile != state.pile
+
+    def hidden_effect(self, state: State, move: RifugioMove) -> str:
+        if move.verb == "take":
+            return ("you will draw the top tile of the blind pile; you see it once your move "
+                    "is played")
+        if move.verb == "lay":
+            return (f"you will lay your tile at {label(move.pos)}; then the open display is "
+                    "refilled from the blind pile")
+        return "your turn ends and the open display is refilled from the blind pile"
+
     def outcome(self, state: State) -> Outcome | None:
         if state.phase != OVER:
             return None

@@ -8,6 +8,8 @@
     pbem abort-game 12 --reason "a player left"
     pbem deliver
     pbem scheduler      # reminders, timeouts, mail delivery (run one or two, under systemd)
+    pbem sweep [--now 2025-03-01T12:00:00Z]     # one sweep (pbem.cli.operators)
+    pbem backup /var/backups/pbem/pbem.db       # an online copy of a SQLite database
     pbem demo
     pbem dev            # everything `make run` needs, in one process
 """
@@ -19,7 +21,8 @@ from typing import Any
 
 import click
 
-from pbem.config import check_config, load_config
+from pbem.cli.common import checked_config, open_database
+from pbem.config import load_config
 from pbem.db import Database
 from pbem.services.common import site_from_config
 
@@ -46,9 +49,7 @@ def parse_duration(text: str) -> timedelta:
 
 
 def _config() -> dict[str, Any]:
-    config = load_config()
-    check_config(config)
-    return config
+    return checked_config()
 
 
 @click.group()
@@ -67,7 +68,7 @@ def db_upgrade() -> None:
     from pbem.migrate import upgrade
 
     config = _config()
-    upgrade(config["DATABASE_URL"])
+    upgrade(config["DATABASE_URL"], search_path=config.get("DATABASE_SEARCH_PATH"))
     click.echo(f"database is up to date: {config['DATABASE_URL']}")
 
 
@@ -78,7 +79,10 @@ def serve(host: str, port: int) -> None:
     """Run the web app (use a WSGI server such as gunicorn in front for production)."""
     from pbem import create_app
 
-    create_app().run(host=host, port=port, threaded=True)
+    config = _config()  # refuses FLASK_DEBUG in production before anything listens
+    # Flask's run() would switch the debugger on from FLASK_DEBUG by itself: decide here instead.
+    debug = bool(config["FLASK_DEBUG"]) and config["ENV"] != "production"
+    create_app().run(host=host, port=port, threaded=True, debug=debug)
 
 
 @main.command("create-game")
@@ -114,7 +118,7 @@ def create_game_command(game: str, options: tuple[str, ...], players: tuple[str,
         if not sep:
             raise click.BadParameter(f"{item!r}: use NAME=VALUE", param_hint="--option")
         parsed[name.strip()] = value.strip()
-    database = Database(config["DATABASE_URL"])
+    database = open_database(config)
     site = site_from_config(database, config)
     try:
         with database.write() as session:
@@ -137,7 +141,7 @@ def _organiser_action(game: str, action: Any) -> None:
     from pbem.services import ServiceError
 
     config = _config()
-    database = Database(config["DATABASE_URL"])
+    database = open_database(config)
     with database.session() as session:
         row = session.exec(select(Game).where(
             (Game.public_id == game) | (Game.id == (int(game) if game.isdigit() else -1))
@@ -179,7 +183,7 @@ def deliver() -> None:
     from pbem.mail.outbox import SmtpSettings, deliver_pending
 
     config = _config()
-    report = deliver_pending(Database(config["DATABASE_URL"]), SmtpSettings.from_config(config),
+    report = deliver_pending(open_database(config), SmtpSettings.from_config(config),
                              datetime.now(UTC))
     click.echo(f"sent {report.sent}, deferred {report.deferred}, failed {report.failed}")
     for error in report.errors[:5]:
@@ -215,7 +219,7 @@ def _seats(session: Any, game_id: int) -> list[Any]:
 def demo() -> None:
     """Create a demo game between alice@example.test and bob@example.test."""
     config = _config()
-    url, players = seed_demo(Database(config["DATABASE_URL"]), config)
+    url, players = seed_demo(open_database(config), config)
     click.echo(f"demo game: {url}")
     for name, link in zip(DEMO_PLAYERS, players, strict=True):
         click.echo(f"  {name}: {link}")
@@ -251,9 +255,9 @@ def scheduler(sweep_every: int | None, deliver_every: int | None) -> None:
     config = _config()
     sweep_every = sweep_every or int(config["SWEEP_EVERY"])
     deliver_every = deliver_every or int(config["DELIVER_EVERY"])
-    jobs = jobs_from_config(Database(config["DATABASE_URL"]), config)
+    jobs = jobs_from_config(open_database(config), config)
     runner = build_scheduler(jobs, blocking=True, sweep_every=sweep_every,
-                             deliver_every=deliver_every)
+                             deliver_every=deliver_every, fetch_every=int(config["FETCH_EVERY"]))
     click.echo(f"pbem scheduler {jobs.holder}: sweep every {sweep_every}s, deliver every"
                f" {deliver_every}s")
     # systemd stops with SIGTERM: leave through `finally`, releasing the lease for the standby.
@@ -288,7 +292,7 @@ def dev(host: str, port: int, smtp_port: int) -> None:
     config.update(SMTP_HOST="127.0.0.1", SMTP_PORT=smtp_port, SMTP_TLS="none", SMTP_USER="",
                   BASE_URL=f"http://{host}:{port}")
     upgrade(config["DATABASE_URL"])
-    database = Database(config["DATABASE_URL"])
+    database = open_database(config)
     catcher = start_catcher(database_store(database), host="127.0.0.1", port=smtp_port)
     with database.session() as session:
         has_games = session.exec(select(Game)).first() is not None
@@ -318,8 +322,14 @@ def dev(host: str, port: int, smtp_port: int) -> None:
 
 def _register_admin_commands() -> None:
     from pbem.admin.cli import create_admin_command
+    from pbem.cli.mail_in import dkim_keygen_command, fetch_mail_command, inbound_command
+    from pbem.cli.operators import backup_command, sweep_command
 
     main.add_command(create_admin_command)
+    main.add_command(sweep_command)
+    main.add_command(backup_command)
+    for command in (inbound_command, fetch_mail_command, dkim_keygen_command):
+        main.add_command(command)
 
 
 _register_admin_commands()

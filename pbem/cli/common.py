@@ -1,0 +1,21 @@
+"""What every ``pbem`` command needs: checked settings and the database they name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pbem.config import check_config, load_config
+from pbem.db import Database
+
+
+def checked_config() -> dict[str, Any]:
+    """The settings from the environment and ``.env``; :class:`~pbem.config.ConfigError` if
+    they are unsafe (so a command never runs production on the default secret)."""
+    config = load_config()
+    check_config(config)
+    return config
+
+
+def open_database(config: dict[str, Any]) -> Database:
+    """The database of ``config``, in its PostgreSQL schema when one is set."""
+    return Database(config["DATABASE_URL"], search_path=config.get("DATABASE_SEARCH_PATH"))

@@ -1,0 +1,113 @@
+"""Commands for play by reply: receive mail, fetch it, and make a DKIM key.
+
+    pbem inbound --host 127.0.0.1 --port 2525 [--lmtp]
+    pbem fetch-mail
+    pbem dkim-keygen --out /etc/pbem/dkim.pem
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from pbem.cli.common import checked_config, open_database
+
+
+def _site(config: dict[str, Any]) -> Any:
+    from pbem.services.common import site_from_config
+
+    database = open_database(config)
+    site = site_from_config(database, config)
+    if not site.reply_address:
+        raise click.UsageError("set PBEM_REPLY_ADDRESS (e.g. play@pbem.example.org) first")
+    return database, site
+
+
+@click.command("inbound")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=2525, show_default=True, type=int)
+@click.option("--lmtp", is_flag=True, help="Speak LMTP (for a Postfix lmtp: transport).")
+def inbound_command(host: str, port: int, lmtp: bool) -> None:
+    """Receive replies and bounces over SMTP or LMTP until stopped (SIGTERM or Ctrl-C).
+
+    Recipients other than the reply and bounce addresses are refused at RCPT time, messages
+    over 1 MB at DATA; a message that cannot be handled now is answered 451 (try again).
+    """
+    from pbem.inbound.service import accepts_recipient, receive
+    from pbem.inbound.smtp import InboundServer
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    database, site = _site(checked_config())
+    log = logging.getLogger("pbem.inbound")
+
+    def deliver(raw: bytes, sender: str, recipients: list[str]) -> None:
+        outcome = receive(database, datetime.now(UTC), site, raw, recipients=recipients)
+        log.info("from %s: %s %s", sender or "<>", outcome.kind, outcome.detail)
+
+    server = InboundServer(host, port, lmtp=lmtp, hostname=host,
+                           accept_recipient=lambda address: accepts_recipient(site, address),
+                           deliver=deliver)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    server.start()
+    click.echo(f"pbem inbound: {'LMTP' if lmtp else 'SMTP'} on {host}:{port} for "
+               f"{site.reply_address}")
+    try:
+        stop.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+        database.dispose()
+
+
+@click.command("fetch-mail")
+def fetch_mail_command() -> None:
+    """One pass over the IMAP mailbox of PBEM_IMAP_URL: handle each message, then delete it."""
+    from pbem.inbound.imap import fetch_pass
+    from pbem.inbound.service import receive
+
+    config = checked_config()
+    if not config.get("IMAP_URL"):
+        raise click.UsageError("set PBEM_IMAP_URL (e.g. imaps://user:password@host/INBOX) first")
+    database, site = _site(config)
+    outcomes: list[str] = []
+    try:
+        result = fetch_pass(config["IMAP_URL"], lambda raw: outcomes.append(
+            receive(database, datetime.now(UTC), site, raw).kind))
+    finally:
+        database.dispose()
+    kinds = ", ".join(f"{outcomes.count(k)} {k}" for k in sorted(set(outcomes))) or "nothing"
+    click.echo(f"fetched {result.handled} message(s) ({kinds}); {result.failed} left for later")
+
+
+@click.command("dkim-keygen")
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Where to write the private key (PEM); it must not exist yet.")
+@click.option("--selector", default=None, help="Default: PBEM_DKIM_SELECTOR, else 'pbem'.")
+@click.option("--domain", default=None, help="Default: PBEM_DKIM_DOMAIN, else MAIL_FROM's.")
+def dkim_keygen_command(out: Path, selector: str | None, domain: str | None) -> None:
+    """Make a DKIM key and print the DNS TXT record to publish."""
+    from email.utils import parseaddr
+
+    from pbem.mail.dkim import dns_record, generate_key
+
+    config = checked_config()
+    if out.exists():
+        raise click.UsageError(f"{out} exists; choose another file")
+    selector = selector or config.get("DKIM_SELECTOR") or "pbem"
+    domain = domain or config.get("DKIM_DOMAIN") or \
+        parseaddr(config["MAIL_FROM"])[1].rpartition("@")[2]
+    private, public = generate_key()
+    out.write_bytes(private)
+    out.chmod(0o600)
+    click.echo(f"private key written to {out}; publish this record:\n")
+    click.echo(dns_record(selector, domain, public))
+    click.echo(f"\nthen set PBEM_DKIM_SELECTOR={selector} PBEM_DKIM_DOMAIN={domain} "
+               f"PBEM_DKIM_KEY_FILE={out}")

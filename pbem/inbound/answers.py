@@ -1,0 +1,115 @@
+"""What pbem writes back to a reply: receipts, refusals, and the answers to commands.
+
+Every answer goes to the outbox like any other email, in the thread of the message it answers
+(``In-Reply-To`` its Message-ID), and carries a fresh reply address, so the conversation can go on
+by mail. Refusals are limited per sender and hour: two robots answering each other stop quickly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from email.utils import make_msgid
+from typing import Any
+
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+import engine
+from pbem.models import Game, InboundMail, OutboxEmail, Player, Seat
+from pbem.positions import current_state, last_notation
+from pbem.services.common import Site, players_of, seats_of
+from pbem.services.notify import board_ref, game_context, subject_of
+from pbem.templating import render_email
+
+REFUSALS_PER_HOUR = 5
+EXAMPLES = 6  # legal moves shown in help and refusals
+
+
+@dataclass(frozen=True)
+class Thread:
+    """The message being answered: who wrote it, its Message-ID, and its subject."""
+
+    sender: str
+    message_id: str
+    subject: str
+
+    @property
+    def answer_subject(self) -> str:
+        subject = " ".join(self.subject.split())
+        return subject if subject.lower().startswith("re:") else f"Re: {subject}".strip()
+
+
+def refusals_left(session: Session, now: datetime, sender: str) -> bool:
+    """Whether ``sender`` may still get a refusal this hour (robots must not loop)."""
+    count = session.exec(select(func.count()).select_from(InboundMail).where(
+        InboundMail.sender == sender, col(InboundMail.answered).is_(True),
+        col(InboundMail.outcome) == "refused",
+        col(InboundMail.received_at) > now - timedelta(hours=1))).one()
+    return int(count) < REFUSALS_PER_HOUR
+
+
+def example_moves(game: engine.Game, state: Any, seat: int) -> list[str]:  # type: ignore[type-arg]
+    """A few legal moves for ``seat`` now, as a player would type them (none if not its turn)."""
+    if game.to_move(state) != seat:
+        return []
+    return [str(move) for move in list(game.legal_moves(state))[:EXAMPLES]]
+
+
+def answer(
+    session: Session, now: datetime, site: Site, thread: Thread, *, kind: str,
+    row: Game | None = None, seat: Seat | None = None, player: Player | None = None,
+    with_board: bool = False, reply_to: str = "", **context: Any,
+) -> OutboxEmail:
+    """Write ``email/<kind>.txt`` and ``.html`` to ``thread.sender`` (or ``player``), in the
+    thread of the message being answered; with the seat's board when ``with_board``."""
+    game_context_values: dict[str, Any] = {}
+    board = None
+    if row is not None and row.id is not None:
+        game, state = current_state(row)
+        seats = seats_of(session, row.id)
+        players = players_of(session, seats)
+        game_context_values = game_context(row, game, state, seats, players)
+        if seat is not None:
+            game_context_values["examples"] = example_moves(game, state, seat.seat)
+            if with_board:
+                last = last_notation(session, row.id)
+                board = board_ref(game, state, row.ply, seat.seat, last)
+    values = {**game_context_values, "player": player, "seat": seat, "board": board,
+              "subject": thread.answer_subject, "links": site.links,
+              "reply_address": reply_to, **context}
+    email = OutboxEmail(
+        game_id=row.id if row is not None else None,
+        player_id=player.id if player is not None else None,
+        kind=kind,
+        to_address=player.email if player is not None else thread.sender,
+        to_name=player.name if player is not None else "",
+        subject=thread.answer_subject,
+        text_body=render_email(f"email/{kind}.txt", **values),
+        html_body=render_email(f"email/{kind}.html", **values),
+        image_ply=board.ply if board else None,
+        image_viewer=board.viewer if board else None,
+        message_id=make_msgid(idstring=kind, domain=site.mail_domain),
+        in_reply_to=thread.message_id,
+        reply_to=reply_to,
+        next_attempt_at=now,
+        created_at=now,
+    )
+    session.add(email)
+    return email
+
+
+def games_of(session: Session, site: Site, player_id: int) -> list[dict[str, Any]]:
+    """The player's running games with what to do in each, for the ``games`` command."""
+    rows = session.exec(select(Game, Seat).join(Seat, col(Seat.game_id) == Game.id).where(
+        Seat.player_id == player_id, Game.status == "active").order_by(col(Game.id))).all()
+    found = []
+    for row, seat in rows:
+        assert row.id is not None
+        mine = row.to_move == seat.seat
+        found.append({
+            "title": subject_of(row, []).split(":")[0], "public_id": row.public_id,
+            "your_turn": mine, "deadline": row.deadline,
+            "url": site.links.move_url(row.id, seat.seat, row.ply, holder=player_id) if mine
+            else site.links.seat_view_url(row.id, seat.seat, holder=player_id)})
+    return found

@@ -1,0 +1,398 @@
+"""What a reply says: its new text, and the move, note or command in it.
+
+:func:`reply_text` takes the text of a reply email (the text/plain part, or the HTML part made text
+when there is none) and strips what was quoted and the signature; :func:`read_reply` reads the
+move, note or command from that text. Neither checks a move: the caller asks the game engine.
+
+>>> read_reply("C2-E2\\nnote: your turn!\\n\\nOn Mon, 23 Nov 2026 at 21:00, pbem wrote:\\n> pass")
+Reply(steps=('C2-E2',), note='your turn!', command=None)
+>>> read_reply("Vacation 2w").command
+Command(name='vacation', days=14)
+
+Quotes are stripped twice over: first by mail-parser-reply (English, Dutch, German and Italian
+headers), then by the rules here, which catch what it misses (Gmail's Dutch "Op ... schreef pbem
+<...>:", Apple Mail's "... het volgende geschreven:", headers wrapped over two lines, replies
+written below the quote, "-- " signatures and "Sent from my iPhone" lines).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from email.message import EmailMessage, Message
+from html.parser import HTMLParser
+from typing import Literal
+
+from mailparser_reply import EmailReplyParser  # type: ignore[import-untyped]
+
+CommandName = Literal["help", "board", "status", "games", "pass", "resign", "vacation"]
+COMMANDS: tuple[CommandName, ...] = ("help", "board", "status", "games", "pass", "resign",
+                                     "vacation")
+LANGUAGES = ("en", "nl", "de", "it")
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command alone on the first line; ``days`` only for ``vacation``."""
+
+    name: CommandName
+    days: int | None = None
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A reply read: the move (its steps), a note for the other players, or a command.
+
+    Nothing at all (no steps and no command) is an empty reply, which the caller answers with help.
+    """
+
+    steps: tuple[str, ...] = ()
+    note: str = ""
+    command: Command | None = None
+
+
+# -- the new text of a reply -------------------------------------------------------------------
+
+
+def reply_text(message: EmailMessage) -> str:
+    """The new text of a reply email: quotes, attribution lines and signature removed.
+
+    >>> from email.message import EmailMessage
+    >>> message = EmailMessage()
+    >>> message.set_content("e5\\n\\nOp ma 23 nov 2026 om 21:00 schreef pbem <p@x.org>:\\n> d4\\n")
+    >>> reply_text(message)
+    'e5'
+    """
+    text = ""
+    plain = message.get_body(preferencelist=("plain",))
+    if plain is not None:
+        text = _unflowed(_content(plain), plain)
+    if not text.strip():  # no text/plain, or an empty one next to the HTML that has the reply
+        html = message.get_body(preferencelist=("html",))
+        if html is not None:
+            text = html_to_text(_content(html))
+    return strip_quotes(text)
+
+
+def _content(part: Message) -> str:
+    try:
+        content = part.get_content()  # type: ignore[attr-defined]
+    except (LookupError, UnicodeError, ValueError):  # an unknown or lying charset
+        payload = part.get_payload(decode=True)
+        content = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else ""
+    return content if isinstance(content, str) else ""
+
+
+def _unflowed(text: str, part: Message) -> str:
+    """Undo format=flowed (RFC 3676; Thunderbird, Apple Mail): soft line breaks end in a space."""
+    if str(part.get_param("format", "")).lower() != "flowed":
+        return text
+    delsp = str(part.get_param("delsp", "")).lower() == "yes"
+    lines: list[tuple[int, str]] = []  # (quote depth, text)
+    joining = False
+    for raw in text.replace("\r\n", "\n").split("\n"):
+        depth = len(raw) - len(raw.lstrip(">"))
+        line = raw[depth:]
+        line = line[1:] if line.startswith(" ") else line  # space-stuffing
+        if joining and lines and lines[-1][0] == depth:
+            lines[-1] = (depth, lines[-1][1] + line)
+        else:
+            lines.append((depth, line))
+        joining = line.endswith(" ") and line != "-- "
+        if joining and delsp:
+            lines[-1] = (depth, lines[-1][1][:-1])
+    return "\n".join(f"{'>' * depth} {line}" if depth else line for depth, line in lines)
+
+
+_PARSER = EmailReplyParser(languages=list(LANGUAGES))
+
+
+def strip_quotes(text: str) -> str:
+    """The new text of a reply body: mail-parser-reply first, then the rules of this module.
+
+    When mail-parser-reply leaves nothing (a reply written below the quote, after a quoted
+    header it took for the start of an older message), the rules alone read the whole text.
+
+    >>> strip_quotes("d4\\n\\nVon meinem iPhone gesendet\\n\\n> Am 23.11.2026 schrieb pbem:\\n> e5")
+    'd4'
+    """
+    text = _normalized(text)
+    head = text[:_LIBRARY_MAX_TEXT]
+    first = ""
+    if max(map(len, head.split("\n"))) <= _LIBRARY_MAX_LINE:
+        try:
+            replies = _PARSER.read(head).replies
+            first = replies[0].body if replies else ""
+        except Exception:  # a library bug must not stop a reply: the rules below still read it
+            first = ""
+    return _new_lines(first) or _new_lines(text)
+
+
+# mail-parser-reply's header expressions backtrack on long lines that start like an attribution
+# ("On x x x ...": about 2 s for fifty lines of 1000 characters), so it only gets a bounded head
+# of short lines; otherwise the rules below, which do all it does here, read the text alone.
+_LIBRARY_MAX_TEXT = 16_000
+_LIBRARY_MAX_LINE = 400
+
+
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
+_SPACES = dict.fromkeys(map(ord, "\u00a0\u2007\u202f\u3000\t"), " ")
+
+
+def _normalized(text: str) -> str:
+    """Unix line ends, plain spaces for non-breaking ones, no zero-width characters."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.translate(_INVISIBLE).translate(_SPACES)
+
+
+# Attribution lines of replies in the four languages, e.g. Gmail "On Mon, 23 Nov 2026 at 21:00,
+# pbem <play@x> wrote:", "Op ma 23 nov 2026 om 21:00 schreef pbem <play@x>:", Apple Mail "Op 23
+# nov 2026 om 21:00 heeft pbem <play@x> het volgende geschreven:", "Am 23.11.2026 um 21:00
+# schrieb pbem:", "Il giorno lun 23 nov 2026 alle ore 21:00 pbem <play@x> ha scritto:".
+_VERBS = r"(?:wrote|schreef|geschreven|schrieb|ha\s+scritto)"
+_ATTRIBUTION = re.compile(rf"(?:on|op|am|il)\s.{{3,300}}?\b{_VERBS}\b[^:]{{0,120}}:", re.I)
+# "pbem <play@x> wrote:" and the like, taken for an attribution only when a quote follows.
+_LOOSE_ATTRIBUTION = re.compile(rf".{{1,300}}\b{_VERBS}\s*:", re.I)
+_ORIGINAL_MESSAGE = re.compile(
+    r"-{3,}\s*(?:original\s+message|oorspronkelijk\s+bericht|originele?\s+bericht"
+    r"|urspr(?:ü|ue)ngliche\s+nachricht|original\s+nachricht|messaggio\s+originale)\s*-{3,}",
+    re.I)
+# Outlook's block "From: / Sent: / To: / Subject:" in the four languages.
+_HEADER_FROM = re.compile(r"[*\s]*(?:from|van|von|da)[*\s]*:", re.I)
+_HEADER_OTHER = re.compile(r"[*\s]*(?:sent|date|to|cc|subject|verzonden|datum|aan|onderwerp"
+                          r"|gesendet|an|betreff|inviato|data|a|oggetto)[*\s]*:", re.I)
+_RULE = re.compile(r"[_\-=]{10,}")
+# Lines phones and Outlook's apps add under a reply ("Sent from my iPhone", "Get Outlook for iOS").
+_SENT_FROM = re.compile(
+    r"(?:sent\s+from\s+my|verstuurd\s+vanaf\s+mijn|verzonden\s+vanaf\s+mijn"
+    r"|von\s+meinem\s+\S+(?:\s+\S+)?\s+gesendet|gesendet\s+von\s+meinem|inviato\s+da(?:l\s+mio)?"
+    r"|(?:get|download|ottieni|scarica)?\s*outlook\s+(?:for|voor|f(?:ü|ue)r|per)\s+(?:ios|android)"
+    r")(?:\W.{0,60})?", re.I)
+
+
+def _next_text(lines: list[str], start: int) -> int:
+    """The index of the first non-blank line from ``start`` (``len(lines)`` if none)."""
+    while start < len(lines) and not lines[start].strip():
+        start += 1
+    return start
+
+
+def _quoted(lines: list[str], index: int) -> bool:
+    return index < len(lines) and lines[index].lstrip().startswith(">")
+
+
+def _outlook_header(lines: list[str], index: int) -> bool:
+    """A "From:" line followed, within three lines, by another header of the block."""
+    if index >= len(lines) or not _HEADER_FROM.match(lines[index]):
+        return False
+    return any(_HEADER_OTHER.match(line) for line in lines[index + 1:index + 4])
+
+
+def _old_message(lines: list[str], index: int) -> bool:
+    """Outlook's start of the old message: "-----Original Message-----" or a header block."""
+    return _ORIGINAL_MESSAGE.fullmatch(lines[index].strip()) is not None or _outlook_header(
+        lines, index)
+
+
+def _attribution(lines: list[str], index: int) -> int:
+    """How many lines (0, 1 or 2: Gmail wraps long ones) the attribution at ``index`` takes."""
+    line = lines[index].strip()
+    if _ATTRIBUTION.fullmatch(line):
+        return 1
+    if index + 1 < len(lines) and _ATTRIBUTION.fullmatch(f"{line} {lines[index + 1].strip()}"):
+        return 2
+    if _LOOSE_ATTRIBUTION.fullmatch(line) and _quoted(lines, _next_text(lines, index + 1)):
+        return 1
+    return 0
+
+
+def _new_lines(text: str) -> str:
+    """The rules: drop quoted lines and phone signatures; stop at a signature or an old message.
+
+    An attribution followed by quoted lines is dropped with them and reading goes on below (some
+    people answer under the quote); followed by anything else, it starts the old message.
+    """
+    lines = _normalized(text).split("\n")
+    kept: list[str] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index].strip()
+        if line.startswith(">") or _SENT_FROM.fullmatch(line):
+            index += 1
+            continue
+        if line == "--" or _old_message(lines, index):
+            break
+        if _RULE.fullmatch(line):  # Outlook's rule above the old message, or left at the end
+            after = _next_text(lines, index + 1)
+            if after == len(lines) or _old_message(lines, after):
+                break
+        if size := _attribution(lines, index):
+            if not _quoted(lines, _next_text(lines, index + size)):
+                break
+            index += size
+            continue
+        kept.append(line)
+        index += 1
+    return "\n".join(kept).strip("\n")
+
+
+# -- HTML to text --------------------------------------------------------------------------------
+
+_BLOCKS = frozenset({
+    "address", "article", "aside", "blockquote", "center", "dd", "div", "dl", "dt", "fieldset",
+    "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr",
+    "li", "main", "nav", "ol", "p", "pre", "section", "table", "tbody", "tfoot", "thead", "tr",
+    "ul"})
+_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
+                   "param", "source", "track", "wbr"})
+_HIDDEN = frozenset({"head", "script", "style", "template", "title"})
+# Quoted text and signatures, dropped with their content: Gmail wraps the attribution and the
+# quote in div.gmail_quote; Thunderbird writes div.moz-cite-prefix then blockquote[type=cite];
+# Apple Mail puts everything in blockquote[type=cite]; signatures are div.gmail_signature and
+# .moz-signature. Every <blockquote> goes: replies do not quote on purpose.
+_QUOTE_CLASSES = frozenset({"gmail_quote", "gmail_quote_container", "gmail_attr", "moz-cite-prefix",
+                            "gmail_signature", "moz-signature", "yahoo_quoted"})
+# Outlook puts the old message *after* these, not inside: everything from them on is dropped.
+_CUT_IDS = frozenset({"appendonsend", "divrplyfwdmsg", "stopspelling"})
+
+
+class _TextOfHtml(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.out: list[str] = []
+        self.skipping: str | None = None  # the tag of the dropped element we are in
+        self.depth = 0  # how deep in elements of that tag
+        self.hidden = 0
+        self.pre = 0
+        self.cut = False
+
+    def _at_line_start(self) -> bool:
+        return not self.out or self.out[-1].endswith("\n")
+
+    def _break(self) -> None:
+        """A block boundary: one line break, however many blocks meet here."""
+        if not self._at_line_start():
+            self.out.append("\n")
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.cut:
+            return
+        if self.skipping is not None:
+            self.depth += tag == self.skipping and tag not in _VOID
+            return
+        values = {name: value or "" for name, value in attrs}
+        if values.get("id", "").lower() in _CUT_IDS:
+            self.cut = True
+            return
+        if tag == "blockquote" or _QUOTE_CLASSES & set(values.get("class", "").split()):
+            if tag not in _VOID:
+                self.skipping, self.depth = tag, 1
+            self._break()
+            return
+        if tag in _HIDDEN:
+            self.hidden += 1
+        elif tag == "br":
+            self.out.append("\n")
+        elif tag in ("td", "th") and not self._at_line_start():
+            self.out.append(" ")
+        elif tag in _BLOCKS:
+            self.pre += tag == "pre"
+            self._break()
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.cut:
+            return
+        if self.skipping is not None:
+            if tag == self.skipping:
+                self.depth -= 1
+                if not self.depth:
+                    self.skipping = None
+            return
+        if tag in _HIDDEN:
+            self.hidden = max(self.hidden - 1, 0)
+        elif tag in _BLOCKS:
+            self.pre = max(self.pre - (tag == "pre"), 0)
+            self._break()
+
+    def handle_data(self, data: str) -> None:
+        if self.cut or self.skipping is not None or self.hidden:
+            return
+        if not self.pre:
+            # HTML collapses white space (but not &nbsp;), and drops it at the start of a line.
+            data = re.sub(r"[ \t\r\n\f]+", " ", data)
+            if self._at_line_start():
+                data = data.lstrip(" ")
+        if data:
+            self.out.append(data)
+
+
+def html_to_text(html: str) -> str:
+    """The text of an HTML mail body without its quoted parts: one line per block or ``<br>``.
+
+    >>> html_to_text('<div dir="ltr">d4<div>e5</div></div><div class="gmail_quote">'
+    ...              'On Mon, pbem wrote:<blockquote>pass</blockquote></div>')
+    'd4\\ne5'
+    """
+    parser = _TextOfHtml()
+    parser.feed(html)
+    parser.close()
+    lines = (line.rstrip() for line in "".join(parser.out).split("\n"))
+    return "\n".join(lines).strip("\n")
+
+
+# -- reading the new text ----------------------------------------------------------------------
+
+_NOTE = re.compile(r"note\s*:\s*", re.I)
+_PLAIN_COMMANDS: dict[str, CommandName] = {name: name for name in COMMANDS if name != "vacation"}
+_VACATION = re.compile(r"vacation\s+(\d{1,3})\s*(d|days?|w|weeks?)?", re.I)
+
+
+def _command(line: str) -> Command | None:
+    """The command a whole first line is, in any case and with a full stop or so after it."""
+    words = " ".join(line.split()).rstrip(".!?").strip()
+    if name := _PLAIN_COMMANDS.get(words.lower()):
+        return Command(name)
+    if (match := _VACATION.fullmatch(words)) and int(match.group(1)) > 0:
+        weeks = (match.group(2) or "d").lower().startswith("w")
+        return Command("vacation", int(match.group(1)) * (7 if weeks else 1))
+    return None
+
+
+def read_reply(text: str) -> Reply:
+    """The move, note or command in the new text of a reply.
+
+    The first non-empty line is a command (alone on it) or the move; a move of several steps goes
+    on the following lines, up to a blank line, or is separated by ";". Lines after it that start
+    with "note:" are the note (a wrapped note goes on until a blank line; several notes are
+    joined by line breaks). Quoted lines and phone signatures are skipped here too, so a reply
+    written below the quote reads well.
+
+    >>> read_reply("C2-E2; E2xG4\\nnote: sorry\\r\\n\\nSent from my iPhone")
+    Reply(steps=('C2-E2', 'E2xG4'), note='sorry', command=None)
+    >>> read_reply("PASS")
+    Reply(steps=(), note='', command=Command(name='pass', days=None))
+    >>> read_reply("")
+    Reply(steps=(), note='', command=None)
+    """
+    lines = [" ".join(line.split()) for line in _new_lines(text).split("\n")]
+    start = _next_text(lines, 0)
+    if start == len(lines):
+        return Reply()
+    command = _command(lines[start])
+    steps: list[str] = []
+    index = start + 1 if command else start
+    if command is None:
+        while index < len(lines) and lines[index] and not _NOTE.match(lines[index]):
+            steps += (step.strip() for step in lines[index].split(";") if step.strip())
+            index += 1
+    notes: list[str] = []
+    in_note = False
+    for line in lines[index:]:
+        if match := _NOTE.match(line):
+            notes.append(line[match.end():])
+            in_note = True
+        elif in_note and line:
+            notes[-1] = f"{notes[-1]} {line}".strip()
+        else:
+            in_note = False
+    return Reply(tuple(steps), "\n".join(note for note in notes if note), command)

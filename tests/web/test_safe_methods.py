@@ -1,0 +1,129 @@
+"""Links never act: HEAD and GET change nothing, and neither does a POST without both the link's
+valid token and this browser's CSRF token (the one-click unsubscribe of RFC 8058 needs only the
+link). Every player route that accepts POST is found in the app's URL map, so a new one is probed
+(or this test asks for it) without anyone remembering to add it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlmodel import select
+
+from pbem.db import Database
+from pbem.models import (
+    AuditEntry,
+    Game,
+    Move,
+    OutboxEmail,
+    Player,
+    PlayerAbsence,
+    Seat,
+)
+from pbem.positions import current_state
+from pbem.services import PlayerSpec, Site, create_game
+from tests.support import csrf_of, start_a_game
+
+TABLES = (Game, Move, Seat, Player, OutboxEmail, PlayerAbsence, AuditEntry)
+
+
+@dataclass
+class Probe:
+    """How to reach one route: its URL with a valid token, the query a link might add, the form
+    a real POST sends, and the URL with a damaged token."""
+
+    url: str
+    query: dict[str, str]
+    form: dict[str, str]
+    needs_csrf: bool = True
+
+    @property
+    def damaged(self) -> str:
+        head, _, token = self.url.rpartition("/")
+        confirm = self.url.endswith("/confirm")
+        if confirm:
+            head, _, token = head.rpartition("/")
+        return f"{head}/{token[:-4]}{'/confirm' if confirm else ''}"
+
+
+def _snapshot(database: Database) -> tuple[Any, ...]:
+    with database.session() as session:
+        return tuple(sorted(repr(row.model_dump()) for row in session.exec(select(table)))
+                     for table in TABLES)
+
+
+def _probes(database: Database, now: datetime, site: Site, game_id: str,
+            ) -> dict[str, Callable[[], Probe]]:
+    game_pk = start_a_game(database, now, site, game_id)
+    with database.write() as session:
+        invited = create_game(session, now, site, game_type=game_id, players=[
+            PlayerSpec("P0", "p0@example.test"), PlayerSpec("P1", "p1@example.test")])
+        invited_pk = invited.id
+    with database.session() as session:
+        row = session.get(Game, game_pk)
+    assert row is not None and row.to_move is not None and invited_pk is not None
+    game, state = current_state(row)
+    move = str(game.legal_moves(state)[0])
+    path = len(site.links.base_url)
+    return {
+        "play.confirm_page": lambda: Probe(
+            f"{site.links.move_url(game_pk, row.to_move or 0, row.ply)[path:]}/confirm",
+            {"move": move}, {"move": move}),
+        "play.resign_page": lambda: Probe(site.links.resign_url(game_pk, 0)[path:], {}, {}),
+        "invites.invitation": lambda: Probe(site.links.invite_url(invited_pk, 0)[path:],
+                                            {"answer": "accept"}, {"answer": "accept"}),
+        "players.my_games": lambda: Probe(
+            site.links.my_games_url(1)[path:], {"name": "Mallory", "time_zone": "UTC"},
+            {"name": "Mallory", "time_zone": "Europe/Paris", "notify_updates": ""}),
+        "players.unsubscribe": lambda: Probe(site.links.unsubscribe_url(1)[path:], {}, {},
+                                             needs_csrf=False),
+    }
+
+
+def _player_post_endpoints(app: Flask) -> set[str]:
+    return {rule.endpoint for rule in app.url_map.iter_rules()
+            if "POST" in (rule.methods or set())
+            and not rule.rule.startswith(("/admin", "/dev"))}
+
+
+def test_links_and_forged_posts_change_nothing_on_any_player_route(
+    app: Flask, sqlite_database: Database, now: datetime, site: Site, any_game: str,
+) -> None:
+    probes = _probes(sqlite_database, now, site, any_game)
+    endpoints = _player_post_endpoints(app)
+    assert endpoints, "no player route accepts POST?"
+    assert endpoints <= probes.keys(), f"new POST routes to probe: {endpoints - probes.keys()}"
+    for endpoint in sorted(endpoints):
+        probe = probes[endpoint]()
+        browser = app.test_client()
+        before = _snapshot(sqlite_database)
+        for answer in (browser.head(probe.url, query_string=probe.query),
+                       browser.get(probe.url, query_string=probe.query)):
+            assert answer.status_code < 500, (endpoint, answer.status_code)
+        assert _snapshot(sqlite_database) == before, f"{endpoint}: GET or HEAD changed something"
+        csrf = csrf_of(browser.get(site.links.my_games_url(1)[len(site.links.base_url):]).text)
+        forged = [(browser, probe.damaged, {**probe.form, "csrf_token": csrf}),
+                  (app.test_client(), probe.damaged, probe.form)]
+        if probe.needs_csrf:
+            forged += [(app.test_client(), probe.url, probe.form),  # no session, no CSRF
+                       (browser, probe.url, probe.form),
+                       (browser, probe.url, {**probe.form, "csrf_token": csrf[:-2] + "xx"})]
+        for client, url, form in forged:
+            answer = client.post(url, data=form)
+            assert 400 <= answer.status_code < 500, (endpoint, url, answer.status_code)
+            assert _snapshot(sqlite_database) == before, f"{endpoint}: forged POST to {url}"
+        _the_real_post_acts(browser, probe, csrf, sqlite_database, before, endpoint)
+
+
+def _the_real_post_acts(browser: FlaskClient, probe: Probe, csrf: str, database: Database,
+                        before: tuple[Any, ...], endpoint: str) -> None:
+    """The control: the same POST with both tokens does change something, so the probe above
+    would have seen a change had a forged request made one."""
+    answer = browser.post(probe.url, data={**probe.form, "csrf_token": csrf})
+    assert answer.status_code < 400, (endpoint, answer.status_code)
+    assert _snapshot(database) != before, f"{endpoint}: the real POST changed nothing"
