@@ -73,6 +73,21 @@ def check_name(text: str, *, default: str = "") -> str:
     return name or default
 
 
+def check_text(text: str, *, limit: int = 2000) -> str:
+    """Free text for the players (a reason, a note), trimmed: line breaks and tabs are fine,
+    other control characters (and invisible formatting such as U+202E) are refused.
+
+    >>> check_text("  Bob never answered.\\nSorry.  ")
+    'Bob never answered.\\nSorry.'
+    """
+    body = text.strip()
+    if has_control_characters(body.replace("\r", "").replace("\n", "").replace("\t", "")):
+        raise BadName("the text cannot contain control characters other than line breaks")
+    if len(body) > limit:
+        raise BadName(f"the text can be at most {limit} characters long")
+    return body
+
+
 def parse_player(text: str) -> tuple[str, str]:
     """``Name <address>`` or a bare address -> (name, address); the name defaults to the
     address's local part."""

@@ -14,11 +14,16 @@ class ServiceError(ValueError):
 
 
 class GameMovedOn(ServiceError):
-    """The game is no longer at the ply the player saw (someone else moved, or a double submit)."""
+    """The game is no longer at the ply the player saw (someone else moved, or a double submit).
+
+    It carries the game's id and ply, not its row: the row belongs to a transaction that is rolled
+    back by the time anyone catches this, and using it then fails (DetachedInstanceError).
+    """
 
     def __init__(self, game: Game) -> None:
         super().__init__("the game has moved on since this page was opened")
-        self.game = game
+        self.game_id = game.id
+        self.ply = game.ply
 
 
 class NotYourTurn(ServiceError):

@@ -15,7 +15,7 @@ from flask_wtf import FlaskForm
 from wtforms import Field, SelectField, SelectMultipleField, StringField, TextAreaField
 from wtforms.validators import ValidationError
 
-from pbem.addresses import BadAddress, BadName, check_address, check_name
+from pbem.addresses import BadAddress, BadName, check_address, check_name, check_text
 from pbem.clock.controls import BadTimeControl, parse_duration
 
 
@@ -38,6 +38,14 @@ def name_check(default_from: str) -> Callable[[Any, Field], None]:
             raise ValidationError(str(error)) from None
 
     return check
+
+
+def text_check(form: Any, field: Field) -> None:
+    """Free text for the players' email: line breaks yes, other control characters no."""
+    try:
+        field.data = check_text(field.data or "")
+    except BadName as error:
+        raise ValidationError(str(error)) from None
 
 
 def duration_check(form: Any, field: Field) -> None:
@@ -87,7 +95,7 @@ class ReplaceForm(ConfirmForm):
 
 class AdjudicateForm(ConfirmForm):
     winner = SelectMultipleField("Winners", coerce=int, validate_choice=False)
-    reason = TextAreaField("Reason")
+    reason = TextAreaField("Reason", validators=[text_check])
 
     def prepare(self, seats: Sequence[tuple[int, str]]) -> None:
         self.winner.choices = list(seats)
@@ -104,7 +112,7 @@ class AdjudicateForm(ConfirmForm):
 
 
 class AbortForm(ConfirmForm):
-    reason = TextAreaField("Reason")
+    reason = TextAreaField("Reason", validators=[text_check])
 
 
 def first_errors(form: FlaskForm) -> dict[str, str]:

@@ -188,8 +188,7 @@ def _commit(row: Game, seat: int, ply: int, move: str, note: str) -> Page:
             submit_move(session, utc_now(), site(), game_id=game_id, seat=seat, ply=ply,
                         text=move, note=note)
     except GameMovedOn:
-        # Not ``error.game``: it belongs to the session that just rolled back and closed, so its
-        # attributes are expired and cannot be loaded again (DetachedInstanceError, HTTP 500).
+        # The game as it is now, read afresh: the transaction that raised has rolled back.
         fresh = game_or_none(game_id)
         if fresh is None:
             return message_page("Your move was not played", "This game no longer exists.", 409)
