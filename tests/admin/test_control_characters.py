@@ -62,3 +62,17 @@ def test_a_reason_may_have_line_breaks(admin_client: FlaskClient, sqlite_databas
     status = _post(admin_client, f"/admin/games/{game_pk}/abort",
                    {"reason": "Both players left.\r\nSorry."})
     assert status == 303
+
+
+@pytest.mark.parametrize("address", ["ann@@example.org", "ann@example..org", "ann@example.org.",
+                                     '"><xss>@example.test', "ännä@example.test"])
+def test_create_game_and_replace_refuse_addresses_that_break_delivery(
+        admin_client: FlaskClient, sqlite_database: Database, site: Site, address: str) -> None:
+    game_pk = _running_game(sqlite_database, site)
+    before = _snapshot(sqlite_database)
+    url = f"/admin/games/new?game={two_player_game()}"
+    assert _post(admin_client, url, {**GAME_FORM, "game": two_player_game(),
+                                     "email-1": address}) == 422
+    assert 400 <= _post(admin_client, f"/admin/games/{game_pk}/replace",
+                        {"seat": "0", "email": address, "name": "New"}) < 500
+    assert _snapshot(sqlite_database) == before
