@@ -3,6 +3,7 @@
     python -m engine list
     python -m engine play mosey --order 4            # two people at one keyboard
     python -m engine play refugia --vs random        # you against a random mover
+    python -m engine play mosey --vs bot:normal      # you against the search (docs/bots.md)
     python -m engine render mosey --moves "G5xF4 B2xD2" -o board.png
 
 Game options are given as ``--name value`` (``--order 5``, ``--board 4-5``, ``--komi none``).
@@ -18,9 +19,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine.base import Game, IllegalMove, NumberChoice
+from engine.bots import DEFAULT_LEVEL, LEVELS, Bot
 from engine.registry import GAMES, new_game
 
 HELP = "Type a move, '?' for the legal moves, 'quit' to stop."
+OPPONENTS = ("human", "random", "bot", *(f"bot:{level}" for level in LEVELS))
 
 
 def split_moves(text: str) -> list[str]:
@@ -57,8 +60,12 @@ def play(
     computer_seats: set[int],
     read: Callable[[str], str] = input,
     write: Callable[[str], None] = print,
+    bot: Bot | None = None,
 ) -> Any:
-    """Play one game at the prompt; returns the final state (or the state when the player quit)."""
+    """Play one game at the prompt; returns the final state (or the state when the player quit).
+
+    The computer seats play ``bot``'s moves, or random ones without a bot.
+    """
     rng = random.Random(seed)
     state = game.start(seed=seed)
     write(f"{game.info.name}. {HELP}")
@@ -68,8 +75,13 @@ def play(
         write(game.render_text(state, viewer=viewer))
         name = game.seat_names(state)[seat]
         if seat in computer_seats:
-            move = game.random_move(state, rng)
+            if bot is None:
+                move = game.random_move(state, rng)
+            else:
+                move, confidence = bot.choose(game, state, seat)
             write(f"{name} (computer) plays {move}")
+            if bot is not None:
+                write(f"{name} thinks its chances are {confidence:.0%}.")
             state = game.play(state, move)
             continue
         try:
@@ -118,8 +130,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands.add_parser("list", help="the games and their options")
     p_play = commands.add_parser("play", help="play at the prompt")
     p_play.add_argument("game")
-    p_play.add_argument("--vs", choices=["human", "random"], default="human",
-                        help="who plays the other seats (default: another human)")
+    p_play.add_argument("--vs", choices=OPPONENTS, default="human",
+                        help="who plays the other seats (default: another human); bot is "
+                             f"bot:{DEFAULT_LEVEL}")
+    p_play.add_argument("--bot-playouts", type=int, default=None,
+                        help="the bot's playouts per move (deterministic for a seed)")
+    p_play.add_argument("--bot-seconds", type=float, default=None,
+                        help="the bot's time per move (bot:strong: 5 by default)")
     p_play.add_argument("--seed", type=int, default=None)
     p_render = commands.add_parser("render", help="write a position as PNG or SVG")
     p_render.add_argument("game")
@@ -142,8 +159,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if args.command == "play":
-        computers = set(range(1, game.num_players)) if args.vs == "random" else set()
-        play(game, seed=args.seed, computer_seats=computers)
+        computers = set(range(1, game.num_players)) if args.vs != "human" else set()
+        bot = None
+        if args.vs.startswith("bot"):
+            level = args.vs.partition(":")[2] or DEFAULT_LEVEL
+            try:
+                bot = Bot.at(level, seed=args.seed or 0, playouts=args.bot_playouts,
+                             seconds=args.bot_seconds)
+            except ValueError as error:
+                print(f"error: {error}", file=sys.stderr)
+                return 2
+        play(game, seed=args.seed, computer_seats=computers, bot=bot)
     else:
         render(game, split_moves(args.moves), seed=args.seed, viewer=args.viewer,
                output=args.output, scale=args.scale)

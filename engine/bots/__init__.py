@@ -1,0 +1,15 @@
+"""Computer players: Monte Carlo tree search for every game (docs/bots.md).
+
+>>> from engine import new_game
+>>> from engine.bots import Bot
+>>> game = new_game("refugia", board="2-3")
+>>> move, confidence = Bot.at("easy", seed=1).choose(game, game.start(), 0)
+>>> game.is_legal(game.start(), move)
+True
+"""
+
+from engine.bots.bot import DEFAULT_LEVEL, EXPLORATION, LEVELS, Bot
+from engine.bots.mcts import Search, number_candidates, rewards
+
+__all__ = ["DEFAULT_LEVEL", "EXPLORATION", "LEVELS", "Bot", "Search", "number_candidates",
+           "rewards"]

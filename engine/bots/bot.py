@@ -1,0 +1,122 @@
+"""The computer player: :class:`Bot` chooses a move by Monte Carlo tree search.
+
+>>> from engine import new_game
+>>> game = new_game("mosey", order=4)
+>>> bot = Bot.at("easy", seed=7)
+>>> move, confidence = bot.choose(game, game.start(), 0)
+>>> game.is_legal(game.start(), move), 0.0 <= confidence <= 1.0
+(True, True)
+>>> bot.choose(game, game.start(), 0) == (move, confidence)   # same seed and budget
+True
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.base import Game, NumberChoice
+from engine.bots import rifugio_sampling
+from engine.bots.mcts import Observer, Sampler, Search
+from engine.bots.stigmergy_komi import fair_komi
+from engine.games.stigmergy.rules import KomiMove, Stigmergy
+
+NORMAL_PLAYOUTS = 400
+LEVELS: dict[str, tuple[int | None, float | None]] = {
+    "easy": (50, None),
+    "normal": (NORMAL_PLAYOUTS, None),
+    "strong": (None, 5.0),
+}
+"""Level -> (playouts, seconds): easy and normal count playouts, strong thinks for 5 s a move."""
+
+DEFAULT_LEVEL = "normal"
+MARGIN_GAMES = frozenset({"stigmergy"})
+"""Games decided by points, whose rewards count the margin too (engine.bots.mcts.margin_rewards)."""
+EXPLORATION = 0.7
+"""UCB1's exploration constant for rewards in 0..1 (sqrt(2)/2: a common choice)."""
+
+
+@dataclass(frozen=True)
+class Bot:
+    """A computer player: a level and its budget, an exploration constant and a seed.
+
+    The budget is ``playouts`` (iterations of the search: deterministic for a seed) or, when
+    ``seconds`` is set, a time per move read from ``clock`` (not deterministic: how many
+    iterations fit depends on the machine). ``clock`` is only read for a time budget.
+    """
+
+    level: str = DEFAULT_LEVEL
+    playouts: int | None = 400
+    seconds: float | None = None
+    exploration: float = EXPLORATION
+    seed: int = 0
+    clock: Callable[[], float] = field(default=time.perf_counter, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.playouts is None and self.seconds is None:
+            raise ValueError("a bot needs a budget: playouts or seconds")
+        if self.playouts is not None and self.playouts < 1:
+            raise ValueError("playouts must be at least 1")
+        if self.seconds is not None and self.seconds <= 0:
+            raise ValueError("seconds must be positive")
+
+    @classmethod
+    def at(cls, level: str = DEFAULT_LEVEL, *, seed: int = 0, playouts: int | None = None,
+           seconds: float | None = None, exploration: float = EXPLORATION) -> Bot:
+        """The bot of a level (easy, normal, strong); ``playouts`` or ``seconds`` override its
+        budget (a playout budget makes even ``strong`` deterministic).
+
+        >>> Bot.at("strong", seconds=2).seconds, Bot.at("strong", playouts=800).seconds
+        (2.0, None)
+        """
+        if level not in LEVELS:
+            raise ValueError(f"unknown level {level!r}; choose one of: {', '.join(LEVELS)}")
+        default_playouts, default_seconds = LEVELS[level]
+        if playouts is not None:
+            default_playouts, default_seconds = playouts, None
+        elif seconds is not None:
+            default_playouts, default_seconds = None, float(seconds)
+        return cls(level, default_playouts, default_seconds, exploration, seed)
+
+    def choose(self, game: Game[Any, Any], state: Any, seat: int) -> tuple[Any, float]:
+        """(the move for ``seat`` to play in ``state``, the bot's confidence in 0..1).
+
+        The confidence is the chosen move's mean reward in the search: near 1 the bot expects
+        to win, near 0 to lose. Stigmergy's komi is priced by :func:`fair_komi` (with the
+        playout budget, or 400 playouts under a time budget) instead of the tree.
+
+        For games with hidden information the bot uses ``state`` only through
+        ``game.view(state, seat)``: every iteration searches a fresh state consistent with that
+        view.
+        """
+        if game.to_move(state) != seat:
+            raise ValueError(f"it is not seat {seat}'s turn")
+        legal = game.legal_moves(state)
+        rng = random.Random(f"bot/{self.seed}")
+        sample, observe = _sampler(game, state, seat)
+        search = Search(game, seat, rng, exploration=self.exploration, observe=observe,
+                        margin=game.info.id in MARGIN_GAMES)
+        playouts, seconds = self.playouts, self.seconds
+        if isinstance(game, Stigmergy) and getattr(state, "komi", 0) is None:
+            komi, confidence = fair_komi(game, state, rng, self.playouts or NORMAL_PLAYOUTS)
+            return KomiMove(komi), confidence
+        if len(legal) == 1 and not isinstance(legal[0], NumberChoice):
+            # One move: search only enough to say how things look.
+            playouts, seconds = max(1, (self.playouts or 64) // 8), None
+        search.run(sample, playouts=playouts, seconds=seconds, clock=self.clock)
+        return search.best()
+
+
+def _sampler(game: Game[Any, Any], state: Any, seat: int) -> tuple[Sampler, Observer | None]:
+    """How to make determinizations for ``seat``, and how to observe chance, per game."""
+    if game.info.id == "rifugio":
+        def sample(rng: random.Random) -> Any:
+            return rifugio_sampling.determinize(state, seat, rng)
+
+        return sample, rifugio_sampling.observe
+    if game.info.hidden_information or game.info.chance:
+        raise NotImplementedError(f"the bot cannot sample {game.info.name}'s hidden information")
+    return (lambda rng: state), None
