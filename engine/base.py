@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -197,8 +197,17 @@ class Game(ABC, Generic[S, M]):
         viewer: int | None = None,
         last_move: M | str | None = None,
         cell_href: CellHref | None = None,
+        *,
+        chosen: Sequence[str] | None = None,
     ) -> str:
-        """A standalone SVG of the position as ``viewer`` (a seat; None: the public) sees it."""
+        """A standalone SVG of the position as ``viewer`` (a seat; None: the public) sees it.
+
+        A move page passes ``chosen``, the cells clicked so far (``()`` before the first click):
+        the board then outlines them, rings every cell the next click may use
+        (:meth:`click_targets`, captures with a distinct mark), and names each link by what the
+        cell holds ("B1, your Light stone"), with ``data-cell="B1"`` as a stable hook for CSS.
+        Without it (None) links are named by the bare label, as before.
+        """
 
     # -- what a game may refine ----------------------------------------------------------------
 
@@ -213,6 +222,35 @@ class Game(ABC, Generic[S, M]):
     def move_cells(self, move: M) -> tuple[str, ...]:
         """The cells a player clicks, in order, to make ``move`` on a board (none for a button)."""
         return ()
+
+    def captures(self, move: M) -> bool:
+        """Whether ``move`` takes a piece on its last clicked cell (notation ``x``)."""
+        return getattr(move, "capture", False) is True
+
+    def click_targets(self, state: S, chosen: Sequence[str]) -> dict[str, bool]:
+        """The cells the next click may use after ``chosen``, each with whether it captures.
+
+        >>> from engine import new_game
+        >>> game = new_game("mosey", order=4)
+        >>> game.click_targets(game.start(), ["G5"])  # G5-F5, G5xE5, G5xF4
+        {'F5': False, 'E5': True, 'F4': True}
+        """
+        prefix = tuple(c.upper() for c in chosen)
+        targets: dict[str, bool] = {}
+        for move in self.legal_moves(state):
+            if isinstance(move, NumberChoice):
+                continue
+            cells = tuple(c.upper() for c in self.move_cells(move))
+            if len(cells) > len(prefix) and cells[: len(prefix)] == prefix:
+                cell = cells[len(prefix)]
+                takes = len(cells) == len(prefix) + 1 and self.captures(move)
+                targets[cell] = targets.get(cell, False) or takes
+        return targets
+
+    def piece_list(self, state: S, viewer: int | None = None) -> str:
+        """Where the pieces are, in words, as ``viewer`` may know it: the board's text alternative.
+        Games with a board override this; the default is :meth:`describe`."""
+        return self.describe(state, viewer)
 
     def seat_names(self, state: S) -> tuple[str, ...]:
         """What each seat is called in this position, e.g. ("Light", "Dark")."""

@@ -8,6 +8,10 @@ white core.
 >>> svg = draw_hex_board(hex_board(2), stones={0: "white", 3: "black"}, marks=[3])
 >>> svg.startswith("<svg") and svg.count("<path") == 4  # cells, white, black, coordinates
 True
+
+A move page passes ``chosen`` (the cells clicked so far) and ``targets`` (what the next click may
+use): targets get a ring, captures a ring and a cross, chosen cells a dark outline, and each link
+is named by what its cell holds.
 """
 
 from __future__ import annotations
@@ -15,16 +19,21 @@ from __future__ import annotations
 import math
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
+from engine.base import Game
 from engine.hexboard import HexBoard
 from engine.strokefont import stroke_text
 from engine.svg import (
     BOARD,
     BOARD_EDGE,
+    CAPTURE,
+    CHOSEN,
     HIGHLIGHT,
     INK,
     PAPER,
     SQRT3,
+    TARGET,
     circle_path,
     fmt,
     hexagon_path,
@@ -53,6 +62,12 @@ def draw_hex_board(
     footer: Sequence[str] = (),
     title: str = "",
     radius: float = 18,
+    names: Mapping[str, str] | None = None,
+    own: str | None = None,
+    dot_names: Mapping[str, str] | None = None,
+    chosen: Iterable[int] | None = None,
+    targets: Mapping[int, bool] | None = None,
+    alt: str = "",
 ) -> str:
     """A standalone SVG of ``board``.
 
@@ -61,17 +76,26 @@ def draw_hex_board(
     turns each cell whose label it maps to a URL into a link; ``header`` and ``footer`` are lines of
     text above and below the board.
 
+    For a move page: ``chosen`` (cells clicked so far; None for a page that does not say) and
+    ``targets`` (cell -> whether clicking it captures) are marked; ``names`` (stone kind -> "Light
+    stone"), ``own`` (the viewer's kind) and ``dot_names`` name each link by its cell's content.
+    ``alt`` is the text alternative (default: the title).
+
     CairoSVG spends its time per element, not per pixel, and every email carries a PNG of the board,
     so shapes of one style share one path: the cells, each kind of stone, the coordinates.
     """
     w = radius * SQRT3  # width of one cell
     xs = [w * (q - r / 2) for q, r in board.coords]
     ys = [-1.5 * radius * r for _, r in board.coords]
-    margin = radius * 1.6
-    left, top = min(xs) - margin - w / 2, min(ys) - margin - radius
+    # Narrow sides (just room for the row numbers) keep the default boards' cells 24 CSS px or
+    # more apart when the board is scaled to a 390 px phone (tests/engine/test_board_size.py).
+    margin = side = radius
+    left, top = min(xs) - side - w / 2, min(ys) - margin - radius
     # Whole units, so that the PNG's edge pixels are fully covered: a fractional width left a
     # partly drawn last column, a grey line down the right edge of every emailed board.
-    exact_width = max(xs) - min(xs) + 2 * margin + w
+    exact_width = max(xs) - min(xs) + 2 * side + w
+    # A header or footer line (13 px sans, about 7 px a character) must fit on a small board.
+    exact_width = max([exact_width, *(7.2 * len(line) + 12 for line in (*header, *footer))])
     width = math.ceil(exact_width - 1e-6)
     left -= (width - exact_width) / 2
     board_height = max(ys) - min(ys) + 2 * margin + 2 * radius
@@ -84,13 +108,17 @@ def draw_hex_board(
     def at(q: float, r: float) -> tuple[float, float]:
         return w * (q - r / 2) - left, -1.5 * radius * r - top + head
 
-    root = svg_root(width, height, title=title or None)
+    links = {label: cell_href(label) for label in board.labels} if cell_href else {}
+    root = svg_root(width, height, title=title or None, label=alt or None,
+                    interactive=any(links.values()))
     sub(root, "rect", width=width, height=height, fill=PAPER)
     for n, line in enumerate(header):
         sub(root, "text", line, x=width / 2, y=_LINE * (n + 1), font_size=13,
             text_anchor="middle", fill=INK)
 
-    links = {label: cell_href(label) for label in board.labels} if cell_href else {}
+    dots = dots or {}
+    picked = set(chosen or ())
+    targets = targets or {}
     plain = [i for i, label in enumerate(board.labels) if not links.get(label)]
     if plain:
         sub(root, "path", d="".join(hexagon_path(*centre(i), radius) for i in plain),
@@ -99,11 +127,13 @@ def draw_hex_board(
         group = sub(root, "g", fill=BOARD, stroke=BOARD_EDGE, stroke_width=1)
         for i, label in enumerate(board.labels):
             if href := links.get(label):
-                link = sub(group, "a", href=href, aria_label=label)
+                name = label if chosen is None else cell_name(
+                    label, stones.get(i), dots.get(i), names or {}, own, dot_names or {},
+                    targets.get(i, False), i in picked)
+                link = sub(group, "a", href=href, aria_label=name, data_cell=label)
                 sub(link, "polygon", points=hexagon_points(*centre(i), radius))
 
     # Pieces let clicks through to the cell links beneath them.
-    dots = dots or {}
     for kind in STONE_KINDS:
         _pieces(root, kind, [centre(i) for i, k in stones.items() if k == kind], radius * 0.72)
         _pieces(root, kind, [centre(i) for i, k in dots.items() if k == kind and i not in stones],
@@ -112,12 +142,24 @@ def draw_hex_board(
     for i in marks:
         sub(root, "polygon", points=hexagon_points(*centre(i), radius - 1.5), fill="none",
             stroke=HIGHLIGHT, stroke_width=3)
+    _click_marks(root, stones, picked, targets, centre, radius)
 
     _coordinates(root, board, at, radius)
     for n, line in enumerate(footer):
         sub(root, "text", line, x=width / 2, y=head + board_height + _LINE * (n + 1) - 4,
             font_size=13, text_anchor="middle", fill=INK)
     return to_string(root)
+
+
+def selection(
+    game: Game[Any, Any], state: Any, board: HexBoard, chosen: Sequence[str] | None
+) -> tuple[list[int] | None, dict[int, bool]]:
+    """``chosen`` and the next click's targets as cell indexes, for :func:`draw_hex_board`."""
+    if chosen is None:
+        return None, {}
+    targets = game.click_targets(state, chosen)
+    return ([board.index(c) for c in chosen if c in board],
+            {board.index(c): takes for c, takes in targets.items() if c in board})
 
 
 def _diamond_path(cx: float, cy: float, d: float) -> str:
@@ -160,7 +202,7 @@ def _coordinates(
     paths = []
     for start, end in board.row_ranges():
         (q0, r), (q1, _) = board.coords[start], board.coords[end - 1]
-        ends = (q0 - 0.85, q1 + 0.85) if r >= board.a - 1 else (q0 - 0.85,)
+        ends = (q0 - 0.74, q1 + 0.74) if r >= board.a - 1 else (q0 - 0.74,)
         for q in ends:
             x, y = at(q, r)
             paths.append(stroke_text(str(r + 1), x, y + dy, size, anchor="middle"))
@@ -170,5 +212,84 @@ def _coordinates(
     for q, r in lowest.items():
         x, y = at(q, r - 0.8)
         paths.append(stroke_text(chr(ord("A") + q), x, y + dy, size, anchor="middle"))
+    # The links name their cells, so the labels are hidden from assistive technology.
     sub(root, "path", d="".join(paths), fill="none", stroke=LABEL_INK, stroke_width=1.3,
-        stroke_linecap="round", stroke_linejoin="round", aria_label="coordinates")
+        stroke_linecap="round", stroke_linejoin="round", class_="coordinates",
+        aria_hidden="true")
+
+
+def _click_marks(
+    root: ET.Element,
+    stones: Mapping[int, str],
+    chosen: set[int],
+    targets: Mapping[int, bool],
+    centre: Callable[[int], tuple[float, float]],
+    radius: float,
+) -> None:
+    """Rings on the cells the next click may use; a ring and a cross on a stone it would take
+    (shape tells them apart, not only colour); a dark outline on the cells already clicked."""
+    empty = [centre(i) for i, takes in targets.items() if not takes and i not in stones]
+    held = [centre(i) for i, takes in targets.items() if not takes and i in stones]
+    taken = [centre(i) for i, takes in targets.items() if takes]
+    ring = radius * 0.82  # outside a stone (0.72), inside the cell (0.87 across the flats)
+    style = {"fill": "none", "pointer_events": "none"}
+    if empty or held:
+        sub(root, "path", d="".join([*(circle_path(x, y, radius * 0.3) for x, y in empty),
+                                     *(circle_path(x, y, ring) for x, y in held)]),
+            stroke=TARGET, stroke_width=3, class_="target", **style)
+    if taken:
+        arm = radius * 0.4
+        cross = "".join(f"M{fmt(x - arm)} {fmt(y - arm)}l{fmt(2 * arm)} {fmt(2 * arm)}"
+                        f"M{fmt(x + arm)} {fmt(y - arm)}l{fmt(-2 * arm)} {fmt(2 * arm)}"
+                        for x, y in taken)
+        sub(root, "path", d=cross, stroke=PAPER, stroke_width=5.5, stroke_linecap="round",
+            **style)
+        sub(root, "path", d=cross + "".join(circle_path(x, y, ring) for x, y in taken),
+            stroke=CAPTURE, stroke_width=2.5, stroke_linecap="round", class_="capture", **style)
+    if chosen:
+        sub(root, "path", d="".join(hexagon_path(*centre(i), radius - 2) for i in sorted(chosen)),
+            stroke=CHOSEN, stroke_width=4, stroke_linejoin="round", class_="chosen", **style)
+
+
+def cell_name(
+    label: str,
+    kind: str | None,
+    dot: str | None,
+    names: Mapping[str, str],
+    own: str | None,
+    dot_names: Mapping[str, str],
+    capture: bool = False,
+    chosen: bool = False,
+) -> str:
+    """What a link on a cell is called: its label and what it holds.
+
+    >>> cell_name("B1", "white", None, {"white": "Light stone"}, "white", {})
+    'B1, your Light stone'
+    >>> cell_name("D3", "black", None, {"black": "Dark stone"}, "white", {}, capture=True)
+    'D3, capture: Dark stone'
+    >>> cell_name("C3", None, None, {}, None, {})
+    'C3, empty'
+    """
+    if kind is None:
+        what = "empty" + (f", {dot_names.get(dot, dot)}" if dot else "")
+        what = f"capture: {what}" if capture else what
+    else:
+        stone = names.get(kind, f"{kind} stone")
+        what = (f"capture: {stone}" if capture else f"your {stone}" if kind == own else stone)
+    return f"{label}, {what}{', chosen' if chosen else ''}"
+
+
+def stone_list(board: HexBoard, stones: Mapping[int, str], names: Mapping[str, str]) -> str:
+    """Where the stones are, for a text alternative.
+
+    >>> from engine.hexboard import hex_board
+    >>> stone_list(hex_board(2), {0: "white", 3: "black", 1: "white"}, {"white": "Light stone"})
+    'Light stones: A1, B1. black stone: B2.'
+    """
+    parts = []
+    for kind in STONE_KINDS:
+        cells = [board.labels[i] for i in sorted(stones) if stones[i] == kind]
+        if cells:
+            name = names.get(kind, f"{kind} stone")
+            parts.append(f"{name}{'s' if len(cells) > 1 else ''}: {', '.join(cells)}.")
+    return " ".join(parts) or "The board is empty."

@@ -3,10 +3,12 @@
 SVG text is slow to rasterise with cairosvg (each text element and each letter is placed and traced
 on its own), and the picture goes out as a PNG with every email. Short labels drawn as strokes are
 cheaper, because all labels of one colour become one path. Capitals, digits and a little
-punctuation; lower case is written as capitals.
+punctuation; lower case is written as capitals. Look-alikes are drawn apart (a narrow slashed 0
+and a round O, a G with a spur and a curved 6, a flagged 1 and a serifed I, two loops for 8 and
+a straight-backed B); tests/engine/test_board_legibility.py checks them as bitmaps.
 
->>> stroke_text("T1", 10, 20, 10)   # T is two strokes, 1 is one
-'M10 12.8 14.8 12.8M12.4 12.8 12.4 20M18 14 19.2 12.8 19.2 20'
+>>> stroke_text("T1", 10, 20, 10)   # T is two strokes, 1 (a long flag) is one
+'M10 12.8 14.8 12.8M12.4 12.8 12.4 20M16.8 15.4 19.8 12.8 19.8 20'
 >>> round(text_width("T1", 10), 1)
 11.6
 """
@@ -23,15 +25,15 @@ _GLYPHS = {
     "D": "0,0 0,6 2,6 4,4 4,2 2,0 0,0",
     "E": "4,6 0,6 0,0 4,0|0,3 3,3",
     "F": "4,6 0,6 0,0|0,3 3,3",
-    "G": "4,5 3,6 1,6 0,5 0,1 1,0 3,0 4,1 4,3 2,3",
+    "G": "4,5 3,6 1,6 0,5 0,1 1,0 3,0 4,1 4,3 2,3|4,3 4,0",  # bar and spur: not a 6
     "H": "0,0 0,6|4,0 4,6|0,3 4,3",
-    "I": "1,6 3,6|2,6 2,0|1,0 3,0",
+    "I": "0.5,6 3.5,6|2,6 2,0|0.5,0 3.5,0",  # serifs at both ends: not a 1
     "J": "4,6 4,1 3,0 1,0 0,1",
     "K": "0,0 0,6|4,6 0,2|1,3 4,0",
     "L": "0,6 0,0 4,0",
     "M": "0,0 0,6 2,3 4,6 4,0",
     "N": "0,0 0,6 4,0 4,6",
-    "O": "1,0 3,0 4,1 4,5 3,6 1,6 0,5 0,1 1,0",
+    "O": "1.5,0 2.5,0 4,1.5 4,4.5 2.5,6 1.5,6 0,4.5 0,1.5 1.5,0",  # wide and round: not a 0
     "P": "0,0 0,6 3,6 4,5 4,4 3,3 0,3",
     "Q": "1,0 3,0 4,1 4,5 3,6 1,6 0,5 0,1 1,0|2,2 4,0",
     "R": "0,0 0,6 3,6 4,5 4,4 3,3 0,3|2,3 4,0",
@@ -43,16 +45,18 @@ _GLYPHS = {
     "X": "0,0 4,6|0,6 4,0",
     "Y": "0,6 2,3 4,6|2,3 2,0",
     "Z": "0,6 4,6 0,0 4,0",
-    "0": "0,0 4,0 4,6 0,6 0,0",
-    "1": "1,5 2,6 2,0",
+    "0": "1.5,0 2.5,0 3.4,1 3.4,5 2.5,6 1.5,6 0.6,5 0.6,1 1.5,0|3.2,5.2 0.8,0.8",  # narrow, slashed
+    "1": "0,3.8 2.5,6 2.5,0",  # a long flag, no serifs: not an I
     "2": "0,6 4,6 4,3 0,3 0,0 4,0",
     "3": "0,6 4,6 4,0 0,0|1,3 4,3",
     "4": "0,6 0,3 4,3|3,6 3,0",
     "5": "4,6 0,6 0,3 4,3 4,0 0,0",
-    "6": "4,6 0,6 0,0 4,0 4,3 0,3",
+    "6": "3.5,6 1,3.6 0,2 0,1 1,0 3,0 4,1 4,2 3,3 1,3 0,2",  # a curved stem: not a G
     "7": "0,6 4,6 4,0",
-    "8": "0,0 4,0 4,6 0,6 0,0|0,3 4,3",
-    "9": "4,3 0,3 0,6 4,6 4,0 0,0",
+    # two closed loops, no straight side: not a B
+    "8": "2,3 0.8,3.8 0.8,5.2 1.6,6 2.4,6 3.2,5.2 3.2,3.8 2,3 "
+         "0.5,2.2 0,1.2 1,0 3,0 4,1.2 3.5,2.2 2,3",
+    "9": "0.5,0 3,2.4 4,4 4,5 3,6 1,6 0,5 0,4 1,3 3,3 4,4",
     "-": "0,3 3,3",
     "+": "0,3 4,3|2,1 2,5",
     ",": "1,0.6 0,-1.4",

@@ -21,6 +21,12 @@ PAPER = "#fbfaf6"
 BOARD = "#e9dcc0"
 BOARD_EDGE = "#8a7350"
 HIGHLIGHT = "#d3302f"
+# Marks for a player picking a move; each keeps at least 3:1 (WCAG) against every cell colour it
+# can sit on (the board, and the move page's link fills), see tests/engine/test_board_marks.py.
+TARGET = "#1f4e9a"  # a ring on each cell the next click may use
+CAPTURE = "#8b1a10"  # a ring with four ticks (a crosshair) around a stone a click would take
+CHOSEN = "#1d1d1b"  # a double outline on the cells already clicked
+LINK_FILLS = ("#f7efcf", "#f3c969")  # what the move page's CSS fills clickable cells with
 FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
 
 SQRT3 = math.sqrt(3)
@@ -34,18 +40,50 @@ def fmt(value: float | int | str) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-def svg_root(width: float, height: float, *, title: str | None = None) -> ET.Element:
+def svg_root(
+    width: float, height: float, *, title: str | None = None, label: str | None = None,
+    interactive: bool = False,
+) -> ET.Element:
+    """The root element, scalable (``viewBox``; CSS ``width: 100%; height: auto`` keeps its shape).
+
+    ``label`` is the text alternative (default: the title). A picture is ``role="img"``; a board
+    with links inside is ``role="group"``, since an image's children are presentational and links
+    there would be nested-interactive.
+    """
     root = ET.Element("svg", {
         "xmlns": SVG_NS,
         "width": fmt(width),
         "height": fmt(height),
         "viewBox": f"0 0 {fmt(width)} {fmt(height)}",
+        "preserveAspectRatio": "xMidYMid meet",
         "font-family": FONT,
-        "role": "img",
+        "role": "group" if interactive else "img",
     })
+    if label or title:
+        root.set("aria-label", label or title or "")
     if title:
         ET.SubElement(root, "title").text = title
     return root
+
+
+def luminance(colour: str) -> float:
+    """WCAG relative luminance of ``#rrggbb`` or ``#rgb``."""
+    hexes = colour.lstrip("#")
+    if len(hexes) == 3:
+        hexes = "".join(c * 2 for c in hexes)
+    channels = [int(hexes[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG contrast ratio of two colours, from 1 to 21.
+
+    >>> round(contrast("#000", "#fff"), 1)
+    21.0
+    """
+    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
 
 
 def sub(

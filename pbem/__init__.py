@@ -45,16 +45,55 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)  # type: ignore[method-assign]
 
     from pbem import admin, monitoring
-    from pbem.web import csrf, dev, games, invites, play, players, replaced, security
+    from pbem.web import (
+        csrf,
+        dev,
+        games,
+        invites,
+        play,
+        players,
+        replaced,
+        rules,
+        security,
+        turns,
+    )
 
     security.init_app(app)
     csrf.init_app(app)
     admin.init_app(app, database)
     replaced.init_app(app, database)
     monitoring.init_app(app, database)
-    for blueprint in (games.bp, play.bp, invites.bp, players.bp):
+    rules.init_app(app)
+    for blueprint in (games.bp, play.bp, turns.bp, invites.bp, players.bp):
         app.register_blueprint(blueprint)
     if config["ENV"] == "development":
         app.register_blueprint(dev.bp)  # /dev/mail shows every caught message: never in production
+    for code in ERROR_PAGES:
+        app.register_error_handler(code, error_page)
 
     return app
+
+
+# Flask's own error pages have no layout, no language and no viewport (tiny on phones, and
+# flagged by accessibility checkers): these read like the rest of the site.
+ERROR_PAGES = {
+    404: ("Page not found", "There is no page at this address. Perhaps the link was cut in two "
+                            "by a mail program, or the page has moved."),
+    405: ("Not allowed", "This page cannot be used that way (a form sent to a page that only "
+                         "shows, or the other way round). Nothing was changed."),
+    500: ("Something went wrong", "The server failed to answer this request. Nothing was "
+                                  "changed; please try again in a moment."),
+}
+
+
+def error_page(error: Exception) -> Any:
+    from flask import make_response, render_template
+    from werkzeug.exceptions import HTTPException, MethodNotAllowed
+
+    code = error.code if isinstance(error, HTTPException) and error.code else 500
+    title, text = ERROR_PAGES.get(code, ERROR_PAGES[500])
+    response = make_response(render_template("errors/error.html", code=code, title=title,
+                                             text=text), code)
+    if isinstance(error, MethodNotAllowed) and error.valid_methods:
+        response.headers["Allow"] = ", ".join(error.valid_methods)  # RFC 9110 wants it
+    return response

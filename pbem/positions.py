@@ -5,6 +5,7 @@ Only the engine contract is used here, so every game in ``engine.GAMES`` works t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,3 +79,99 @@ def move_menu(
             else:
                 next_cells.setdefault(cells[len(prefix)], (*prefix, cells[len(prefix)]))
     return MoveMenu(prefix, next_cells, complete, buttons, numbers)
+
+
+# -- typed moves ----------------------------------------------------------------------------------
+
+# Between a cell's digit and the next cell's letter, people write "-", "x", ":" or a space for the
+# same thing ("B1-D3" for the capture B1xD3). A "-" elsewhere (Rifugio's "lay 2,-1") is a sign.
+_CELL_SEPARATOR = re.compile(r"(?<=\d)[-x×:–—](?=[a-z])")
+# Engines end parse errors with generic examples ("try e.g. D4, C2-E2, pass"), some of which are
+# not moves of this game at all; the page gives examples from the position instead.
+_ENGINE_HINT = re.compile(r"\s*\((?:try|e\.g\.)\b[^)]*\)")
+EXAMPLES = 6
+
+
+def move_key(text: str) -> str:
+    """``text`` with case, spaces and cell separators made uniform, to compare notations."""
+    squeezed = "".join(text.casefold().split())
+    return _CELL_SEPARATOR.sub("~", squeezed)
+
+
+@dataclass(frozen=True)
+class TypedMove:
+    """What typed text means here: ``move`` when it names one legal move, else ``reason`` with
+    the legal moves it could mean (``choices``) or a few legal ``examples``."""
+
+    move: str | None
+    reason: str = ""
+    choices: tuple[str, ...] = ()
+    examples: tuple[str, ...] = ()
+
+
+def resolve_typed(game: engine.Game, state: Any, text: str) -> TypedMove:  # type: ignore[type-arg]
+    """Read ``text`` as the engine does; when that is not a legal move as written, accept the one
+    legal move it matches once written uniformly, or say why not with this position's moves."""
+    try:
+        parsed = game.parse_move(text)
+        if game.is_legal(state, parsed):
+            return TypedMove(str(parsed))
+        reason = game.explain_illegal(state, parsed)
+    except engine.IllegalMove as error:
+        reason = _ENGINE_HINT.sub("", str(error)).strip()
+    legal = game.legal_moves(state)
+    key = move_key(text)
+    matches = tuple(str(m) for m in legal
+                    if not isinstance(m, NumberChoice) and move_key(str(m)) == key)
+    if len(matches) == 1:
+        return TypedMove(matches[0])
+    if matches:
+        return TypedMove(None, f"{text.strip()} could be {_or(matches)}: choose one",
+                         choices=matches)
+    return TypedMove(None, reason, examples=examples_for(game, legal, text))
+
+
+def examples_for(game: engine.Game, legal: list[Any], text: str) -> tuple[str, ...]:  # type: ignore[type-arg]
+    """A few legal moves to show after a mistake, those that start like ``text`` first."""
+    words = [number_words(m) for m in legal if isinstance(m, NumberChoice)]
+    plain = [str(m) for m in legal if not isinstance(m, NumberChoice)]
+    start = move_key(text)[:2]
+    alike = [m for m in plain if start and move_key(m).startswith(start)]
+    rest = [m for m in plain if m not in alike]
+    picked = alike[:EXAMPLES] + _spread(rest, EXAMPLES - min(len(alike), EXAMPLES))
+    return tuple(words + picked)
+
+
+def number_words(choice: NumberChoice) -> str:
+    return f"{choice.label or choice.name}: a whole number from {choice.low} to {choice.high}"
+
+
+def _spread(items: list[str], count: int) -> list[str]:
+    """``count`` items spread over the list (not just its first few, which look alike)."""
+    if count <= 0 or not items:
+        return []
+    if len(items) <= count:
+        return items
+    step = len(items) / count
+    return [items[int(i * step)] for i in range(count)]
+
+
+def _or(items: tuple[str, ...]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def legal_listing(game: engine.Game, state: Any) -> list[str]:  # type: ignore[type-arg]
+    """Every legal move in words, for "Show legal moves" (a number range as one line)."""
+    return [number_words(m) if isinstance(m, NumberChoice) else str(m)
+            for m in game.legal_moves(state)]
+
+
+def has_several_steps(game: engine.Game, state: Any, seat: int) -> bool:  # type: ignore[type-arg]
+    """Whether this turn goes on after a first step (checked on a few moves: a game's turns are
+    either always one move or made of steps)."""
+    for move in game.legal_moves(state)[:3]:
+        if isinstance(move, NumberChoice) or game.reveals_hidden(state, move):
+            continue
+        if game.to_move(game.play(state, move)) == seat:
+            return True
+    return False

@@ -327,7 +327,27 @@ class Gunicorn:
 def start_gunicorn(database_url: str, *, workers: int = 3, smtp_port: int | None = None,
                    env: dict[str, str] | None = None, folder: Path | None = None) -> Gunicorn:
     """Start gunicorn on a migrated ``database_url`` (the caller migrates) and wait until it
-    answers; ``env`` adds or overrides PBEM_* settings. Call ``stop()`` when done."""
+    answers; ``env`` adds or overrides PBEM_* settings. Call ``stop()`` when done.
+
+    A free port can be taken by another process between our probe and gunicorn's bind: then
+    gunicorn exits at once, and we try again on another port.
+    """
+    for attempt in range(3):
+        try:
+            return _start_gunicorn(database_url, workers=workers, smtp_port=smtp_port,
+                                   env=env, folder=folder)
+        except GunicornExited:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+class GunicornExited(RuntimeError):
+    pass
+
+
+def _start_gunicorn(database_url: str, *, workers: int, smtp_port: int | None,
+                    env: dict[str, str] | None, folder: Path | None) -> Gunicorn:
     import subprocess
     import sys
     import time
@@ -348,7 +368,7 @@ def start_gunicorn(database_url: str, *, workers: int = 3, smtp_port: int | None
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"gunicorn exited with {process.returncode}")
+            raise GunicornExited(f"gunicorn exited with {process.returncode}")
         try:
             with urllib.request.urlopen(f"{server.url}/", timeout=2):
                 return server

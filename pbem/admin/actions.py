@@ -11,8 +11,8 @@ from datetime import datetime
 
 from sqlmodel import Session
 
-from pbem.models import Game, GameStatus, Seat, SeatReplacement, SeatStatus
-from pbem.positions import current_state
+from pbem.models import Game, GameStatus, Player, Seat, SeatReplacement, SeatStatus
+from pbem.positions import current_state, last_notation
 from pbem.services import PlayerSpec, ServiceError, Site, abort_game
 from pbem.services.common import (
     GameNotActive,
@@ -24,7 +24,8 @@ from pbem.services.common import (
 )
 from pbem.services.games import player_for
 from pbem.services.moves import send_game_over, send_turn_notice
-from pbem.services.notify import enqueue, game_context, subject_of
+from pbem.services.notify import board_ref, enqueue, game_context, subject_line, title_of
+from pbem.services.results import adjudication_sentence, labels_for, with_labels
 
 
 def resend_turn_email(session: Session, now: datetime, site: Site, *, game_id: int,
@@ -57,7 +58,7 @@ def replace_player(session: Session, now: datetime, site: Site, *, game_id: int,
         raise ServiceError("that player already has this seat")
     if any(s.player_id == player.id for s in seats):
         raise ServiceError(f"{player.email} already plays another seat in this game")
-    old_player_id = mine.player_id
+    old_player_id, old_thread = mine.player_id, mine.thread_message_id
     mine.player_id = player.id
     mine.thread_message_id = ""  # the new player's mail starts a thread of its own
     mine.status = SeatStatus.INVITED if row.status == GameStatus.INVITED else SeatStatus.ACCEPTED
@@ -70,27 +71,66 @@ def replace_player(session: Session, now: datetime, site: Site, *, game_id: int,
     # Every seat link in the welcome is signed for ``mine.player_id``, the new holder, which
     # the seats table shows others only once this transaction commits.
     _welcome(session, now, site, row, seats, mine)
+    _tell_of_replacement(session, now, site, row, seats, mine, old_player_id, old_thread)
     return mine
 
 
 def _welcome(session: Session, now: datetime, site: Site, row: Game, seats: list[Seat],
              seat: Seat) -> None:
-    """The new player's first email: an invitation, their turn, or word that the game is on."""
+    """The new player's first email, with the rules and the position: an invitation, their
+    turn, or a welcome to the running game."""
     assert row.id is not None
     game, state = current_state(row)
     if row.status == GameStatus.ACTIVE and row.to_move == seat.seat:
-        send_turn_notice(session, now, site, row, game, state, seats)
+        send_turn_notice(session, now, site, row, game, state, seats, welcome=True)
         return
     players = players_of(session, seats)
     context = game_context(row, game, state, seats, players)
-    subject = subject_of(row, [p.name for _, p in context["lineup"]])
+    title = title_of(row, context["player_names"], seat.seat)
     if row.status == GameStatus.INVITED:
-        kind, extra = "invitation", {"invite_url": site.links.invite_url(row.id, seat.seat,
-                                                                   holder=seat.player_id)}
+        kind, subject = "invitation", subject_line("Invitation:", title)
+        extra: dict[str, object] = {
+            "welcome": True,
+            "invite_url": site.links.invite_url(row.id, seat.seat, holder=seat.player_id)}
+        board = None
     else:
-        kind, extra = "notice", {"event": "started"}
+        kind, subject = "notice", subject_line("Welcome:", title)
+        extra = {"event": "welcome", "text_board": context["text_board_for"](seat.seat),
+                 "describe": with_labels(game.describe(state, seat.seat), context["names"],
+                                         context["labels"])}
+        board = board_ref(game, state, row.ply, seat.seat, last_notation(session, row.id),
+                          context["labels"])
     enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id], kind=kind,
-            subject=subject, context={**context, **extra, "seat": seat})
+            subject=subject, board=board, context={**context, **extra, "seat": seat})
+
+
+def _tell_of_replacement(session: Session, now: datetime, site: Site, row: Game,
+                         seats: list[Seat], mine: Seat, old_player_id: int,
+                         old_thread: str) -> None:
+    """The replaced player learns that the seat is no longer theirs (in their old thread, with
+    no seat links: those are dead now), and the other players who their new opponent is."""
+    assert row.id is not None
+    game, state = current_state(row)
+    players = players_of(session, seats)
+    old = session.get(Player, old_player_id)
+    assert old is not None
+    context = game_context(row, game, state, seats, players)
+    names = context["player_names"]
+    substitute = names[mine.seat]
+    enqueue(session, now, site, row=row, seat=None, player=old, kind="notice",
+            subject=subject_line("You were replaced:", title_of(row, names, mine.seat)),
+            thread=old_thread,
+            context={**context, "seat": None, "event": "replaced", "seat_number": mine.seat,
+                     "substitute_name": substitute})
+    for seat in seats:
+        if seat.seat != mine.seat and seat.status != SeatStatus.DECLINED:
+            enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id],
+                    kind="notice",
+                    subject=subject_line(f"{substitute} replaces {old.name}:",
+                                         title_of(row, names, seat.seat)),
+                    context={**context, "seat": seat, "event": "substitute",
+                             "replaced_name": old.name,
+                             "substitute_label": context["labels"][mine.seat]})
 
 
 def adjudicate(session: Session, now: datetime, site: Site, *, game_id: int,
@@ -103,11 +143,10 @@ def adjudicate(session: Session, now: datetime, site: Site, *, game_id: int,
     if any(not 0 <= w < len(seats) for w in winners) or len(set(winners)) != len(winners):
         raise ServiceError("choose the winners among the game's seats")
     game, state = current_state(row)
-    names = game.seat_names(state)
-    won = ", ".join(names[w] if w < len(names) else f"seat {w + 1}" for w in winners)
+    players = players_of(session, seats)
+    labels = labels_for(game, state, [players[s.player_id].name for s in seats])
     end_game(row, now, winners=list(winners),
-             result=(f"Adjudicated by the organiser: {won + ' won' if winners else 'a draw'}. "
-                     f"{reason}").strip())
+             result=adjudication_sentence(labels, winners, reason))
     session.add(row)
     audit(session, now, "game adjudicated", game_id=game_id, actor=actor, winners=list(winners),
           reason=reason)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import abort, current_app, render_template, request
 
-from pbem.admin.queries import audit_actors, audit_page, mail_page, player_rows
+from pbem.admin.queries import audit_actors, audit_page, game_codes, mail_page, player_rows
 from pbem.admin.support import PAGE_SIZE, admin_blueprint
 from pbem.models import Game, MailStatus, OutboxEmail, Player
 from pbem.web.support import database
@@ -24,7 +24,8 @@ def players() -> str:
     search = request.args.get("q", "")
     with database().session() as session:
         page = player_rows(session, search, _page_number(), PAGE_SIZE)
-    return render_template("admin/players.html", page=page, search=search,
+        codes = game_codes(session, {g for r in page.rows for g in r.replaced_in})
+    return render_template("admin/players.html", page=page, search=search, codes=codes,
                            query={"q": search} if search else {})
 
 
@@ -33,7 +34,8 @@ def mail_log() -> str:
     status = request.args.get("status", "")
     with database().session() as session:
         page = mail_page(session, _page_number(), PAGE_SIZE, status=status)
-    return render_template("admin/mail_log.html", page=page, status=status,
+        codes = game_codes(session, {m.game_id for m in page.rows if m.game_id})
+    return render_template("admin/mail_log.html", page=page, status=status, codes=codes,
                            statuses=MAIL_STATUSES, query={"status": status} if status else {})
 
 
@@ -53,5 +55,6 @@ def audit_log() -> str:
     with database().session() as session:
         page = audit_page(session, _page_number(), PAGE_SIZE)
         entries = audit_actors(session, page.rows)
-    return render_template("admin/audit.html", page=page, entries=entries, query={},
+        codes = game_codes(session, {e.game_id for e in page.rows if e.game_id})
+    return render_template("admin/audit.html", page=page, entries=entries, query={}, codes=codes,
                            dev=current_app.config["ENV"] == "development")

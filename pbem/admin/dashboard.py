@@ -7,7 +7,7 @@ from werkzeug.wrappers import Response
 
 import engine
 from pbem.admin.forms import blank_form, read_form
-from pbem.admin.queries import STATUSES, GameFilter, list_games
+from pbem.admin.queries import BOUNCED, STATUSES, GameFilter, count_bounced, list_games
 from pbem.admin.support import PAGE_SIZE, actor, admin_blueprint
 from pbem.services import ServiceError, create_game
 from pbem.services.common import audit
@@ -25,10 +25,13 @@ def games_list() -> str:
     now = utc_now()
     with database().session() as session:
         page = list_games(session, now, wanted, PAGE_SIZE)
+        # Counted over every game, whatever the filter: the summary is the organiser's to-do.
+        bounced = count_bounced(session)
     query = {k: v for k, v in (("status", wanted.status), ("game", wanted.game_type),
                                ("player", wanted.player)) if v}
     return render_template("admin/games.html", page=page, wanted=wanted, statuses=STATUSES,
-                           games=engine.GAMES, query=query, now=now)
+                           games=engine.GAMES, query=query, now=now, bounced=bounced,
+                           bounced_status=BOUNCED)
 
 
 @bp.route("/games/new", methods=["GET", "POST"])

@@ -27,7 +27,7 @@ from pbem.admin.action_forms import (
 )
 from pbem.admin.game_detail import load_game
 from pbem.admin.support import actor, admin_blueprint, current_admin
-from pbem.models import Game, GameStatus
+from pbem.models import Game, GameStatus, SeatStatus
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, ServiceError
 from pbem.services.common import players_of, seats_of
@@ -133,6 +133,23 @@ def _lineup(row: Game) -> list[tuple[int, str, object]]:
              players[s.player_id]) for s in seats]
 
 
+def _declined_seat(row: Game) -> int | None:
+    """The first seat whose invitee declined, while the game waits for answers: the seat the
+    game page's "Replace the player who declined" is about."""
+    if row.status != GameStatus.INVITED or row.id is None:
+        return None
+    with database().session() as session:
+        seats = seats_of(session, row.id)
+    return next((s.seat for s in seats if s.status == SeatStatus.DECLINED), None)
+
+
+def _suggest(row: Game, form: ConfirmForm) -> None:
+    """Fill in what the confirm page suggests. Only for the page shown on GET: what a POST does
+    still comes from its form body alone, and the organiser sees the choice before confirming."""
+    if isinstance(form, ReplaceForm):
+        form.seat.data = _declined_seat(row)
+
+
 def _page(row: Game, name: str, form: ConfirmForm, lineup: list[tuple[int, str, object]],
           status: int, problem: str = "") -> tuple[str, int]:
     errors = first_errors(form) | ({"form": problem} if problem else {})
@@ -156,6 +173,7 @@ def game_action(game_id: int, name: str) -> Response | tuple[str, int]:
         return _page(row, name, form, lineup, 409,
                      f"This game is {row.status}: this action is not available.")
     if request.method != "POST":  # GET and HEAD only show what would happen
+        _suggest(row, form)
         return _page(row, name, form, lineup, 200)
     if not form.validate():
         return _page(row, name, form, lineup, 422)

@@ -11,7 +11,7 @@ from sqlmodel import Session, col, select
 
 from pbem.admin.queries import audit_actors, audit_page, is_overdue, mail_page
 from pbem.admin.support import admin_blueprint
-from pbem.models import AuditEntry, Game, GameStatus, Move, MoveSource
+from pbem.models import AuditEntry, Game, GameStatus, Move, MoveSource, Player, Seat, SeatStatus
 from pbem.positions import current_state, moves_of
 from pbem.services.common import players_of, seats_of
 from pbem.web.support import board_svg, database, site, utc_now
@@ -63,6 +63,18 @@ def _last_acted(session: Session, game_id: int, holders: dict[int, int]) -> dict
     return last
 
 
+def declined(row: Game, seats: list[Seat], players: dict[int, Player]) -> list[Player]:
+    """Who declined the invitation to a game still waiting for answers.
+
+    Such a game cannot just be started: ``start_game(force=True)`` would seat a player who said
+    no and send them turn emails, and no engine can drop a seat once the game is set up. So the
+    page offers what can be done instead: replace them (a new invitation) or abort the game.
+    """
+    if row.status != GameStatus.INVITED:
+        return []
+    return [players[s.player_id] for s in seats if s.status == SeatStatus.DECLINED]
+
+
 @bp.get("/games/<int:game_id>")
 def game_detail(game_id: int) -> str:
     row = load_game(game_id)
@@ -84,5 +96,6 @@ def game_detail(game_id: int) -> str:
         clock=clock_facts(row), overdue=is_overdue(row, now), mail=mail.rows, audit=audit,
         running=row.status == GameStatus.ACTIVE,
         open=row.status in (GameStatus.INVITED, GameStatus.ACTIVE),
+        declined=declined(row, seats, players),
         public_url=site().links.game_url(row.public_id),
     )

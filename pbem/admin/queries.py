@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -23,14 +24,38 @@ from pbem.models import (
 )
 
 STATUSES = (GameStatus.INVITED, GameStatus.ACTIVE, GameStatus.FINISHED, GameStatus.ABORTED)
+OPEN = (GameStatus.INVITED, GameStatus.ACTIVE)
 FAILED = MailStatus.FAILED
+BOUNCED = "bounced"  # the games list's filter for open games whose mail bounced or that are held
+
+# Players know a game by the start of its public id: their emails' subjects end "(wVDOGE)"
+# (pbem.services.notify; older mail says "(game wVDOGE)") and its page is /g/<public id>. The
+# organiser reads and types the same; templates/admin/_pages.html shows it.
+CODE_LENGTH = 6
+# secrets.token_urlsafe makes public ids (pbem.services.games), so they use these characters.
+_CODE = re.compile(rf"[A-Za-z0-9_-]{{{CODE_LENGTH},}}")
+_IN_SUBJECT = re.compile(rf"\((?:game )?([A-Za-z0-9_-]{{{CODE_LENGTH}}})\)\s*$")
+
+
+def code_in(text: str) -> str | None:
+    """The game id in what an organiser typed or pasted: the code from an email ("wVDOGE",
+    "(wVDOGE)", "(game wVDOGE)", or the whole subject line), a full public id, or the game
+    page's URL; None when it cannot be one.
+    Case is kept: public ids are case-sensitive, so "wvdoge" is another game."""
+    subject = _IN_SUBJECT.search(text)
+    if subject:  # a whole subject line pasted: "Your turn: Mosey vs Bob (wVDOGE)"
+        return subject[1]
+    words = text.strip().rstrip("/").rsplit("/g/", 1)[-1].strip("()").split()
+    if len(words) == 2 and words[0].lower() == "game":  # as the subject line says it
+        words = words[1:]
+    return words[0] if len(words) == 1 and _CODE.fullmatch(words[0]) else None
 
 
 @dataclass(frozen=True)
 class GameFilter:
-    status: str = ""  # one of STATUSES, "overdue", or "" for all
+    status: str = ""  # one of STATUSES, "overdue", BOUNCED, or "" for all
     game_type: str = ""
-    player: str = ""  # part of a name or an email address
+    player: str = ""  # a game id as players see it, or part of a player's name or address
     page: int = 1
 
 
@@ -40,6 +65,7 @@ class GameRow:
     players: list[Player]
     overdue: bool
     failed_mail: int
+    bounced: list[Player] = dataclasses.field(default_factory=list)  # holders whose mail bounced
 
 
 @dataclass(frozen=True)
@@ -66,21 +92,50 @@ def is_overdue(game: Game, now: datetime) -> bool:
             and game.deadline is not None and game.deadline < now)
 
 
+def bounced_condition() -> Any:
+    """Open games that wait on the organiser because mail did not arrive: a seat holder's mail
+    bounced (play by reply flags the player), or the game is held (a bounce to the player to
+    move, or the timeout policy "hold"). Finished games are left out: nothing is to be done."""
+    bounced = select(Seat.game_id).join(Player, col(Player.id) == col(Seat.player_id)).where(
+        col(Player.bounced_at).is_not(None))
+    return (col(Game.status).in_(OPEN)
+            & (col(Game.id).in_(bounced) | col(Game.held_since).is_not(None)))
+
+
+def count_bounced(session: Session) -> int:
+    """How many games :func:`bounced_condition` finds (the games list's summary says it)."""
+    return session.exec(select(func.count()).select_from(Game).where(bounced_condition())).one()
+
+
+def search_condition(text: str) -> Any:
+    """Games whose id (as players see it) is ``text``, or with a player whose name or address
+    contains it."""
+    pattern = f"%{text.strip().lower()}%"
+    seated = select(Seat.game_id).join(Player, col(Player.id) == col(Seat.player_id)).where(
+        or_(func.lower(Player.name).like(pattern), col(Player.email).like(pattern)))
+    condition: Any = col(Game.id).in_(seated)
+    code = code_in(text)
+    if code is not None:
+        # A prefix by substr, not LIKE: LIKE ignores case in SQLite, and "_" (which public ids
+        # contain) is one of its wildcards.
+        condition = condition | (func.substr(col(Game.public_id), 1, len(code)) == code)
+    return condition
+
+
 def list_games(session: Session, now: datetime, wanted: GameFilter, page_size: int) -> Page:
     """Games matching ``wanted``, soonest deadline first (games without one last, newest first)."""
     query = select(Game)
     if wanted.status == "overdue":
         query = query.where(Game.status == GameStatus.ACTIVE, col(Game.deadline) < now,
                             col(Game.paused_at).is_(None))
+    elif wanted.status == BOUNCED:
+        query = query.where(bounced_condition())
     elif wanted.status in STATUSES:
         query = query.where(Game.status == wanted.status)
     if wanted.game_type:
         query = query.where(Game.game_type == wanted.game_type)
     if wanted.player.strip():
-        pattern = f"%{wanted.player.strip().lower()}%"
-        seated = select(Seat.game_id).join(Player, col(Player.id) == col(Seat.player_id)).where(
-            or_(func.lower(Player.name).like(pattern), col(Player.email).like(pattern)))
-        query = query.where(col(Game.id).in_(seated))
+        query = query.where(search_condition(wanted.player))
     found = paginate(session, query, (col(Game.deadline).is_(None), col(Game.deadline),
                                       col(Game.id).desc()), wanted.page, page_size)
     games: list[Game] = found.rows
@@ -94,9 +149,23 @@ def list_games(session: Session, now: datetime, wanted: GameFilter, page_size: i
             select(Seat, Player).join(Player, col(Player.id) == col(Seat.player_id))
             .where(col(Seat.game_id).in_(ids)).order_by(col(Seat.seat))):
         seated_players.setdefault(seat.game_id, []).append(player)
-    rows = [GameRow(g, seated_players.get(g.id or 0, []), is_overdue(g, now),
-                    failures.get(g.id, 0)) for g in games]
+    rows = [_game_row(g, seated_players.get(g.id or 0, []), now, failures.get(g.id, 0))
+            for g in games]
     return dataclasses.replace(found, rows=rows)
+
+
+def _game_row(game: Game, players: list[Player], now: datetime, failed_mail: int) -> GameRow:
+    # A bounce is flagged only while there is something to do about it (as bounced_condition).
+    bounced = [p for p in players if p.bounced_at is not None] if game.status in OPEN else []
+    return GameRow(game, players, is_overdue(game, now), failed_mail, bounced)
+
+
+def game_codes(session: Session, ids: set[int]) -> dict[int, str]:
+    """game id -> its public id, for pages that list games by their row id (mail, audit)."""
+    if not ids:
+        return {}
+    found = session.exec(select(Game.id, Game.public_id).where(col(Game.id).in_(ids)))
+    return {game_id: public_id for game_id, public_id in found if game_id is not None}
 
 
 def mail_page(session: Session, page: int, page_size: int, *, game_id: int | None = None,

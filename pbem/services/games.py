@@ -27,7 +27,7 @@ from pbem.services.common import (
     players_of,
     seats_of,
 )
-from pbem.services.notify import board_ref, enqueue, game_context, subject_of
+from pbem.services.notify import board_ref, enqueue, game_context, subject_line, title_of
 
 
 @dataclass(frozen=True)
@@ -155,12 +155,13 @@ def _invite(session: Session, now: datetime, site: Site, row: Game, seats: list[
     game, state = current_state(row)
     players = players_of(session, seats)
     context = game_context(row, game, state, seats, players)
-    subject = subject_of(row, [p.name for _, p in context["lineup"]])
     for seat in seats:
         assert row.id is not None
         enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id],
-                kind="invitation", subject=subject,
-                context={**context, "seat": seat,
+                kind="invitation",
+                subject=subject_line("Invitation:", title_of(row, context["player_names"],
+                                                             seat.seat)),
+                context={**context, "seat": seat, "welcome": False,
                          "invite_url": site.links.invite_url(row.id, seat.seat,
                                                                   holder=seat.player_id)})
 
@@ -184,7 +185,22 @@ def respond_to_invitation(
             decliner = players_of(session, [mine])[mine.player_id].name
         _notice_all(session, now, site, row, "declined", {"decliner_name": decliner},
                     skip=frozenset({seat}))
+        _tell_organiser_of_decline(session, now, site, row, decliner)
     return row
+
+
+def _tell_organiser_of_decline(session: Session, now: datetime, site: Site, row: Game,
+                               decliner: str) -> None:
+    """The organiser decides what happens to a declined game; these are the dashboard's
+    actions for a game still waiting for answers (pbem.admin.game_actions), nothing more."""
+    from pbem.services.timeouts import alert_organiser  # timeouts imports moves, which imports us
+
+    alert_organiser(
+        session, now, site, row,
+        f"{decliner} declined the invitation, so the game cannot start as planned. From the "
+        "dashboard you can replace the player (the new player gets an invitation for that "
+        "seat) or abort the game (everyone is told).",
+        event="declined", headline=f"{decliner} declined:")
 
 
 def start_game(
@@ -238,10 +254,14 @@ def _notice_all(
     game, state = current_state(row)
     players = players_of(session, seats)
     context = game_context(row, game, state, seats, players)
-    subject = subject_of(row, [p.name for _, p in context["lineup"]])
-    board = board_ref(game, state, row.ply, None, None) if event == "started" else None
+    board = (board_ref(game, state, row.ply, None, None, context["labels"])
+             if event == "started" else None)
+    headline = {"started": "Game started:", "aborted": "Game aborted:",
+                "declined": f"{extra.get('decliner_name')} declined:"}[event]
     for seat in seats:
         if seat.seat not in skip:
             enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id],
-                    kind="notice", subject=subject, board=board,
+                    kind="notice", board=board,
+                    subject=subject_line(headline, title_of(row, context["player_names"],
+                                                            seat.seat)),
                     context={**context, **extra, "seat": seat, "event": event})

@@ -31,8 +31,17 @@ from pbem.services.notify import (
     board_viewer,
     enqueue,
     game_context,
+    game_over_event,
     moves_since_last_turn,
-    subject_of,
+    subject_line,
+    title_of,
+)
+from pbem.services.results import (
+    labels_for,
+    outcome_for,
+    resignation_sentence,
+    result_sentence,
+    with_labels,
 )
 
 MAX_NOTE = 500
@@ -108,7 +117,9 @@ def apply_move(
     values: dict[str, Any] = {"ply": ply + 1, "state": game.encode(after), "to_move": next_seat}
     if outcome is not None:
         values |= {"status": GameStatus.FINISHED, "finished_at": now, "deadline": None,
-                   "winners": list(outcome.winners), "result": game.describe(after)}
+                   "winners": list(outcome.winners),
+                   "result": result_sentence(game, after, seat_labels(session, game, after,
+                                                                      game_id))}
     done = session.execute(
         update(Game).where(Game.id == game_id, Game.ply == ply).values(**values)  # type: ignore[arg-type]
         .execution_options(synchronize_session=False)
@@ -129,6 +140,14 @@ def apply_move(
     session.flush()
     audit(session, now, "move", game_id=game_id, seat=seat, ply=ply, move=notation, source=source)
     return record
+
+
+def seat_labels(session: Session, game: engine.Game, state: Any, game_id: int  # type: ignore[type-arg]
+                ) -> list[str]:
+    """"Alice (Light)" per seat: how results and emails name the players."""
+    seats = seats_of(session, game_id)
+    players = players_of(session, seats)
+    return labels_for(game, state, [players[s.player_id].name for s in seats])
 
 
 def automatic_move(row: Game, seats: list[Seat]) -> tuple[Any, str, str] | None:
@@ -194,9 +213,9 @@ def resign(session: Session, now: datetime, site: Site, *, game_id: int, seat: i
     seats[seat].resigned = True
     session.add(seats[seat])
     game, state = current_state(row)
-    names = game.seat_names(state)
-    end_game(row, now, result=f"{names[seat]} resigned.",
-             winners=[s.seat for s in seats if s.seat != seat])
+    winners = [s.seat for s in seats if s.seat != seat]
+    end_game(row, now, winners=winners, result=resignation_sentence(
+        seat_labels(session, game, state, game_id), seat, winners))
     session.add(row)
     audit(session, now, "resigned", game_id=game_id, player_id=seats[seat].player_id, seat=seat)
     send_game_over(session, now, site, row, game, state, seats)
@@ -214,7 +233,6 @@ class _Mailing:
     players: dict[int, Player]
     moves: list[Move]
     context: dict[str, Any]
-    subject: str
     # Board pictures by viewer: a game without hidden information has one for everybody.
     boards: dict[int, BoardRef] = field(default_factory=dict, compare=False)
 
@@ -223,27 +241,40 @@ class _Mailing:
            state: Any, seats: list[Seat]) -> _Mailing:
         players = players_of(session, seats)
         context = game_context(row, game, state, seats, players)
-        return cls(row, game, state, players, moves_of(session, row.id or 0), context,
-                   subject_of(row, [p.name for _, p in context["lineup"]]))
+        return cls(row, game, state, players, moves_of(session, row.id or 0), context)
+
+    def subject(self, event: str, seat: int) -> str:
+        """``event`` first, then the game as ``seat`` knows it: "Your turn: Mosey vs Bob"."""
+        return subject_line(event, title_of(self.row, self.context["player_names"], seat))
+
+    def describe(self, seat: int) -> str:
+        """The engine's line about the position as ``seat`` sees it, naming the players."""
+        return with_labels(self.game.describe(self.state, seat), self.context["names"],
+                           self.context["labels"])
 
     def board(self, seat: int) -> BoardRef:
         viewer = board_viewer(self.game.info, seat)
         if viewer not in self.boards:
             last = self.moves[-1].notation if self.moves else None
-            self.boards[viewer] = board_ref(self.game, self.state, self.row.ply, seat, last)
+            self.boards[viewer] = board_ref(self.game, self.state, self.row.ply, seat, last,
+                                            self.context["labels"])
         return self.boards[viewer]
 
     def context_for(self, seat: Seat, **extra: Any) -> dict[str, Any]:
-        return {**self.context, "seat": seat,
-                "since": moves_since_last_turn(self.moves, seat.seat), **extra}
+        """The seat's own context: its moves since its last turn and its own text board (a
+        game with hidden information shows each seat only what it may know)."""
+        return {**self.context, "seat": seat, "describe": self.describe(seat.seat),
+                "since": moves_since_last_turn(self.moves, seat.seat),
+                "text_board": self.context["text_board_for"](seat.seat), **extra}
 
 
 def send_turn_notice(
     session: Session, now: datetime, site: Site, row: Game,
     game: engine.Game, state: Any, seats: list[Seat],  # type: ignore[type-arg]
-    mail: _Mailing | None = None,
+    mail: _Mailing | None = None, *, welcome: bool = False,
 ) -> None:
-    """The essential email: it is your turn, here is the board and your move link."""
+    """The essential email: it is your turn, here is the board and your move link. A player
+    who has just been given the seat gets the rules with it (``welcome``)."""
     seat_number = game.to_move(state)
     if seat_number is None or row.id is None:
         return
@@ -251,8 +282,9 @@ def send_turn_notice(
     mail = mail or _Mailing.of(session, row, game, state, seats)
     enqueue(
         session, now, site, row=row, seat=seat, player=mail.players[seat.player_id], kind="turn",
-        subject=mail.subject, board=mail.board(seat_number),
-        context=mail.context_for(seat, describe=game.describe(state, seat_number),
+        subject=mail.subject("Welcome, your turn:" if welcome else "Your turn:", seat_number),
+        board=mail.board(seat_number),
+        context=mail.context_for(seat, welcome=welcome,
                                  move_url=site.links.move_url(row.id, seat_number, row.ply,
                                                               holder=seat.player_id),
                                  resign_url=site.links.resign_url(row.id, seat_number,
@@ -269,14 +301,15 @@ def send_updates(
     if row.id is None:
         return
     mail = mail or _Mailing.of(session, row, game, state, seats)
+    mover_name = mail.context["player_names"][mover]
     for seat in seats:
         player = mail.players[seat.player_id]
         if seat.seat in (mover, row.to_move) or not player.notify_updates:
             continue
         enqueue(
             session, now, site, row=row, seat=seat, player=player, kind="update",
-            subject=mail.subject, essential=False, board=mail.board(seat.seat),
-            context=mail.context_for(seat, describe=game.describe(state, seat.seat)),
+            subject=mail.subject(f"{mover_name} moved:", seat.seat), essential=False,
+            board=mail.board(seat.seat), context=mail.context_for(seat),
         )
 
 
@@ -287,11 +320,14 @@ def send_game_over(
 ) -> None:
     if row.id is None:
         return
+    """Everyone learns the result, as it is for them: won, lost, shared or a draw."""
     mail = mail or _Mailing.of(session, row, game, state, seats)
-    winners = [mail.context["lineup"][w][1].name for w in row.winners or []]
+    names = mail.context["player_names"]
     for seat in seats:
+        event = game_over_event(row.winners, seat.seat, names)
         enqueue(
             session, now, site, row=row, seat=seat, player=mail.players[seat.player_id],
-            kind="game_over", subject=mail.subject, board=mail.board(seat.seat),
-            context=mail.context_for(seat, winner_names=winners),
+            kind="game_over", subject=mail.subject(event, seat.seat),
+            board=mail.board(seat.seat),
+            context=mail.context_for(seat, mine=outcome_for(row.winners, seat.seat)),
         )

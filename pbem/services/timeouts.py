@@ -43,7 +43,8 @@ from pbem.services.moves import (
     send_game_over,
     send_move_emails,
 )
-from pbem.services.notify import enqueue, game_context, subject_of
+from pbem.services.notify import enqueue, game_context, subject_line, subject_of, title_of
+from pbem.services.results import forfeit_sentence, labels_for
 from pbem.templating import local_time
 
 MAX_STEPS = 100  # steps of one turn the server plays for a timed-out player; far above any game
@@ -57,22 +58,46 @@ def _context(session: Session, row: Game) -> tuple[list[Seat], dict[int, Player]
     return seats, players, game_context(row, game, state, seats, players)
 
 
+# What a clock notice's subject says first, by event; "{who}" is the seat the clock ran out for.
+CLOCK_EVENTS = {
+    "extended": "Deadline extended:",
+    "paused": "Game paused:",
+    "resumed": "Game resumed:",
+    "hold": "{who} ran out of time, the game waits:",
+    "grace": "{who} ran out of time, extra time once:",
+    "timeout": "{who} ran out of time, the server moved:",
+    "forfeit": "{who} ran out of time and forfeits:",
+}
+
+
+def clock_event(event: str, who: str) -> str:
+    """The start of a clock notice's subject: "Bob ran out of time, the game waits:"."""
+    return CLOCK_EVENTS.get(event, "Clock:").format(who=who)
+
+
 def clock_notice(
     session: Session, now: datetime, site: Site, row: Game, event: str, text: str,
-    *, seats: Sequence[int] | None = None,
+    *, seats: Sequence[int] | None = None, about: int | None = None,
 ) -> None:
-    """An essential email to every seat (or ``seats``): what happened to the clock, and why."""
+    """An essential email to every seat (or ``seats``): what happened to the clock, and why.
+    ``about`` is the seat whose clock ran out: the subject names them, or says "You"."""
     all_seats, players, context = _context(session, row)
-    subject = subject_of(row, [p.name for _, p in context["lineup"]])
+    names = context["player_names"]
     for seat in all_seats:
         if seats is None or seat.seat in seats:
+            who = "You" if about == seat.seat else (names[about] if about is not None
+                                                    else "A player")
             enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id],
-                    kind="clock", subject=subject,
+                    kind="clock",
+                    subject=subject_line(clock_event(event, who),
+                                         title_of(row, names, seat.seat)),
                     context={**context, "seat": seat, "event": event, "text": text})
 
 
-def alert_organiser(session: Session, now: datetime, site: Site, row: Game, text: str) -> bool:
-    """Email the game's organiser and the site's alert addresses; False if there is nobody."""
+def alert_organiser(session: Session, now: datetime, site: Site, row: Game, text: str, *,
+                    event: str = "hold", headline: str = "Needs your attention:") -> bool:
+    """Email the game's organiser and the site's alert addresses; False if there is nobody.
+    The email links to the game on the dashboard, where what ``text`` offers is done."""
     from pbem.services.games import PlayerSpec, player_for  # games imports this package
 
     recipients = [session.get(Player, row.organiser_id)] if row.organiser_id else []
@@ -82,10 +107,12 @@ def alert_organiser(session: Session, now: datetime, site: Site, row: Game, text
     if not unique:
         return False
     _, _, context = _context(session, row)
-    subject = "[organiser] " + subject_of(row, [p.name for _, p in context["lineup"]])
+    subject = subject_line(f"[organiser] {headline}", subject_of(row, context["player_names"]))
+    dashboard = f"{site.links.base_url}/admin/games/{row.id}"
     for organiser in unique.values():
         enqueue(session, now, site, row=row, seat=None, player=organiser, kind="clock",
-                subject=subject, context={**context, "seat": None, "event": "hold", "text": text})
+                subject=subject, context={**context, "seat": None, "event": event,
+                                          "text": text, "dashboard_url": dashboard})
     return True
 
 
@@ -118,9 +145,13 @@ def send_due_reminder(session: Session, now: datetime, site: Site, row: Game) ->
         assert row.id is not None
         left = _rounded(row.deadline - now)
         policy = row.timeout_policy or default_timeout_policy(row.game_type)
+        spoken = spoken_duration(left)
         enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id],
-                kind="reminder", subject=subject_of(row, [p.name for _, p in context["lineup"]]),
+                kind="reminder",
+                subject=subject_line(f"Reminder: {spoken} left in",
+                                     title_of(row, context["player_names"], seat.seat)),
                 context={**context, "seat": seat, "before": format_duration(left),
+                         "time_left": spoken,
                          "policy_text": POLICY_LABELS[policy],
                          "move_url": site.links.move_url(row.id, seat.seat, row.ply,
                                                              holder=seat.player_id)})
@@ -129,6 +160,17 @@ def send_due_reminder(session: Session, now: datetime, site: Site, row: Game) ->
     refresh_due(row)
     session.add(row)
     return "reminder" if due else "skipped"
+
+
+def spoken_duration(length: timedelta) -> str:
+    """``"1 day 2 hours"``, ``"30 minutes"``: a duration as a person says it (the two largest
+    units are enough for "about")."""
+    minutes = max(int(length.total_seconds() // 60), 0)
+    days, rest = divmod(minutes, 24 * 60)
+    hours, minutes = divmod(rest, 60)
+    parts = [f"{n} {unit}{'' if n == 1 else 's'}"
+             for n, unit in ((days, "day"), (hours, "hour"), (minutes, "minute")) if n]
+    return " ".join(parts[:2]) or "no time"
 
 
 def _rounded(left: timedelta) -> timedelta:
@@ -141,9 +183,9 @@ def apply_timeout(session: Session, now: datetime, site: Site, row: Game) -> str
     """The clock of the seat to move ran out: apply the game's policy; returns its name."""
     assert row.id is not None and row.to_move is not None and row.deadline is not None
     policy = row.timeout_policy or default_timeout_policy(row.game_type)
-    seats, players, context = _context(session, row)
+    seats, _, context = _context(session, row)
     seat = row.to_move
-    who = f"{players[seats[seat].player_id].name} ({context['names'][seat]})"
+    who = context["labels"][seat]
     why = f"{who} did not move in time: the deadline was {local_time(row.deadline)}."
     audit(session, now, "timeout", game_id=row.id, seat=seat, ply=row.ply, policy=policy)
     if policy == "hold":
@@ -154,7 +196,8 @@ def apply_timeout(session: Session, now: datetime, site: Site, row: Game) -> str
                                "'hold': it waits for you to decide. Extend the deadline, or "
                                "adjudicate the game, from the dashboard.")
         clock_notice(session, now, site, row, "hold", f"{why} The game now waits for the "
-                     f"organiser to decide{'' if told else ' (no organiser is set to tell)'}.")
+                     f"organiser to decide{'' if told else ' (no organiser is set to tell)'}.",
+                     about=seat)
         return policy
     if policy == "grace" and not row.grace_used:
         length = timedelta(seconds=row.turn_bank_seconds or 0)
@@ -165,7 +208,7 @@ def apply_timeout(session: Session, now: datetime, site: Site, row: Game) -> str
         clock_notice(session, now, site, row, "grace",
                      f"{why} Under this game's timeout policy (grace), the turn gets"
                      f" {format_duration(length)} more, once; after that the server will pass or"
-                     " play a random move for them.")
+                     " play a random move for them.", about=seat)
         return "grace"
     if policy == "forfeit":
         return _forfeit(session, now, site, row, seats, why)
@@ -181,7 +224,7 @@ def apply_timeout(session: Session, now: datetime, site: Site, row: Game) -> str
     send_move_emails(session, now, site, row, mover=seat, automatic=bool(automatic))
     clock_notice(session, now, site, row, "timeout",
                  f"{why} Under this game's timeout policy ({policy}), the server {how}: "
-                 f"{', '.join(played)}.")
+                 f"{', '.join(played)}.", about=seat)
     return policy
 
 
@@ -201,19 +244,21 @@ def _forfeit(session: Session, now: datetime, site: Site, row: Game, seats: list
     loser.forfeited = True
     session.add(loser)
     game, state = current_state(row)
-    name = game.seat_names(state)[loser.seat]
+    players = players_of(session, seats)
+    labels = labels_for(game, state, [players[s.player_id].name for s in seats])
     if len(seats) <= 2:
-        end_game(row, now, result=f"{name} ran out of time and forfeits.",
-                 winners=[s.seat for s in seats if s.seat != loser.seat and not s.resigned])
+        winners = [s.seat for s in seats if s.seat != loser.seat and not s.resigned]
+        end_game(row, now, result=forfeit_sentence(labels, loser.seat, winners), winners=winners)
         session.add(row)
         clock_notice(session, now, site, row, "forfeit",
-                     f"{why} Under this game's timeout policy (forfeit), they lose the game.")
+                     f"{why} Under this game's timeout policy (forfeit), they lose the game.",
+                     about=loser.seat)
         send_game_over(session, now, site, row, game, state, seats)
         return "forfeit"
     clock_notice(session, now, site, row, "forfeit",
                  f"{why} Under this game's timeout policy (forfeit), they are out of the game; a"
                  " stand-in plays random moves for their seat to the end so the others can"
-                 " finish.")
+                 " finish.", about=loser.seat)
     automatic = play_automatic_moves(session, now, row)
     send_move_emails(session, now, site, row, mover=loser.seat, automatic=bool(automatic))
     return "forfeit"

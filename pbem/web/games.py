@@ -4,23 +4,43 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, abort, jsonify, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    jsonify,
+    render_template,
+    request,
+    url_for,
+)
+from markupsafe import Markup, escape
 from sqlmodel import select
 
 import engine
 from pbem.clock.controls import Fischer
 from pbem.clock.deadlines import POLICY_LABELS, default_timeout_policy, time_control_of
 from pbem.models import Game, GameStatus, Move
-from pbem.positions import engine_game, moves_of, state_at
+from pbem.positions import current_state, engine_game, moves_of, state_at
 from pbem.services.common import players_of, seats_of
-from pbem.web.support import board_svg, damaged_link, database, game_of_token, site
+from pbem.services.results import result_sentence
+from pbem.web.support import (
+    DamagedLink,
+    board_svg,
+    damaged_link,
+    database,
+    game_of_token,
+    site,
+)
+from pbem.web.terms import name_generic_seats, seat_label, seat_names, terms_for
 
 bp = Blueprint("games", __name__)
 
 
 @bp.get("/")
 def index() -> str:
-    return render_template("index.html", games=engine.GAMES)
+    return render_template("index.html", games=engine.GAMES,
+                           rules_endpoints=set(current_app.view_functions))
 
 
 def _load(public_id: str) -> Game:
@@ -31,7 +51,7 @@ def _load(public_id: str) -> Game:
     return row
 
 
-def _clock_text(row: Game) -> dict[str, str]:
+def clock_text(row: Game) -> dict[str, str]:
     """The game's time control and timeout policy in words, for its page."""
     control = time_control_of(row)
     if control is None:
@@ -39,6 +59,33 @@ def _clock_text(row: Game) -> dict[str, str]:
     policy = row.timeout_policy or default_timeout_policy(row.game_type)
     per = "" if isinstance(control, Fischer) else " per move"
     return {"time_control": f"{control}{per}", "policy_text": POLICY_LABELS[policy]}
+
+
+def turns_of(moves: list[Move]) -> list[tuple[int, list[tuple[int, Move]]]]:
+    """The moves as turns: (seat, [(ply number from 1, move)]) with consecutive moves of one seat
+    together, so a turn of several steps (Rifugio: lay, walk, build) reads as one line."""
+    turns: list[tuple[int, list[tuple[int, Move]]]] = []
+    for number, move in enumerate(moves, 1):
+        if turns and turns[-1][0] == move.seat:
+            turns[-1][1].append((number, move))
+        else:
+            turns.append((move.seat, [(number, move)]))
+    return turns
+
+
+def result_text(row: Game, labels: list[str]) -> str:
+    """The result as a sentence with names. The service writes one when a game ends; a game
+    that ended before it did gets one from the final position, as the service words it."""
+    if row.result or row.status != GameStatus.FINISHED:
+        return row.result or ""
+    game, state = current_state(row)
+    return result_sentence(game, state, labels) or ""
+
+
+def named_board(svg: Markup, labels: list[str]) -> Markup:
+    """The board's title and alt text with players' names instead of "Player 1"; the labels
+    are escaped, as everything else in the engine's SVG is."""
+    return Markup(name_generic_seats(str(svg), [str(escape(label)) for label in labels]))
 
 
 def render_game_page(
@@ -56,7 +103,9 @@ def render_game_page(
     if shown is None or not 0 <= shown <= len(moves):
         shown = len(moves)
     state = state_at(game, row, moves, shown)
-    names = game.seat_names(state)
+    names = seat_names(row.game_type, game.seat_names(state))
+    labels = [seat_label(players[s.player_id].name, names[s.seat] if s.seat < len(names) else "")
+              for s in seats]
     links = site().links
     move_url = None
     if viewer is not None and row.status == GameStatus.ACTIVE and row.to_move == viewer:
@@ -64,10 +113,16 @@ def render_game_page(
     return render_template(
         "game.html",
         row=row, info=game.info, options=game.options, moves=moves, names=names,
-        lineup=[(s, players[s.player_id]) for s in seats],
-        board=board_svg(game, state, viewer, moves[shown - 1].notation if shown else None),
-        describe=game.describe(state, viewer), shown=shown, viewer=viewer, notice=notice,
-        move_url=move_url, seat_token=seat_token, **_clock_text(row),
+        lineup=[(s, players[s.player_id]) for s in seats], labels=labels,
+        turns=turns_of(moves), result=result_text(row, labels),
+        terms=terms_for(row.game_type, game.options),
+        rules_url=url_for("rules.rules_page", game_id=row.game_type)
+        if "rules.rules_page" in current_app.view_functions else None,
+        board=named_board(board_svg(game, state, viewer,
+                                     moves[shown - 1].notation if shown else None), labels),
+        describe=name_generic_seats(game.describe(state, viewer), labels), shown=shown,
+        viewer=viewer, notice=notice,
+        move_url=move_url, seat_token=seat_token, **clock_text(row),
         resign_url=links.resign_url(row.id, viewer, holder=seats[viewer].player_id)
         if viewer is not None
         and row.status == GameStatus.ACTIVE else None,
@@ -136,3 +191,22 @@ def record_text(public_id: str) -> Response:
     lines += [f"{n + 1}. {move}" + (f"  {{{record['notes'][str(n)]}}}" if str(n) in record["notes"]
                                     else "") for n, move in enumerate(record["moves"])]
     return Response("\n".join(lines) + "\n", mimetype="text/plain")
+
+
+def resign_title(row: Game, token: str) -> str:
+    """"Resign from Mosey against Bob": the resign page's button names what is given up.
+
+    A Jinja global (see pbem.web.rules.init_app), because the resign view only hands its
+    template the game row and the link's token; the seat comes from that signed token."""
+    info = engine.GAMES.get(row.game_type)
+    title = f"Resign from {info.name if info else row.game_type}"
+    try:
+        seat = int(site().links.load("resign", token)["seat"])
+    except (DamagedLink, KeyError, TypeError, ValueError):
+        return title
+    assert row.id is not None
+    with database().session() as session:
+        seats = seats_of(session, row.id)
+        players = players_of(session, seats)
+    others = [players[s.player_id].name for s in seats if s.seat != seat and not s.resigned]
+    return f"{title} against {' and '.join(others)}" if others else title

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, render_template, request
+from flask import Blueprint, current_app, render_template, request, url_for
 
-from pbem.models import GameStatus
-from pbem.positions import engine_game
+from pbem.models import Game, GameStatus, Player, Seat
+from pbem.positions import current_state
 from pbem.services import ServiceError, respond_to_invitation
 from pbem.services.common import players_of, seats_of
 from pbem.web.csrf import check_csrf
 from pbem.web.support import (
+    board_svg,
     damaged_link,
     database,
     game_of_token,
@@ -17,6 +18,7 @@ from pbem.web.support import (
     site,
     utc_now,
 )
+from pbem.web.terms import seat_label, seat_names, terms_for
 
 bp = Blueprint("invites", __name__)
 
@@ -30,6 +32,8 @@ def invitation(token: str) -> tuple[str, int]:
     with database().session() as session:
         seats = seats_of(session, row.id)
         players = players_of(session, seats)
+        organiser = session.get(Player, row.organiser_id) if row.organiser_id else None
+        organiser_name = organiser.name if organiser else ""
     seat = seats[fields["seat"]]
     if request.method == "POST":
         check_csrf()
@@ -52,9 +56,26 @@ def invitation(token: str) -> tuple[str, int]:
                             if started else "Thanks! The game starts when everyone has accepted.",
                             game_url=site().links.seat_view_url(game_id, seat.seat,
                                                                   holder=seat.player_id))
-    game = engine_game(row)
+    return _invitation_page(row, seat, token, seats, players, organiser_name)
+
+
+def _invitation_page(row: Game, seat: Seat, token: str, seats: list[Seat],
+                     players: dict[int, Player], organiser: str) -> tuple[str, int]:
+    """Everything a player weighs before accepting: who plays which colour, the clock and what
+    happens when it runs out, who organises, the rules, and the board they will play on."""
+    from pbem.web.games import clock_text, named_board  # worded as on the game page
+
+    game, state = current_state(row)  # drawn as the public sees it: no one's secrets
+    names = seat_names(row.game_type, game.seat_names(state))
+    labels = [seat_label(players[s.player_id].name, names[s.seat] if s.seat < len(names)
+                         else "") for s in seats]
     return render_template(
         "invite.html", row=row, info=game.info, options=game.options, seat=seat, token=token,
-        lineup=[(s, players[s.player_id]) for s in seats],
+        lineup=list(zip(seats, labels, strict=True)), organiser=organiser,
         open=row.status == GameStatus.INVITED,
+        board=named_board(board_svg(game, state, None), labels),
+        terms=terms_for(row.game_type, game.options),
+        rules_url=url_for("rules.rules_page", game_id=row.game_type)
+        if "rules.rules_page" in current_app.view_functions else None,
+        **clock_text(row),
     ), 200

@@ -6,6 +6,7 @@ with the link's token and this browser's CSRF token, plays a move.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, redirect, render_template, request, url_for
@@ -14,28 +15,40 @@ from werkzeug.wrappers import Response
 import engine
 from pbem.addresses import has_control_characters
 from pbem.models import Game, GameStatus
-from pbem.positions import current_state, last_notation, move_menu
+from pbem.positions import (
+    MoveMenu,
+    TypedMove,
+    current_state,
+    has_several_steps,
+    last_notation,
+    legal_listing,
+    move_menu,
+    resolve_typed,
+)
 from pbem.services import GameMovedOn, ServiceError, resign, submit_move
 from pbem.services.moves import MAX_NOTE
 from pbem.web.csrf import check_csrf
 from pbem.web.games import render_game_page
 from pbem.web.support import (
     board_svg,
+    cell_anchor,
     damaged_link,
     database,
     game_of_token,
     game_or_none,
     message_page,
+    needs_zoom,
     site,
     utc_now,
 )
+from pbem.web.terms import terms_for
 
 bp = Blueprint("play", __name__)
 
 Page = tuple[str, int] | Response
 
 
-def _turn(token: str) -> tuple[Game, int, int] | Page:
+def turn_of_token(token: str) -> tuple[Game, int, int] | Page:
     """The game, seat and ply of a move token, or the page to show instead."""
     found = game_of_token("move", token)
     if found is None or not {"seat", "ply"} <= found[1].keys():
@@ -66,8 +79,9 @@ def _cells(raw: str) -> tuple[str, ...]:
 
 
 @bp.get("/play/<token>")
-def move_page(token: str, error: str = "", status: int = 200, text: str = "") -> Page:
-    turn = _turn(token)
+def move_page(token: str, error: str = "", status: int = 200, text: str = "",
+              typed: TypedMove | None = None) -> Page:
+    turn = turn_of_token(token)
     if not isinstance(turn, tuple) or not isinstance(turn[0], Game):
         return turn
     row, seat, _ = turn
@@ -78,20 +92,42 @@ def move_page(token: str, error: str = "", status: int = 200, text: str = "") ->
         menu, prefix = move_menu(game, state, ()), ()  # a stale or edited click: start over
     if prefix and len(menu.complete) == 1 and not menu.next_cells:
         return redirect(url_for("play.confirm_page", token=token, move=menu.complete[0]))
+    zoom = request.args.get("zoom") == "2"
+    board = board_svg(game, state, seat, _last_move(row), _cell_links(token, menu, zoom),
+                      chosen=menu.prefix)
+    return render_template(
+        "move.html", row=row, seat=seat, token=token, info=game.info, menu=menu,
+        names=game.seat_names(state), describe=game.describe(state, seat), error=error,
+        text=text, typed=typed, board=board, zoom=zoom, can_zoom=zoom or needs_zoom(board),
+        legal=legal_listing(game, state), paused=paused(row),
+        terms=terms_for(row.game_type, game.options),
+        rules_url=url_for("rules.rules_page", game_id=row.game_type),
+        turn_url=url_for("turns.turn_page", token=token)
+        if has_several_steps(game, state, seat) else None,
+    ), status
+
+
+def _cell_links(token: str, menu: MoveMenu, zoom: bool) -> Callable[[str], str | None]:
+    """Where each cell links: the same page with that cell clicked (or taken back), scrolled to
+    the clicked cell so keyboard and screen reader users continue from there."""
+    prefix = menu.prefix
 
     def cell_href(label: str) -> str | None:
         key = label.upper()
         if key in prefix:  # a cell already clicked: clicking it again takes that click back
-            return url_for("play.move_page", token=token,
-                           cells=".".join(prefix[: prefix.index(key)]))
-        cells = menu.next_cells.get(key)
-        return url_for("play.move_page", token=token, cells=".".join(cells)) if cells else None
+            cells: tuple[str, ...] | None = prefix[: prefix.index(key)]
+        else:
+            cells = menu.next_cells.get(key)
+        if cells is None:
+            return None
+        return url_for("play.move_page", token=token, cells=".".join(cells) or None,
+                       zoom=2 if zoom else None, _anchor=cell_anchor(key))
 
-    return render_template(
-        "move.html", row=row, seat=seat, token=token, info=game.info, menu=menu,
-        names=game.seat_names(state), describe=game.describe(state, seat), error=error,
-        text=text, board=board_svg(game, state, seat, _last_move(row), cell_href),
-    ), status
+    return cell_href
+
+
+def paused(row: Game) -> bool:
+    return row.status == GameStatus.ACTIVE and row.paused_at is not None
 
 
 def _last_move(row: Game) -> str | None:
@@ -102,13 +138,24 @@ def _last_move(row: Game) -> str | None:
         return last_notation(session, row.id)
 
 
+class UnclearMove(engine.IllegalMove):
+    """Typed text that names no legal move here (or several): the move page says which."""
+
+    def __init__(self, typed: TypedMove) -> None:
+        super().__init__(typed.reason)
+        self.typed = typed
+
+
 def _chosen_move(game: engine.Game, state: Any) -> str:  # type: ignore[type-arg]
     """The notation the form sent: a button or text (``move``) or a number field (``number``)."""
     text = request.values.get("move", "").strip()
     if has_control_characters(text):
         raise engine.IllegalMove("a move is one line of text, without control characters")
     if text:
-        return text
+        typed = resolve_typed(game, state, text)
+        if typed.move is None:
+            raise UnclearMove(typed)
+        return typed.move
     number = request.values.get("number", "").strip()
     if number:
         choices = [m for m in game.legal_moves(state) if isinstance(m, engine.NumberChoice)]
@@ -125,7 +172,7 @@ def _chosen_move(game: engine.Game, state: Any) -> str:  # type: ignore[type-arg
 
 @bp.route("/play/<token>/confirm", methods=["GET", "POST"])
 def confirm_page(token: str) -> Page:
-    turn = _turn(token)
+    turn = turn_of_token(token)
     if request.method == "POST":
         check_csrf()
     if not isinstance(turn, tuple) or not isinstance(turn[0], Game):
@@ -138,18 +185,20 @@ def confirm_page(token: str) -> Page:
         after = game.play(state, move, seat=seat)
     except engine.IllegalMove as error:
         return move_page(token, error=str(error), status=422,
-                         text=request.values.get("move", ""))
-    if request.method != "POST":  # GET and HEAD only show
-        return _preview(row, seat, token, game, state, move, after)
+                         text=request.values.get("move", ""),
+                         typed=error.typed if isinstance(error, UnclearMove) else None)
+    if request.method != "POST" or paused(row):  # GET and HEAD only show; a pause keeps it
+        page, _ = _preview(row, seat, token, game, state, move, after)
+        return page, 409 if request.method == "POST" else 200
     note = request.form.get("note", "")
-    problem = _note_problem(note)
+    problem = note_problem(note)
     if problem:
         return message_page("Your move was not played", f"{problem}. Please go back, change "
                             "the note and confirm again.", 400)
     return _commit(row, seat, ply, str(move), note)
 
 
-def _note_problem(note: str) -> str:
+def note_problem(note: str) -> str:
     """Why the note cannot go with the move ("" if it can). Notes are shown to others on pages
     and in mail: control characters (escapes, direction overrides, line breaks) are refused
     rather than silently cleaned."""
@@ -169,14 +218,17 @@ def _preview(row: Game, seat: int, token: str, game: engine.Game,  # type: ignor
     says in words what the move will do (the engine knows which moves reveal, for every game).
     """
     effect = ""
-    shown, marked = after, str(move)
+    marked_move: str | None
+    shown, marked_move = after, str(move)
     if game.reveals_hidden(state, move):
         effect = game.hidden_effect(state, move)
-        shown, marked = state, _last_move(row)
+        shown, marked_move = state, _last_move(row)
+    typed = request.values.get("move", "").strip()
     return render_template(
         "confirm.html", row=row, seat=seat, token=token, info=game.info, move=str(move),
-        describe=game.describe(shown, seat), effect=effect,
-        board=board_svg(game, shown, seat, marked),
+        describe=game.describe(shown, seat), effect=effect, paused=paused(row),
+        typed=typed if typed and typed != str(move) else "",
+        note=request.form.get("note", ""), board=board_svg(game, shown, seat, marked_move),
     ), 200
 
 

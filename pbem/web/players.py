@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from datetime import date, timedelta
+from email.utils import make_msgid
+from functools import cache
+from typing import Any
 from zoneinfo import available_timezones
 
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
-from sqlmodel import col, select
+from limits import parse as parse_limit
+from sqlmodel import Session, col, select
 from werkzeug.wrappers import Response
 
+import engine
 from pbem.addresses import BadName, check_name
 from pbem.clock.controls import DEFAULT_ALLOWANCE_DAYS, BadAbsence, local_date
 from pbem.clock.deadlines import recompute_deadlines_of
 from pbem.links import DamagedLink
-from pbem.models import Game, Player, Seat
-from pbem.services.common import audit
+from pbem.models import Game, GameStatus, OutboxEmail, Player, Seat
+from pbem.positions import current_state
+from pbem.services.common import audit, players_of, seats_of
 from pbem.services.vacations import (
     AbsenceRefused,
     absences_for,
@@ -23,13 +30,63 @@ from pbem.services.vacations import (
     days_left,
     remove_absence,
 )
+from pbem.templating import render_email
 from pbem.web.csrf import check_csrf
 from pbem.web.support import damaged_link, database, load_token, message_page, site, utc_now
+from pbem.web.terms import seat_label, seat_names
 
 bp = Blueprint("players", __name__)
 
 LANGUAGES = {"en": "English"}
 MAX_DAYS_AHEAD = 2 * 366
+LINKS_LIMIT = "5 per hour"  # per address and per client: enough for a typo, useless for spam
+LINKS_SENT = ("If we know that address, its games page link is on its way. It can take a few "
+              "minutes; look in the spam folder too.")
+
+
+@bp.post("/links")
+def email_links() -> tuple[str, int]:
+    """Mail a player their games page link. The page answers the same whether the address is
+    known or not, so nobody can find out who plays here; both limits count every request."""
+    check_csrf()
+    address = request.form.get("email", "").strip().lower()[:320]
+    if not _links_allowed(address):
+        return message_page("Please wait", "Too many requests for links. Please try again in an "
+                            "hour.", 429)
+    with database().write() as session:
+        player = session.exec(select(Player).where(Player.email == address)).one_or_none()
+        if player is not None:
+            _enqueue_links(session, player)
+    return message_page("Check your mail", LINKS_SENT)
+
+
+def _links_allowed(address: str) -> bool:
+    """Count this request against the address and the client; False once either is over."""
+    limiter = current_app.extensions.get("pbem.limiter")
+    if limiter is None:  # an app without the dashboard's limiter: nothing to count with
+        return True
+    item = parse_limit(LINKS_LIMIT)
+    site_key = hashlib.sha256(current_app.config["BASE_URL"].encode()).hexdigest()[:12]
+    keys = ("address:" + hashlib.sha256(address.encode()).hexdigest()[:32],
+            f"ip:{request.remote_addr or 'unknown'}")
+    # Both are hit (no short circuit), so a client cycling addresses still spends its own count.
+    results = [limiter.limiter.hit(item, f"pbem-links:{site_key}", key) for key in keys]
+    return all(results)
+
+
+def _enqueue_links(session: Session, player: Player) -> None:
+    """The games page link into the outbox; it belongs to no game."""
+    assert player.id is not None
+    now, links = utc_now(), site().links
+    context = {"player": player, "my_games_url": links.my_games_url(player.id),
+               "subject": "Your games page link"}
+    session.add(OutboxEmail(
+        player_id=player.id, kind="links", to_address=player.email, to_name=player.name,
+        subject=context["subject"], text_body=render_email("email/links.txt", **context),
+        html_body=render_email("email/links.html", **context),
+        message_id=make_msgid(idstring="links", domain=site().mail_domain),
+        next_attempt_at=now, created_at=now))
+    audit(session, now, "games page link sent", player_id=player.id)
 
 
 @bp.route("/me/<token>", methods=["GET", "POST"])
@@ -43,14 +100,10 @@ def my_games(token: str) -> tuple[str, int] | Response:
         if request.form.get("action") in ("add_absence", "cancel_absence"):
             return _change_absences(token, player_id)
         try:
-            name = check_name(request.form.get("name", ""))
+            name, zone = _checked_settings()
         except BadName as error:
-            return message_page("Your name was not saved", f"{error}. Nothing was changed; "
-                                "please go back and correct it.", 400)
-        zone = request.form.get("time_zone", "UTC").strip()
-        if zone not in available_timezones():
-            return message_page("Unknown time zone", f"{zone!r} is not a time zone we know; "
-                                "use a name like Europe/Paris or America/New_York.", 400)
+            return _my_games_page(token, player_id, settings_error=f"{error}. Nothing was "
+                                  "saved; correct it and save again.", status=400)
         with database().write() as session:
             player = session.get(Player, player_id)
             if player is None:
@@ -70,8 +123,25 @@ def my_games(token: str) -> tuple[str, int] | Response:
     return _my_games_page(token, player_id)
 
 
+def _checked_settings() -> tuple[str, str]:
+    """The name and time zone of the settings form, or BadName saying what is wrong with them
+    (the page shows the form again with the error and what was typed)."""
+    name = check_name(request.form.get("name", ""))
+    zone = request.form.get("time_zone", "UTC").strip()
+    if zone not in available_timezones():
+        raise BadName(f"{zone[:60]!r} is not a time zone we know; choose one from the list, "
+                      "like Europe/Paris or America/New_York")
+    return name, zone
+
+
+@cache
+def time_zones() -> list[str]:
+    """Every zone the server's zoneinfo knows, sorted, for the settings form's list."""
+    return sorted(available_timezones())
+
+
 def _my_games_page(token: str, player_id: int, *, absence_error: str = "",
-                   status: int = 200) -> tuple[str, int]:
+                   settings_error: str = "", status: int = 200) -> tuple[str, int]:
     allowance = int(current_app.config.get("VACATION_DAYS", DEFAULT_ALLOWANCE_DAYS))
     with database().session() as session:
         player = session.get(Player, player_id)
@@ -84,14 +154,47 @@ def _my_games_page(token: str, player_id: int, *, absence_error: str = "",
             select(Game, Seat).join(Seat, col(Seat.game_id) == Game.id)
             .where(Seat.player_id == player_id).order_by(col(Game.created_at).desc())
         ).all()
-    links = site().links
-    games = [(game, seat, links.seat_view_url(game.id, seat.seat, holder=player_id)
-              if game.id else "")
-             for game, seat in rows]
+        games = [_game_line(session, game, seat, player_id) for game, seat in rows]
+    typed = request.form if settings_error else {}
     return render_template("me.html", player=player, games=games, token=token,
                            languages=LANGUAGES, saved=bool(request.args.get("saved")),
                            absences=absences, absence_error=absence_error, days_left=left,
-                           allowance=allowance, year=year), status
+                           allowance=allowance, year=year, zones=time_zones(),
+                           settings_error=settings_error, typed=typed), status
+
+
+def _game_line(session: Session, game: Game, seat: Seat, player_id: int) -> dict[str, Any]:
+    """One row of "my games": the game, its opponents by name and colour, the deadline, and a
+    direct link to the move page when it is this player's turn."""
+    assert game.id is not None
+    links = site().links
+    seats = seats_of(session, game.id)
+    players = players_of(session, seats)
+    info = engine.GAMES.get(game.game_type)
+    names = _seat_names(game)
+    your_turn = game.status == GameStatus.ACTIVE and game.to_move == seat.seat
+    return {
+        "game": game, "seat": seat, "title": info.name if info else game.game_type,
+        "you": names[seat.seat] if seat.seat < len(names) else "",
+        "opponents": [seat_label(players[s.player_id].name, names[s.seat]
+                                 if s.seat < len(names) else "")
+                      for s in seats if s.seat != seat.seat],
+        "url": links.seat_view_url(game.id, seat.seat, holder=player_id),
+        "move_url": links.move_url(game.id, seat.seat, game.ply, holder=player_id)
+        if your_turn else None,
+        "your_turn": your_turn,
+        "deadline": game.deadline if game.status == GameStatus.ACTIVE else None,
+    }
+
+
+def _seat_names(game: Game) -> list[str]:
+    """The seats' colour names in the game as it stands (Stigmergy's change once sides are
+    chosen); none for a game the engine can no longer read."""
+    try:
+        engine_game, state = current_state(game)
+        return seat_names(game.game_type, engine_game.seat_names(state))
+    except Exception:  # a list of games must not fail on one unreadable stored game
+        return []
 
 
 def _change_absences(token: str, player_id: int) -> tuple[str, int] | Response:

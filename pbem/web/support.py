@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -49,13 +50,47 @@ def damaged_link() -> tuple[str, int]:
 
 def board_svg(
     game: engine.Game, state: Any, viewer: int | None, last_move: str | None = None,  # type: ignore[type-arg]
-    cell_href: Callable[[str], str | None] | None = None,
+    cell_href: Callable[[str], str | None] | None = None, *,
+    chosen: Sequence[str] | None = None,
 ) -> Markup:
-    """The engine's SVG, inline so its cell links work without JavaScript.
+    """The engine's SVG, inline so its cell links work without JavaScript; with ``chosen`` (the
+    cells clicked so far, maybe none) the engine outlines them and marks where the next click
+    can go, captures apart.
 
     The engine builds SVG with ElementTree, which escapes every text, so it is safe to inline.
     """
-    return Markup(game.render_svg(state, viewer, last_move, cell_href))
+    return Markup(anchor_cells(game.render_svg(state, viewer, last_move, cell_href,
+                                               chosen=chosen)))
+
+
+# A cell link's target ends with "#cell-<label>" (see cell_anchor); giving the link that id makes
+# the reloaded page scroll to it and start keyboard navigation there, where the click was.
+_CELL_LINK = re.compile(r'(<a href="[^"#]*#(cell-[A-Za-z0-9_-]+)"[^>]*?)\s*(/?)>')
+
+
+def cell_anchor(label: str) -> str:
+    """The id of a cell's link (labels such as Rifugio's "2,-1" are not valid in ids as such)."""
+    return "cell-" + re.sub(r"[^A-Za-z0-9_-]", "_", label.upper())
+
+
+def anchor_cells(svg: str) -> str:
+    return _CELL_LINK.sub(r'\1 id="\2"\3>', svg)
+
+
+MIN_TARGET_PX = 24  # WCAG 2.5.8: pointer targets at least 24 by 24 CSS pixels
+PHONE_BOARD_PX = 358  # a 390 px phone less the page's padding
+
+
+def needs_zoom(svg: str) -> bool:
+    """Whether the board's cells would be smaller than a finger-sized target on a phone, where
+    the board is scaled to the page's width (so the page offers a wider, scrollable board)."""
+    width = re.search(r'<svg[^>]*\swidth="([\d.]+)"', svg)
+    shape = re.search(r'<a [^>]*>\s*<(?:polygon|path)[^>]*\s(?:points|d)="([^"]+)"', svg)
+    if not width or not shape:
+        return False
+    xs = [float(x) for x in re.findall(r"(-?[\d.]+)[ ,]+-?[\d.]+", shape[1])]
+    cell = max(xs) - min(xs) if xs else 0.0
+    return cell * PHONE_BOARD_PX / float(width[1]) < MIN_TARGET_PX
 
 
 def game_or_none(game_id: int) -> Game | None:

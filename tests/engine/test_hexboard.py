@@ -101,7 +101,7 @@ def test_drawn_board_has_every_cell_coordinates_and_marks() -> None:
     links = root.findall(f".//{ns}a")
     assert {a.get("aria-label") for a in links} == set(board.labels) - {"E5"}
     assert [t.text for t in root.iter(f"{ns}text")] == ["Light <to move>"]
-    coordinates = root.find(f"{ns}path[@aria-label='coordinates']")
+    coordinates = root.find(f"{ns}path[@class='coordinates']")  # aria-hidden, not labelled
     assert coordinates is not None and coordinates.get("d", "").count("M") >= 10
     pieces = [p for p in root.iter(f"{ns}path") if p.get("pointer-events") == "none"]
     fills = sorted(p.get("fill", "") for p in pieces)

@@ -51,7 +51,8 @@ def test_each_reminder_is_sent_once_in_the_games_thread_with_the_local_deadline(
     zone = "Europe/Paris" if mover == 0 else "America/New_York"
     local = row.deadline.astimezone(ZoneInfo(zone))
     assert f"{local:%H:%M} ({zone})" in reminders[0].text_body
-    assert "in about 1d." in reminders[0].text_body and "in about 2h" in reminders[1].text_body
+    assert "in about 1 day." in reminders[0].text_body
+    assert "in about 2 hours." in reminders[1].text_body
     assert "/play/" in reminders[1].text_body
 
 

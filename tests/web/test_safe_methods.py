@@ -45,10 +45,10 @@ class Probe:
     @property
     def damaged(self) -> str:
         head, _, token = self.url.rpartition("/")
-        confirm = self.url.endswith("/confirm")
-        if confirm:
+        suffix = next((s for s in ("/confirm", "/turn") if self.url.endswith(s)), "")
+        if suffix:
             head, _, token = head.rpartition("/")
-        return f"{head}/{token[:-4]}{'/confirm' if confirm else ''}"
+        return f"{head}/{token[:-4]}{suffix}"
 
 
 def _snapshot(database: Database) -> tuple[Any, ...]:
@@ -60,6 +60,7 @@ def _snapshot(database: Database) -> tuple[Any, ...]:
 def _probes(database: Database, now: datetime, site: Site, game_id: str,
             ) -> dict[str, Callable[[], Probe]]:
     game_pk = start_a_game(database, now, site, game_id)
+    turn_pk = start_a_game(database, now, site, game_id)  # its own game: confirm's POST acts
     with database.write() as session:
         invited = create_game(session, now, site, game_type=game_id, players=[
             PlayerSpec("P0", "p0@example.test"), PlayerSpec("P1", "p1@example.test")])
@@ -74,6 +75,10 @@ def _probes(database: Database, now: datetime, site: Site, game_id: str,
         "play.confirm_page": lambda: Probe(
             f"{site.links.move_url(game_pk, row.to_move or 0, row.ply)[path:]}/confirm",
             {"move": move}, {"move": move}),
+        # The whole-turn builder: its GET only shows (and adds steps to the URL).
+        "turns.turn_page": lambda: Probe(
+            f"{site.links.move_url(turn_pk, row.to_move or 0, row.ply)[path:]}/turn",
+            {"steps": move, "add": move}, {"steps": move}),
         "play.resign_page": lambda: Probe(site.links.resign_url(game_pk, 0)[path:], {}, {}),
         "invites.invitation": lambda: Probe(site.links.invite_url(invited_pk, 0)[path:],
                                             {"answer": "accept"}, {"answer": "accept"}),
@@ -82,6 +87,8 @@ def _probes(database: Database, now: datetime, site: Site, game_id: str,
             {"name": "Mallory", "time_zone": "Europe/Paris", "notify_updates": ""}),
         "players.unsubscribe": lambda: Probe(site.links.unsubscribe_url(1)[path:], {}, {},
                                              needs_csrf=False),
+        # The home page's "email me my links": its real POST queues an email.
+        "players.email_links": lambda: Probe("/links", {}, {"email": "p0@example.test"}),
     }
 
 

@@ -92,7 +92,7 @@ def test_a_whole_game_through_emailed_links(
     forced = [m for m in moves if m.source == MoveSource.FORCED_PASS]
     assert all(m.notation == "pass" for m in forced)
     assert len(forced) + plies == len(moves)
-    over = [m for m in inbox if "is over" in m.get_body(("plain",)).get_content()]
+    over = [m for m in inbox if str(m["Subject"]).startswith("Game over:")]
     assert sorted(m["To"].addresses[0].addr_spec for m in over) == sorted(p.email for p in people)
     game, state = current_state(final)
     assert game.outcome(state) is not None

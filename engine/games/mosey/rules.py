@@ -20,7 +20,7 @@ docs/rules/mosey.md.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -37,9 +37,10 @@ from engine.base import (
 from engine.games.mosey.fast import fast_rules
 from engine.games.mosey.moves import Movement, explain, has_move, legal_triples, stone_moves
 from engine.hexboard import HexBoard, HexMove, hex_board
-from engine.hexsvg import draw_hex_board
+from engine.hexsvg import draw_hex_board, selection, stone_list
 
 SEATS = ("Light", "Dark")
+STONE_NAMES = {"white": "Light stone", "black": "Dark stone"}
 LIGHT, DARK = 0, 1
 
 # Every third cell in a 3-colouring: Light and Dark take two colours, the third starts empty.
@@ -249,22 +250,35 @@ class MoseyGame(Game[MoseyState, HexMove]):
     def _stones_left(self, state: MoseyState) -> str:
         return f"Stones left: Light {state.light.bit_count()}, Dark {state.dark.bit_count()}"
 
+    def _stones(self, state: MoseyState) -> dict[int, str]:
+        stones = {i: "white" for i in range(self.board.size) if (state.light >> i) & 1}
+        stones.update({i: "black" for i in range(self.board.size) if (state.dark >> i) & 1})
+        return stones
+
+    def piece_list(self, state: MoseyState, viewer: int | None = None) -> str:
+        return stone_list(self.board, self._stones(state), STONE_NAMES)
+
     def render_svg(
         self,
         state: MoseyState,
         viewer: int | None = None,
         last_move: HexMove | str | None = None,
         cell_href: CellHref | None = None,
+        *,
+        chosen: Sequence[str] | None = None,
     ) -> str:
-        stones = {i: "white" for i in range(self.board.size) if (state.light >> i) & 1}
-        stones.update({i: "black" for i in range(self.board.size) if (state.dark >> i) & 1})
+        stones = self._stones(state)
         move = self.last_move_of(last_move)
         marks = [self.board.index(c) for c in move.cells if c in self.board] if move else []
+        picked, targets = selection(self, state, self.board, chosen)
+        title = f"{self.info.name}, board of side {self.order}"
         return draw_hex_board(
             self.board, stones=stones, marks=marks, cell_href=cell_href,
             header=[f"{self.info.name}: {self._status(state)}"],
             footer=[self._stones_left(state)],
-            title=f"{self.info.name}, board of side {self.order}",
+            title=title, names=STONE_NAMES, own=("white", "black")[viewer] if viewer in (0, 1)
+            else None, chosen=picked, targets=targets,
+            alt=f"{title}. {self.describe(state, viewer)} {self.piece_list(state, viewer)}",
         )
 
     def render_text(self, state: MoseyState, viewer: int | None = None) -> str:

@@ -23,17 +23,18 @@ the game; the most adjacent pairs of own discs wins. Rules decisions: docs/rules
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from engine.base import JSON, CellHref, Game, GameInfo, IllegalMove, NumberChoice, Option, Outcome
 from engine.hexboard import HexMove, hex_board, set_bits, shift_back
-from engine.hexsvg import draw_hex_board
+from engine.hexsvg import draw_hex_board, selection, stone_list
 
 BOARDS = ("2-3", "2-4", "3-4", "3-5", "4-5", "4-6", "5-6", "5-7", "6-7", "6-8")
 SEATS = ("White", "Black")
 STONES = ("white", "black")  # engine.hexsvg stone kinds of the two seats
+STONE_NAMES = {"white": "White disc", "black": "Black disc", "neutral": "neutral disc"}
 CELL_CHARS = ".WBN"  # empty, White, Black, neutral: encode and render_text use these
 PASS = HexMove(word="pass")
 
@@ -351,21 +352,33 @@ class Refugia(Game[RefugiaState, HexMove]):
         passed = " (the last move was a pass)" if state.passes else ""
         return f"{SEATS[state.turn]} to move{passed}."
 
+    def _stones(self, state: RefugiaState) -> dict[int, str]:
+        kinds = ("", *STONES, "neutral")
+        return {i: kinds[k] for i in range(self.board.size) if (k := self._occupant(state, i))}
+
+    def piece_list(self, state: RefugiaState, viewer: int | None = None) -> str:
+        return stone_list(self.board, self._stones(state), STONE_NAMES)
+
     def render_svg(self, state: RefugiaState, viewer: int | None = None,
                    last_move: HexMove | str | None = None,
-                   cell_href: CellHref | None = None) -> str:
+                   cell_href: CellHref | None = None, *,
+                   chosen: Sequence[str] | None = None) -> str:
         board = self.board
-        kinds = ("", *STONES, "neutral")
-        stones = {i: kinds[k] for i in range(board.size) if (k := self._occupant(state, i))}
+        stones = self._stones(state)
         marks = []
         move = self.last_move_of(last_move)
         if move is not None:
             marks = [board.index(c) for c in move.cells if c in board]
             if len(marks) == 2 and (over := board.between(*marks)) is not None:
                 marks.append(over)  # the hopped stone changed
+        picked, targets = selection(self, state, board, chosen)
+        title = f"Refugia {self.options['board']}"
         return draw_hex_board(board, stones=stones, marks=marks, cell_href=cell_href,
-                              header=self._status(state, short=True),
-                              title=f"Refugia {self.options['board']}")
+                              header=self._status(state, short=True), title=title,
+                              names=STONE_NAMES, own=STONES[viewer] if viewer in (0, 1) else None,
+                              chosen=picked, targets=targets,
+                              alt=f"{title}. {' '.join(self._status(state))} "
+                                  f"{self.piece_list(state, viewer)}")
 
     def render_text(self, state: RefugiaState, viewer: int | None = None) -> str:
         """Rows from the top, each cell two characters wide and indented as on the hex board."""

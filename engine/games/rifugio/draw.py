@@ -21,16 +21,19 @@ from __future__ import annotations
 import math
 import textwrap
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping, Sequence
 
 from engine.base import JSON, CellHref
 from engine.games.rifugio.tiles import KIND_BY_NAME, position
 from engine.hexboard import DIRECTIONS
 from engine.strokefont import stroke_text
 from engine.svg import (
+    CHOSEN,
     HIGHLIGHT,
     INK,
     PAPER,
     SQRT3,
+    TARGET,
     circle_path,
     fmt,
     hexagon_path,
@@ -158,8 +161,14 @@ def _texture(shapes: Shapes, terrain: str, cx: float, cy: float, radius: float) 
 
 
 def draw(view: JSON, caption: str, title: str, *, cell_href: CellHref | None = None,
-         mark: str | None = None) -> str:
-    """The whole picture: caption, map, open tiles, the players' table, the commitment."""
+         mark: str | None = None, chosen: Sequence[str] | None = None,
+         targets: Mapping[str, bool] | None = None) -> str:
+    """The whole picture: caption, map, open tiles, the players' table, the commitment.
+
+    For a move page, ``chosen`` (the cells clicked so far) get a dark outline and ``targets`` (the
+    next click's cells) a ring on a light halo, which stands out on every terrain; the links are
+    then named by what their place holds.
+    """
     at = {label: position(label) for label, _, _ in view["tiles"]}
     options = {label: position(label) for label in view["lay_options"]}
     units = [(SQRT3 * (q - r / 2), -1.5 * r) for q, r in (*at.values(), *options.values())]
@@ -181,7 +190,10 @@ def draw(view: JSON, caption: str, title: str, *, cell_href: CellHref | None = N
     panel_top = map_top + map_height + TILES_ROW
     notes_top = panel_top + ROW * (len(seats) + 1) + 10
     height = notes_top + LINE * (len(notes) + ("seed" in view)) + 2
-    root = svg_root(WIDTH, height, title=title)
+    interactive = cell_href is not None and any(
+        cell_href(label) for label in (*at, *options))
+    root = svg_root(WIDTH, height, title=title, label=f"{title} {piece_list_view(view)}",
+                    interactive=interactive)
     # Not drawn (text is slow to rasterise), but in the file for anyone who checks.
     sub(root, "desc", f"shuffle commitment: sha256 {view['seed_sha256']}")
     sub(root, "rect", width=WIDTH, height=height, fill=PAPER)
@@ -219,6 +231,18 @@ def draw(view: JSON, caption: str, title: str, *, cell_href: CellHref | None = N
                        stroke_width=2)
         shapes.label(str(s + 1), wx, wy + size * 0.45, size * 1.25, SEAT_TEXT[s])
 
+    for label in chosen or ():
+        if label in at or label in options:
+            shapes.add("mark", hexagon_path(*centre((at | options)[label]), radius - 2),
+                       fill="none", stroke=CHOSEN, stroke_width=4)
+    for label in targets or {}:
+        if label in at or label in options:
+            cx, cy = centre((at | options)[label])
+            # Around an open place's name; along a tile's rim, clear of its walkers and hut.
+            ring = (circle_path(cx, cy, radius * 0.62) if label in options
+                    else hexagon_path(cx, cy, radius * 0.9))
+            shapes.add("mark", ring, fill="none", stroke=PAPER, stroke_width=6)
+            shapes.add("badges", ring, fill="none", stroke=TARGET, stroke_width=3)
     _tiles_row(shapes, view, map_top + map_height)
     _players(shapes, view, panel_top)
     shapes.write(root)
@@ -228,7 +252,8 @@ def draw(view: JSON, caption: str, title: str, *, cell_href: CellHref | None = N
             href = cell_href(label)
             if href:
                 cx, cy = centre(pos)
-                link = sub(links, "a", href=href, aria_label=label)
+                name = label if chosen is None else place_name(view, label, label in options)
+                link = sub(links, "a", href=href, aria_label=name, data_cell=label)
                 sub(link, "path", d=hexagon_path(cx, cy, radius))
     notes_group = sub(root, "g", font_size=10, fill=INK)
     for n, line in enumerate(notes):
@@ -237,6 +262,35 @@ def draw(view: JSON, caption: str, title: str, *, cell_href: CellHref | None = N
         sub(notes_group, "text", f"seed: {view['seed']}", x=PAD, y=height - 5, fill=MUTED,
             font_size=9)
     return to_string(root)
+
+
+def place_name(view: JSON, label: str, open_place: bool = False) -> str:
+    """What a link on the map is called: the place and what stands there."""
+    seats = view["seats"]
+    own = view.get("viewer")
+    if open_place:
+        return f"{label}, open place for a tile"
+    name = next((n for lb, n, _ in view["tiles"] if lb == label), "")
+    parts = [f"{label}, {name} tile"]
+    for s, seat in enumerate(seats):
+        whose = "your" if s == own else f"{seat['name']}'s"
+        if label in seat["huts"]:
+            parts.append(f"{whose} hut")
+        if seat["walker"] == label:
+            parts.append(f"{whose} walker")
+    return ", ".join(parts)
+
+
+def piece_list_view(view: JSON) -> str:
+    """Where the tiles, huts and walkers are, in words (the map's text alternative)."""
+    tiles = "; ".join(f"{lb} {name}" for lb, name, _ in view["tiles"])
+    lines = [f"Tiles: {tiles}."]
+    for seat in view["seats"]:
+        huts = ", ".join(seat["huts"]) or "none"
+        lines.append(f"{seat['name']}: walker on {seat['walker']}, huts on {huts}.")
+    if view["lay_options"]:
+        lines.append(f"Open places: {', '.join(view['lay_options'])}.")
+    return " ".join(lines)
 
 
 def _compass(shapes: Shapes, cx: float, cy: float) -> None:

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.base import JSON, CellHref, Game, GameInfo, IllegalMove, NumberChoice, Option, Outcome
-from engine.games.rifugio.draw import draw
+from engine.games.rifugio.draw import draw, piece_list_view
 from engine.games.rifugio.state import (
     BLIND,
     LAY,
@@ -319,18 +319,24 @@ class Rifugio(Game[State, RifugioMove]):
     def render_text(self, state: State, viewer: int | None = None) -> str:
         return text_view(self.view(state, viewer))
 
+    def piece_list(self, state: State, viewer: int | None = None) -> str:
+        return piece_list_view(self.view(state, viewer))
+
     def render_svg(
         self,
         state: State,
         viewer: int | None = None,
         last_move: RifugioMove | str | None = None,
         cell_href: CellHref | None = None,
+        *,
+        chosen: Sequence[str] | None = None,
     ) -> str:
         move = self.last_move_of(last_move)
         cells = self.move_cells(move) if move is not None else ()
         seen = self.view(state, viewer)
+        targets = None if chosen is None else self.click_targets(state, chosen)
         return draw(seen, caption_view(seen), describe_view(seen), cell_href=cell_href,
-                    mark=cells[0] if cells else None)
+                    mark=cells[0] if cells else None, chosen=chosen, targets=targets)
 
 
 GAME_CLASSES = (Rifugio,)

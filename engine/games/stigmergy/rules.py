@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -44,9 +44,11 @@ from engine.games.stigmergy.board import (
     playout,
 )
 from engine.hexboard import HexMove
-from engine.hexsvg import draw_hex_board
+from engine.hexsvg import draw_hex_board, selection, stone_list
 
 COLOUR_NAMES = {BLACK: "Black", WHITE: "White"}
+STONE_NAMES = {"black": "Black stone", "white": "White stone"}
+DOT_NAMES = {"black": "controlled by Black", "white": "controlled by White"}
 SIZES = (5, 6, 7, 8, 9, 10)
 _KOMI = re.compile(r"^([+-]?)\s*(\d{1,6})$")
 
@@ -371,24 +373,39 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
             lines.append(f"{names[state.mover]} to move")
         return lines
 
+    def _stones(self, state: StigmergyState) -> dict[int, str]:
+        return {c: "black" if ch == "B" else "white" for c, ch in enumerate(state.board)
+                if ch != "."}
+
+    def piece_list(self, state: StigmergyState, viewer: int | None = None) -> str:
+        return stone_list(self.board, self._stones(state), STONE_NAMES)
+
     def render_svg(
         self,
         state: StigmergyState,
         viewer: int | None = None,
         last_move: StigmergyMove | str | None = None,
         cell_href: CellHref | None = None,
+        *,
+        chosen: Sequence[str] | None = None,
     ) -> str:
         _, _, black_ctrl, white_ctrl = self._analyse(state)
-        stones = {c: "black" if ch == "B" else "white"
-                  for c, ch in enumerate(state.board) if ch != "."}
+        stones = self._stones(state)
         dots = {c: "black" if black_ctrl >> c & 1 else "white" for c in range(self.board.size)
                 if c not in stones and (black_ctrl | white_ctrl) >> c & 1}
         last = self.last_move_of(last_move)
         marks = [self.board.index(cell) for cell in self.move_cells(last)
                  if cell in self.board] if last is not None else []
+        own = None
+        if viewer is not None and state.black_seat is not None:
+            own = "black" if viewer == state.black_seat else "white"
+        picked, targets = selection(self, state, self.board, chosen)
         return draw_hex_board(self.board, stones=stones, dots=dots, marks=marks,
                               cell_href=cell_href, header=self._header(state),
-                              title="Stigmergy")
+                              title="Stigmergy", names=STONE_NAMES, own=own,
+                              dot_names=DOT_NAMES, chosen=picked, targets=targets,
+                              alt=f"Stigmergy. {self.describe(state, viewer)} "
+                                  f"{self.piece_list(state, viewer)}")
 
     def render_text(self, state: StigmergyState, viewer: int | None = None) -> str:
         """Rows from the top: B/W stones, b/w empty cells Black/White controls, . the rest."""

@@ -1,0 +1,84 @@
+"""Rules pages: /rules lists the games, /rules/<game_id> explains one with pictures of its boards.
+
+What a player needs is on the page: the catalogue's summary (written for players), the game's own
+terms (pbem.web.terms), the start position of every board the game's first option offers, drawn
+by the engine as inline SVG (no script: the site's CSP allows none), and the rules decisions of
+docs/rules/<family>.md for whoever wants the fine print. That Markdown is ours, but it is still
+rendered with raw HTML off and only safe link schemes, so the page can never carry markup the
+CSP would have to stop.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from flask import Blueprint, Flask, abort, render_template
+from markupsafe import Markup
+
+import engine
+from pbem.web.terms import family_of, terms_for
+
+bp = Blueprint("rules", __name__)
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules"
+MAX_BOARDS = 12  # a picture per board choice; no game offers more, and pages stay light
+
+
+def init_app(app: Flask) -> None:
+    """Register the rules pages (called from pbem.create_app), and the resign page's wording:
+    the resign view is another blueprint's, and its template names game and opponents."""
+    from pbem.web.games import resign_title
+
+    app.register_blueprint(bp)
+    app.jinja_env.globals["resign_title"] = resign_title
+
+
+@cache
+def _fine_print(family: str) -> Markup | None:
+    """docs/rules/<family>.md as safe HTML, or None when the checkout has no such page."""
+    path = DOCS / f"{family}.md"
+    if not path.is_file():
+        return None
+    try:
+        from markdown_it import MarkdownIt
+    except ImportError:  # without the renderer the page still has everything a player needs
+        return None
+    # "js-default": CommonMark with raw HTML off and javascript:/data: links refused.
+    html = MarkdownIt("js-default").enable("table").render(path.read_text(encoding="utf-8"))
+    return Markup(html)  # raw HTML is off: the renderer escaped every text
+
+
+@cache
+def _boards(game_id: str) -> tuple[tuple[str, Markup], ...]:
+    """(caption, start-position SVG) for each choice of the game's first option; one picture
+    with the defaults when it has no options. The engine escapes every text it draws."""
+    info = engine.GAMES[game_id]
+    if not info.options:
+        return (("", _start_svg(game_id, {})),)
+    option = info.options[0]
+    choices = getattr(option, "choices", None) or (option.default,)
+    return tuple((f"{option.name} {choice}", _start_svg(game_id, {option.name: choice}))
+                 for choice in list(choices)[:MAX_BOARDS])
+
+
+def _start_svg(game_id: str, options: dict[str, object]) -> Markup:
+    game = engine.new_game(game_id, **options)
+    return Markup(game.render_svg(game.start(0), None))  # the engine escapes its texts
+
+
+@bp.get("/rules")
+def rules_index() -> str:
+    return render_template("rules_index.html", games=engine.GAMES)
+
+
+@bp.get("/rules/<game_id>")
+def rules_page(game_id: str) -> str:
+    info = engine.GAMES.get(game_id)
+    if info is None:
+        abort(404)
+    return render_template(
+        "rules.html", info=info, terms=terms_for(game_id, {}), boards=_boards(game_id),
+        fine_print=_fine_print(family_of(game_id)),
+        family=[(gid, other.name) for gid, other in engine.GAMES.items()
+                if gid != game_id and family_of(gid) == family_of(game_id)])

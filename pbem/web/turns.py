@@ -1,0 +1,226 @@
+"""A whole turn of several steps (Rifugio: take, lay, steps, build, end) built on one page.
+
+Without JavaScript the steps chosen so far travel in the URL (``steps=take 1;lay 0,1 r3``); the
+page shows the position after them, played on a copy, offers the next step, an undo, and one
+"Confirm the whole turn" POST that plays every step in one transaction: all of them or none.
+
+A step that would reveal hidden information (a blind draw, a refilled display) is never played
+for the page: it ends the preview, is shown as the last step with what it will do, and the player
+confirms the turn so far. The next part of the turn then continues on this page.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import Blueprint, redirect, render_template, request, url_for
+from markupsafe import Markup
+from sqlmodel import Session
+
+import engine
+from pbem.models import Game, GameStatus
+from pbem.positions import MoveMenu, current_state, move_menu, resolve_typed
+from pbem.services import GameMovedOn, ServiceError, submit_move
+from pbem.web.csrf import check_csrf
+from pbem.web.play import Page, moved_on, note_problem, paused, turn_of_token
+from pbem.web.support import (
+    board_svg,
+    cell_anchor,
+    database,
+    game_or_none,
+    message_page,
+    site,
+    utc_now,
+)
+
+bp = Blueprint("turns", __name__)
+
+SEPARATOR = ";"
+MAX_STEPS = 40  # longer than any real turn; a bound on the work one URL can ask for
+_ROTATION = re.compile(r"^(?P<base>.*\S)\s+r(?P<turn>\d)$")
+ROTATIONS = 6  # hexagonal tiles turn in sixths
+
+
+@dataclass
+class Built:
+    """The steps of the URL that are legal one after the other, and what the page may show."""
+
+    steps: list[str] = field(default_factory=list)
+    shown: Any = None  # the position after the steps that may be previewed
+    effect: str = ""  # what a last, revealing step will do (it is not played for the page)
+    problem: str = ""  # why the rest of the steps in the URL were dropped
+    turn_over: bool = False  # after the steps it is someone else's turn, or the game is over
+
+    @property
+    def open(self) -> bool:
+        """Whether another step can be added."""
+        return not self.effect and not self.turn_over
+
+
+def split_steps(raw: str) -> list[str]:
+    return [s.strip() for s in raw.split(SEPARATOR) if s.strip()][:MAX_STEPS]
+
+
+def build(game: engine.Game, state: Any, seat: int, texts: list[str]) -> Built:  # type: ignore[type-arg]
+    built = Built(shown=state)
+    for text in texts:
+        if not built.open:
+            built.problem = f"nothing can follow {built.steps[-1]} in this turn"
+            break
+        typed = resolve_typed(game, built.shown, text)
+        if typed.move is None:
+            built.problem = f"{text}: {typed.reason}"
+            break
+        move = game.parse_move(typed.move)
+        built.steps.append(typed.move)
+        if game.reveals_hidden(built.shown, move):
+            built.effect = game.hidden_effect(built.shown, move)
+            break
+        built.shown = game.play(built.shown, move, seat=seat)
+        built.turn_over = game.to_move(built.shown) != seat
+    return built
+
+
+def _url(token: str, steps: list[str], **args: Any) -> str:
+    return url_for("turns.turn_page", token=token, steps=SEPARATOR.join(steps) or None, **args)
+
+
+@bp.route("/play/<token>/turn", methods=["GET", "POST"])
+def turn_page(token: str) -> Page:
+    turn = turn_of_token(token)
+    if request.method == "POST":
+        check_csrf()
+    if not isinstance(turn, tuple) or not isinstance(turn[0], Game):
+        return turn
+    row, seat, ply = turn
+    game, state = current_state(row)
+    built = build(game, state, seat, split_steps(request.values.get("steps", "")))
+    added = request.args.get("add", "").strip()
+    if request.method != "POST" and added and built.open:
+        return redirect(_url(token, [*built.steps, added]))
+    if request.method != "POST":
+        return _show(row, seat, token, game, built)
+    if built.problem or not built.steps:
+        return _show(row, seat, token, game, built, status=422,
+                     error=built.problem or "choose a step first")
+    if paused(row):
+        return _show(row, seat, token, game, built, status=409)
+    note = request.form.get("note", "")
+    problem = note_problem(note)
+    if problem:
+        return _show(row, seat, token, game, built, status=400, error=problem)
+    return _commit(row, seat, ply, built.steps, note)
+
+
+def _show(row: Game, seat: int, token: str, game: engine.Game,  # type: ignore[type-arg]
+          built: Built, *, status: int = 200, error: str = "") -> Page:
+    prefix = tuple(c for c in request.args.get("cells", "").upper().split(".") if c)
+    menu = move_menu(game, built.shown, prefix if built.open else ())
+    if built.open and prefix and not menu.next_cells and not menu.complete:
+        menu = move_menu(game, built.shown, ())  # a stale click: start the step over
+    if built.open and menu.prefix and len(menu.complete) == 1 and not menu.next_cells:
+        return redirect(_url(token, [*built.steps, menu.complete[0]]))
+    links = _cell_links(token, built, menu) if built.open else None
+    return render_template(
+        "turn.html", row=row, seat=seat, token=token, info=game.info, built=built, menu=menu,
+        error=error or built.problem, paused=paused(row), note=request.form.get("note", ""),
+        names=game.seat_names(built.shown), describe=game.describe(built.shown, seat),
+        board=board_svg(game, built.shown, seat, built.steps[-1] if built.steps and
+                        not built.effect else None, links),
+        undo=_url(token, built.steps[:-1]) if built.steps else None,
+        choices=_choices(game, built, seat, menu) if built.open else [],
+        missing=_missing(game, built.shown, menu) if built.open else [],
+        add_url=lambda move: _url(token, [*built.steps, move]),
+    ), status
+
+
+def _cell_links(token: str, built: Built, menu: MoveMenu) -> Any:
+    def cell_href(label: str) -> str | None:
+        key = label.upper()
+        if key in menu.prefix:
+            cells: tuple[str, ...] | None = menu.prefix[: menu.prefix.index(key)]
+        else:
+            cells = menu.next_cells.get(key)
+        if cells is None:
+            return None
+        return _url(token, built.steps, cells=".".join(cells) or None, _anchor=cell_anchor(key))
+
+    return cell_href
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One way to finish the step at the clicked cells (e.g. a rotation), with a picture of the
+    position after it when that reveals nothing."""
+
+    move: str
+    picture: Markup | None
+
+
+def _choices(game: engine.Game, built: Built, seat: int,  # type: ignore[type-arg]
+             menu: MoveMenu) -> list[Choice]:
+    if len(menu.complete) < 2:
+        return [Choice(m, None) for m in menu.complete]
+    pictures = []
+    for text in menu.complete:
+        move = game.parse_move(text)
+        picture = None
+        if not game.reveals_hidden(built.shown, move):
+            picture = board_svg(game, game.play(built.shown, move, seat=seat), seat, text)
+        pictures.append(Choice(text, picture))
+    return pictures
+
+
+def _missing(game: engine.Game, state: Any, menu: MoveMenu) -> list[str]:  # type: ignore[type-arg]
+    """Why the rotations that are not offered at the clicked cell are missing, from the engine."""
+    found = [_ROTATION.match(m) for m in menu.complete]
+    bases = {m["base"] for m in found if m}
+    if len(bases) != 1:
+        return []
+    base = bases.pop()
+    offered = {int(m["turn"]) for m in found if m}
+    reasons = []
+    for turn in range(ROTATIONS):
+        if turn in offered:
+            continue
+        try:
+            why = game.explain_illegal(state, game.parse_move(f"{base} r{turn}"))
+        except engine.IllegalMove as error:
+            why = str(error)
+        reasons.append(f"r{turn}: {why}")
+    return reasons
+
+
+def _commit(row: Game, seat: int, ply: int, steps: list[str], note: str) -> Page:
+    """Every step in one transaction: an error in any step rolls all of them back."""
+    assert row.id is not None
+    game_id = row.id
+    try:
+        with database().write() as session:
+            for number, step in enumerate(steps):
+                last = number == len(steps) - 1
+                submit_move(session, utc_now(), site(), game_id=game_id, seat=seat, ply=ply,
+                            text=step, note=note if last else "")
+                ply = _ply(session, game_id)
+    except GameMovedOn:
+        fresh = game_or_none(game_id)
+        if fresh is None:
+            return message_page("Your turn was not played", "This game no longer exists.", 409)
+        return moved_on(fresh, seat)
+    except (ServiceError, engine.IllegalMove) as error:
+        return message_page("Your turn was not played", f"Nothing was played: {error}.", 409)
+    fresh = game_or_none(game_id)
+    links = site().links
+    if fresh is not None and fresh.status == GameStatus.ACTIVE and fresh.to_move == seat:
+        # The turn goes on after a step whose result was hidden: build the rest here.
+        return redirect(links.move_url(game_id, seat, fresh.ply) + "/turn", 303)
+    return redirect(url_for("games.seat_page", token=links.sign("seat-view", game=game_id,
+                                                                 seat=seat), played=1), 303)
+
+
+def _ply(session: Session, game_id: int) -> int:
+    row = session.get(Game, game_id)
+    assert row is not None
+    return row.ply

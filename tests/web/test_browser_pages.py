@@ -1,0 +1,261 @@
+"""Every player page in a real browser: axe-core finds no accessibility violations, boards fit the
+screen with cells big enough to tap, and a click lands back on its cell (issue #16).
+
+Playwright drives Debian's Chromium (never a downloaded one) against the app served in a thread,
+as tests/admin/test_browser_dashboard.py does. The pages send script-src 'none', so the browser
+context bypasses the CSP to inject axe-core; the pages themselves need no script.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlmodel import select
+
+from pbem import create_app
+from pbem.db import Database
+from pbem.migrate import upgrade
+from pbem.models import Game, Player
+from pbem.positions import current_state
+from pbem.services import PlayerSpec, Site, create_game
+from tests.support import free_port, start_a_game
+
+CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+AXE = Path(__import__("axe_playwright_python").__file__).with_name("axe.min.js")
+# Violations inside the board's SVG are the engine's drawing (engine/hexsvg.py and each game's
+# drawing); the lead tracks them separately from the pages around the board.
+IN_SVG = "svg"
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
+                                reason="Debian's chromium is not installed at /usr/bin/chromium "
+                                       "(make test installs it)")
+
+
+@dataclass
+class Site_:
+    base: str
+    database: Database
+    site: Site
+    urls: dict[str, str]
+
+
+def _path(url: str, base: str) -> str:
+    return url.split("://", 1)[1].split("/", 1)[1] if "://" in url else url.lstrip("/")
+
+
+def _games(database: Database, site: Site, base: str) -> dict[str, str]:
+    """Games of several kinds and the URL of each page a player sees, by name."""
+    now = datetime.now(UTC)
+    urls: dict[str, str] = {"home": f"{base}/", "404": f"{base}/no/such/page"}
+    kinds = {"mosey": ("mosey", {"order": 4}),
+             "stigmergy": ("stigmergy", {"size": 10, "komi": "negotiate"}),
+             "stigmergy-10": ("stigmergy", {"size": 10, "komi": "none"}),
+             "refugia": ("refugia", {"board": "6-8"}), "rifugio": ("rifugio", {"players": 2})}
+    for name, (kind, options) in kinds.items():
+        game_pk = start_a_game(database, now, site, kind, dict(options))
+        kind = name
+        with database.session() as session:
+            row = session.get(Game, game_pk)
+            assert row is not None and row.to_move is not None
+            seat, ply, public_id = row.to_move, row.ply, row.public_id
+            game, state = current_state(row)
+        move = next((m for m in game.legal_moves(state) if not str(m).startswith("<")), None)
+        cells = game.move_cells(move) if move is not None else ()
+        local = lambda url: f"{base}/{_path(url, base)}"  # noqa: E731 (links name localhost)
+        urls[f"{kind} game"] = local(site.links.game_url(public_id))
+        urls[f"{kind} seat view"] = local(site.links.seat_view_url(game_pk, seat))
+        urls[f"{kind} move"] = local(site.links.move_url(game_pk, seat, ply))
+        if cells:
+            urls[f"{kind} move, a piece picked"] = urls[f"{kind} move"] + f"?cells={cells[0]}"
+        if kind == "stigmergy":
+            urls[f"{kind} move, a typing mistake"] = urls[f"{kind} move"] + "/confirm?move=C2-E2"
+            urls[f"{kind} confirm"] = urls[f"{kind} move"] + "/confirm?number=7"
+        else:
+            urls[f"{kind} confirm"] = urls[f"{kind} move"] + f"/confirm?move={move}"
+        urls[f"{kind} resign"] = local(site.links.resign_url(game_pk, seat))
+        if kind == "rifugio" and move is not None:
+            urls["rifugio whole turn"] = urls[f"{kind} move"] + "/turn"
+            urls["rifugio whole turn, a step taken"] = (urls[f"{kind} move"]
+                                                        + f"/turn?steps={move}")
+    with database.write() as session:
+        invited = create_game(session, now, site, game_type="mosey", players=[
+            PlayerSpec("Ann", "ann@example.test"), PlayerSpec("Bo", "bo@example.test")])
+        assert invited.id is not None
+        urls["invitation"] = f"{base}/{_path(site.links.invite_url(invited.id, 0), base)}"
+        ann = session.exec(select(Player).where(Player.email == "ann@example.test")).one()
+        assert ann.id is not None
+        urls["my games"] = f"{base}/{_path(site.links.my_games_url(ann.id), base)}"
+    return urls
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site_]:
+    from werkzeug.serving import make_server
+
+    folder = tmp_path_factory.mktemp("browser-pages")
+    url = f"sqlite:///{folder / 'pages.db'}"
+    upgrade(url)
+    database = Database(url)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    app = create_app({"ENV": "development", "SECRET_KEY": "browser-pages-secret",
+                      "BASE_URL": base, "DATABASE": database, "DATABASE_URL": url,
+                      "SMTP_HOST": "127.0.0.1", "SMTP_PORT": free_port(), "SMTP_TLS": "none",
+                      "MAIL_FROM": "pbem <pbem@localhost>"}, read_env=False)
+    site: Site = app.extensions["pbem.site"]
+    http = make_server("127.0.0.1", port, app, threaded=True)
+    thread = threading.Thread(target=http.serve_forever, daemon=True)
+    thread.start()
+    yield Site_(base, database, site, _games(database, site, base))
+    http.shutdown()
+    database.dispose()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def new_page(browser: Any) -> Iterator[Callable[[int], Any]]:
+    contexts: list[Any] = []
+
+    def make(width: int = 1280) -> Any:
+        context = browser.new_context(viewport={"width": width, "height": 900}, bypass_csp=True)
+        context.set_default_timeout(15_000)
+        contexts.append(context)
+        return context.new_page()
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+def _axe(page: Any) -> list[dict[str, Any]]:
+    page.add_script_tag(path=str(AXE))
+    result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
+    return list(result["violations"])
+
+
+def _split(violations: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """(violations on the page around the board, violations inside the board's SVG), each as
+    "rule (impact): selector" lines."""
+    page_lines: list[str] = []
+    svg_lines: list[str] = []
+    for violation in violations:
+        for node in violation["nodes"]:
+            target = json.dumps(node["target"])
+            line = f"{violation['id']} ({violation['impact']}): {target}"
+            (svg_lines if IN_SVG in target else page_lines).append(line)
+    return page_lines, svg_lines
+
+
+# Pages that other engineers own: their violations are reported to the lead, not fixed here.
+OTHERS = ("home", "game", "seat view", "resign", "invitation", "my games")
+PAGES = ["home", "invitation", "my games", "404", "405",
+         *(f"{kind} {page}" for kind in ("mosey", "stigmergy", "stigmergy-10", "refugia", "rifugio")
+           for page in ("game", "seat view", "move", "confirm", "resign")),
+         # Stigmergy opens with the komi and Rifugio with a take: no piece to pick there.
+         *(f"{kind} move, a piece picked" for kind in ("mosey", "stigmergy-10", "refugia")),
+         "stigmergy move, a typing mistake", "rifugio whole turn",
+         "rifugio whole turn, a step taken"]
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_axe_finds_no_violations(name: str, served: Site_, new_page: Any) -> None:
+    page = new_page(1280)
+    if name == "405":  # a form sent to a page that only shows
+        page.route(f"{served.base}/", lambda route: route.continue_(method="DELETE"))
+        response = page.goto(f"{served.base}/")
+        assert response is not None and response.status == 405
+    else:
+        if name not in served.urls:
+            pytest.skip(f"{name}: that game has no board move in its opening")
+        response = page.goto(served.urls[name])
+        assert response is not None and response.status in (200, 404, 422), name
+    around, inside = _split(_axe(page))
+    owned_by_others = any(name == other or name.endswith(f" {other}") for other in OTHERS)
+    report = "\n".join([*around, *inside])
+    if owned_by_others and (around or inside):
+        pytest.xfail(f"{name} (another engineer's page or the engine's SVG):\n{report}")
+    assert not around, f"{name}:\n" + "\n".join(around)
+    if inside:
+        pytest.xfail(f"{name}: violations inside the engine's board SVG:\n{report}")
+
+
+def _shot(page: Any, name: str) -> None:
+    """For people to look at (artifacts/ is not committed)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+
+
+def _cell_box(page: Any) -> dict[str, float]:
+    box = page.locator(".board svg a[href]").first.bounding_box()
+    assert box is not None
+    return dict(box)
+
+
+def _board_width(page: Any) -> float:
+    return float(page.locator(".board svg").bounding_box()["width"])
+
+
+def test_boards_fill_the_screen_and_cells_are_big_enough_to_tap(
+    served: Site_, new_page: Any,
+) -> None:
+    phone = new_page(390)
+    phone.goto(served.urls["stigmergy-10 move"])
+    assert 340 <= _board_width(phone) <= 390
+    # Size 10 has cells too small to tap at phone width: the page offers the zoom.
+    assert min(_cell_box(phone)["width"], _cell_box(phone)["height"]) < 24
+    phone.get_by_role("link", name="Zoom the board").click()
+    assert "zoom=2" in phone.url
+    cell = _cell_box(phone)
+    assert min(cell["width"], cell["height"]) >= 24, cell
+    # The board scrolls inside its box; the page itself stays phone-wide.
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 391
+    _shot(phone, "20-phone-zoomed-board")
+    desktop = new_page(1280)
+    for name in ("refugia move", "stigmergy-10 move", "mosey move"):
+        desktop.goto(served.urls[name])
+        width = _board_width(desktop)
+        assert 600 <= width <= 730, f"{name}: the board is {width}px wide on a 1280px screen"
+        cell = _cell_box(desktop)
+        assert min(cell["width"], cell["height"]) >= 24, (name, cell)
+    _shot(desktop, "21-desktop-board")
+    desktop.goto(served.urls["rifugio whole turn, a step taken"])
+    _shot(desktop, "22-whole-turn")
+
+
+def test_a_click_on_a_cell_lands_on_that_cell_and_the_skip_link_passes_the_board(
+    served: Site_, new_page: Any,
+) -> None:
+    page = new_page(1280)
+    page.goto(served.urls["mosey move"])
+    link = page.locator(".board svg a[href]").first
+    anchor = link.get_attribute("id")
+    assert anchor and anchor.startswith("cell-")
+    link.click()
+    page.wait_for_load_state()
+    assert page.url.endswith(f"#{anchor}")
+    assert page.locator(f"#{anchor}").count() == 1  # the clicked cell, now "take it back"
+    skip = page.get_by_role("link", name="Skip past the board")
+    assert skip.get_attribute("href") == "#after-board"
+    skip.focus()
+    assert skip.is_visible()  # shown when it has the focus
+    page.keyboard.press("Enter")
+    assert page.url.endswith("#after-board")
