@@ -29,9 +29,11 @@ def init_app(app: Flask) -> None:
     """Register the rules pages (called from pbem.create_app), and the resign page's wording:
     the resign view is another blueprint's, and its template names game and opponents."""
     from pbem.web.games import resign_title
+    from pbem.web.terms import move_label
 
     app.register_blueprint(bp)
     app.jinja_env.globals["resign_title"] = resign_title
+    app.jinja_env.globals["move_label"] = move_label
 
 
 @cache

@@ -168,3 +168,27 @@ def name_generic_seats(text: str, labels: Sequence[str]) -> str:
         return labels[seat] if 0 <= seat < len(labels) else match[0]
 
     return re.sub(r"\bPlayer ([0-9]+)\b", label, text)
+
+
+# Moves that are words rather than cells, as a button says them. The notation stays the value
+# sent, and is shown beside the words so players learn what to type or write in a reply.
+_MOVE_WORDS = {
+    "pass": "Pass",
+    "play-second": "Play second (let the other player place the first stone)",
+    "take-button": "Take the button (+\u00bd point)",
+    "take blind": "Take the top tile of the blind pile",
+    "end": "End your turn",
+    "build": "Build a hut here",
+}
+
+
+def move_label(move: str) -> str:
+    """What a button for ``move`` says: "Take the button (+½ point)", not "take-button".
+
+    >>> move_label("take-button")
+    'Take the button (+½ point) \u2014 take-button'
+    >>> move_label("C2-E2")
+    'C2-E2'
+    """
+    words = _MOVE_WORDS.get(move.strip().lower())
+    return f"{words} \u2014 {move}" if words else move
