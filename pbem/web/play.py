@@ -37,11 +37,14 @@ from pbem.web.support import (
     game_of_token,
     game_or_none,
     message_page,
+    named_svg,
     needs_zoom,
+    seat_labels,
     site,
     utc_now,
+    with_names,
 )
-from pbem.web.terms import terms_for
+from pbem.web.terms import seat_names, terms_for
 
 bp = Blueprint("play", __name__)
 
@@ -93,11 +96,13 @@ def move_page(token: str, error: str = "", status: int = 200, text: str = "",
     if prefix and len(menu.complete) == 1 and not menu.next_cells:
         return redirect(url_for("play.confirm_page", token=token, move=menu.complete[0]))
     zoom = request.args.get("zoom") == "2"
-    board = board_svg(game, state, seat, _last_move(row), _cell_links(token, menu, zoom),
-                      chosen=menu.prefix)
+    labels = seat_labels(row, game, state)
+    board = named_svg(labels, board_svg(game, state, seat, _last_move(row),
+                                        _cell_links(token, menu, zoom), chosen=menu.prefix))
     return render_template(
         "move.html", row=row, seat=seat, token=token, info=game.info, menu=menu,
-        names=game.seat_names(state), describe=game.describe(state, seat), error=error,
+        names=seat_names(row.game_type, game.seat_names(state)),
+        describe=with_names(labels, game.describe(state, seat)), error=error,
         text=text, typed=typed, board=board, zoom=zoom, can_zoom=zoom or needs_zoom(board),
         legal=legal_listing(game, state), paused=paused(row),
         terms=terms_for(row.game_type, game.options),
@@ -224,11 +229,14 @@ def _preview(row: Game, seat: int, token: str, game: engine.Game,  # type: ignor
         effect = game.hidden_effect(state, move)
         shown, marked_move = state, _last_move(row)
     typed = request.values.get("move", "").strip()
+    labels = seat_labels(row, game, state)
     return render_template(
         "confirm.html", row=row, seat=seat, token=token, info=game.info, move=str(move),
-        describe=game.describe(shown, seat), effect=effect, paused=paused(row),
+        describe=with_names(labels, game.describe(shown, seat)), effect=effect,
+        paused=paused(row),
         typed=typed if typed and typed != str(move) else "",
-        note=request.form.get("note", ""), board=board_svg(game, shown, seat, marked_move),
+        note=request.form.get("note", ""),
+        board=named_svg(labels, board_svg(game, shown, seat, marked_move)),
     ), 200
 
 

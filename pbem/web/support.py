@@ -116,3 +116,30 @@ def game_of_token(purpose: Purpose, token: str) -> tuple[Game, dict[str, Any]] |
 
 
 __all__ = ["DamagedLink"]
+
+
+def seat_labels(row: Game, game: engine.Game, state: Any) -> list[str]:  # type: ignore[type-arg]
+    """"Alice (Light)" for each seat: the player's name and the seat's colour."""
+    from pbem.services.common import players_of, seats_of
+    from pbem.web.terms import seat_label, seat_names
+
+    with database().session() as session:
+        seats = seats_of(session, row.id or 0)
+        players = players_of(session, seats)
+    names = seat_names(row.game_type, game.seat_names(state))
+    return [seat_label(players[s.player_id].name, names[s.seat] if s.seat < len(names) else "")
+            for s in seats]
+
+
+def with_names(labels: list[str], text: str) -> str:
+    """The engine's words with "Player 2" replaced by that seat's label."""
+    from pbem.web.terms import name_generic_seats
+
+    return name_generic_seats(text, labels)
+
+
+def named_svg(labels: list[str], svg: Markup) -> Markup:
+    """A board whose title and text alternative name players rather than "Player 1"."""
+    from markupsafe import escape
+
+    return Markup(with_names([str(escape(label)) for label in labels], str(svg)))

@@ -31,9 +31,13 @@ from pbem.web.support import (
     database,
     game_or_none,
     message_page,
+    named_svg,
+    seat_labels,
     site,
     utc_now,
+    with_names,
 )
+from pbem.web.terms import seat_names
 
 bp = Blueprint("turns", __name__)
 
@@ -123,12 +127,14 @@ def _show(row: Game, seat: int, token: str, game: engine.Game,  # type: ignore[t
     if built.open and menu.prefix and len(menu.complete) == 1 and not menu.next_cells:
         return redirect(_url(token, [*built.steps, menu.complete[0]]))
     links = _cell_links(token, built, menu) if built.open else None
+    labels = seat_labels(row, game, built.shown)
     return render_template(
         "turn.html", row=row, seat=seat, token=token, info=game.info, built=built, menu=menu,
         error=error or built.problem, paused=paused(row), note=request.form.get("note", ""),
-        names=game.seat_names(built.shown), describe=game.describe(built.shown, seat),
-        board=board_svg(game, built.shown, seat, built.steps[-1] if built.steps and
-                        not built.effect else None, links),
+        names=seat_names(row.game_type, game.seat_names(built.shown)),
+        describe=with_names(labels, game.describe(built.shown, seat)),
+        board=named_svg(labels, board_svg(game, built.shown, seat, built.steps[-1]
+                                          if built.steps and not built.effect else None, links)),
         undo=_url(token, built.steps[:-1]) if built.steps else None,
         choices=_choices(game, built, seat, menu) if built.open else [],
         missing=_missing(game, built.shown, menu) if built.open else [],

@@ -78,8 +78,9 @@ def test_steps_build_up_in_the_url_with_undo_and_a_hidden_draw_ends_the_preview(
     assert undo and "steps=" not in html.unescape(undo[1])
     # The position shown is the one after the take, played on a copy; nothing is stored.
     after = game.play(state, take)
-    assert game.describe(after, _row(sqlite_database, game_pk).to_move) in html.unescape(
-        page.text)
+    described = game.describe(after, _row(sqlite_database, game_pk).to_move)
+    # The page names the player where the engine says "Player 1".
+    assert re.sub(r"Player \d", "P0 (Red)", described) in html.unescape(page.text)
     assert _row(sqlite_database, game_pk).ply == 0
     # A lay that refills the open display from the blind pile is not played for the page.
     revealing = next((str(m) for m in game.legal_moves(after)
