@@ -7,6 +7,7 @@ with the link's token and this browser's CSRF token, plays a move.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, redirect, render_template, request, url_for
@@ -63,6 +64,30 @@ def turn_of_token(token: str) -> tuple[Game, int, int] | Page:
     if row.to_move != seat:
         return message_page("Not your turn", "This link is for a turn that is not yours.", 403)
     return row, seat, ply
+
+
+@dataclass(frozen=True)
+class OpenTurn:
+    """A move link that still opens its turn: the game row, the seat, the ply, the position."""
+
+    row: Game
+    seat: int
+    ply: int
+    game: engine.Game  # type: ignore[type-arg]
+    state: Any
+
+
+def open_turn(token: str) -> OpenTurn | Page:
+    """The turn a move link opens (a POST must also carry this browser's CSRF token), or the
+    page to show instead."""
+    turn = turn_of_token(token)
+    if request.method == "POST":
+        check_csrf()
+    if not isinstance(turn, tuple) or not isinstance(turn[0], Game):
+        return turn
+    row, seat, ply = turn
+    game, state = current_state(row)
+    return OpenTurn(row, seat, ply, game, state)
 
 
 MOVED_ON = ("The game has moved on since this link was sent: that turn is over. "
@@ -177,13 +202,10 @@ def _chosen_move(game: engine.Game, state: Any) -> str:  # type: ignore[type-arg
 
 @bp.route("/play/<token>/confirm", methods=["GET", "POST"])
 def confirm_page(token: str) -> Page:
-    turn = turn_of_token(token)
-    if request.method == "POST":
-        check_csrf()
-    if not isinstance(turn, tuple) or not isinstance(turn[0], Game):
+    turn = open_turn(token)
+    if not isinstance(turn, OpenTurn):
         return turn
-    row, seat, ply = turn
-    game, state = current_state(row)
+    row, seat, ply, game, state = turn.row, turn.seat, turn.ply, turn.game, turn.state
     try:
         text = _chosen_move(game, state)
         move = game.parse_move(text)

@@ -21,10 +21,9 @@ from sqlmodel import Session
 
 import engine
 from pbem.models import Game, GameStatus
-from pbem.positions import MoveMenu, current_state, move_menu, resolve_typed
+from pbem.positions import MoveMenu, move_menu, resolve_typed
 from pbem.services import GameMovedOn, ServiceError, submit_move
-from pbem.web.csrf import check_csrf
-from pbem.web.play import Page, moved_on, note_problem, paused, turn_of_token
+from pbem.web.play import OpenTurn, Page, moved_on, note_problem, open_turn, paused
 from pbem.web.support import (
     board_svg,
     cell_anchor,
@@ -93,13 +92,10 @@ def _url(token: str, steps: list[str], **args: Any) -> str:
 
 @bp.route("/play/<token>/turn", methods=["GET", "POST"])
 def turn_page(token: str) -> Page:
-    turn = turn_of_token(token)
-    if request.method == "POST":
-        check_csrf()
-    if not isinstance(turn, tuple) or not isinstance(turn[0], Game):
+    turn = open_turn(token)
+    if not isinstance(turn, OpenTurn):
         return turn
-    row, seat, ply = turn
-    game, state = current_state(row)
+    row, seat, ply, game, state = turn.row, turn.seat, turn.ply, turn.game, turn.state
     built = build(game, state, seat, split_steps(request.values.get("steps", "")))
     added = request.args.get("add", "").strip()
     if request.method != "POST" and added and built.open:
