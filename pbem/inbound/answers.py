@@ -18,6 +18,7 @@ from sqlmodel import Session, col, select
 import engine
 from pbem.models import Game, InboundMail, OutboxEmail, Player, Seat
 from pbem.positions import current_state, last_notation
+from pbem.reply_addresses import message_id, token_in_address
 from pbem.services.common import Site, players_of, seats_of
 from pbem.services.notify import board_ref, game_context, subject_of
 from pbem.templating import render_email
@@ -89,7 +90,7 @@ def answer(
         html_body=render_email(f"email/{kind}.html", **values),
         image_ply=board.ply if board else None,
         image_viewer=board.viewer if board else None,
-        message_id=make_msgid(idstring=kind, domain=site.mail_domain),
+        message_id=answer_message_id(site, kind, reply_to),
         in_reply_to=thread.message_id,
         reply_to=reply_to,
         next_attempt_at=now,
@@ -97,6 +98,16 @@ def answer(
     )
     session.add(email)
     return email
+
+
+def answer_message_id(site: Site, kind: str, reply_to: str) -> str:
+    """A Message-ID that carries the reply token too, so an answer to this answer that reaches
+    the plain reply address is still matched through In-Reply-To."""
+    unique = make_msgid(idstring=kind).strip("<>").partition("@")[0]
+    token = token_in_address(reply_to, site.reply_address) if reply_to else None
+    if token is None:
+        return make_msgid(idstring=kind, domain=site.mail_domain)
+    return message_id(token, site.mail_domain, unique)
 
 
 def games_of(session: Session, site: Site, player_id: int) -> list[dict[str, Any]]:

@@ -373,3 +373,19 @@ def test_a_game_played_through_a_real_imap_server(
         assert fetch_pass(url, lambda raw: None).handled == 0  # deleted once handled
     assert reply_table.game(game).status == GameStatus.FINISHED
     assert handled == len([m for m in moves(reply_table, game) if m.source == "reply"])
+
+
+def test_an_answer_to_a_receipt_at_the_plain_address_finds_its_game(
+        reply_table: ReplyTable) -> None:
+    game = start(reply_table, "rifugio", players=2)
+    reply_table.fetch()
+    address = reply_table.player_to_move(game)
+    steps = whole_turn(reply_table, game)
+    assert reply_table.send(answer(reply_table.latest(address), steps[0])).kind == "played"
+    reply_table.fetch()
+    receipt = reply_table.latest(address)  # "It is your turn again", with a fresh address
+    assert "Played" in str(receipt.get_body(("plain",)).get_content())  # type: ignore[union-attr]
+    outcome = reply_table.send(answer(receipt, steps[1], to=REPLY_ADDRESS),
+                               recipient=REPLY_ADDRESS)
+    assert outcome.kind == "played", outcome
+    assert [m.notation for m in moves(reply_table, game)][:2] == steps[:2]
