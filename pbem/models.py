@@ -72,6 +72,7 @@ class MoveSource:
     FORCED_PASS = "forced-pass"
     STAND_IN = "stand-in"  # a forfeited seat in a game of three or more, played at random
     REPLY = "reply"  # answered the turn email (pbem.inbound)
+    BOT = "bot"  # chosen by a computer player in the scheduler's sweep (pbem.scheduler.bots)
 
 
 class MailStatus:
@@ -98,6 +99,9 @@ class Player(SQLModel, table=True):
     created_at: datetime = _time()
     # Mail to them bounced (play by reply): shown to organisers until one of them acts.
     bounced_at: datetime | None = _time(nullable=True)
+    # A computer player's level (easy, normal, strong; engine.bots.LEVELS); None for people.
+    # Bots never get mail: their address is internal (pbem.services.games.bot_spec).
+    bot_level: str | None = None
 
 
 class Game(SQLModel, table=True):

@@ -90,7 +90,8 @@ def serve(host: str, port: int) -> None:
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
               help="A game option, e.g. order=5 (repeat for several).")
 @click.option("--player", "players", multiple=True, required=True, metavar='"NAME <EMAIL>"',
-              help="A player, in seat order (repeat for each).")
+              help="A player, in seat order (repeat for each); bot or bot:LEVEL (easy, normal,"
+                   " strong) for a computer player.")
 @click.option("--per-move", default=None, help="Time per move, e.g. 3d or 12h.")
 @click.option("--random-seats", is_flag=True, help="Shuffle the seat order.")
 @click.option("--time-control", default=None,

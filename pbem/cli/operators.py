@@ -42,7 +42,8 @@ def parse_now(text: str) -> datetime:
               help="Sweep as if it were this time (aware, e.g. 2025-03-01T12:00:00Z); "
                    "default: the current time.")
 def sweep_command(at: str | None) -> None:
-    """One pass of the scheduler's sweep: reminders, timeouts and forced passes that are due.
+    """One pass of the scheduler's sweep: bot moves, reminders, timeouts and forced
+    passes that are due.
 
     Safe beside a running scheduler: each game's work re-checks it under a write lock.
     """
@@ -58,7 +59,8 @@ def sweep_command(at: str | None) -> None:
         database.dispose()
     timeouts = ", ".join(f"{policy} {count}" for policy, count in sorted(summary.timeouts.items()))
     click.echo(f"sweep at {now.isoformat()}: {summary.reminders} reminders, timeouts:"
-               f" {timeouts or 'none'}, {summary.skipped} skipped, {len(summary.errors)} errors")
+               f" {timeouts or 'none'}, {summary.bot_moves} bot moves, {summary.skipped} skipped,"
+               f" {len(summary.errors)} errors")
     for error in summary.errors:
         click.echo(f"  {error}", err=True)
     if summary.errors:

@@ -6,6 +6,9 @@ reminder, so finding the due games costs what is due, not the number of games. E
 the sweep twice, concurrently, or again after a crash half way sends no reminder twice and applies
 no timeout twice.
 
+Computer players move first (:mod:`pbem.scheduler.bots`), each move chosen outside any write
+transaction, so a bot's clock never runs out while the scheduler is up.
+
 >>> from datetime import UTC, datetime
 >>> from pbem.db import Database
 >>> from pbem.links import Links
@@ -14,7 +17,7 @@ no timeout twice.
 >>> database = Database("sqlite://")
 >>> SQLModel.metadata.create_all(database.engine)
 >>> sweep(database, datetime(2025, 1, 1, tzinfo=UTC), Site(Links("k", "http://x"), "a@b.c"))
-SweepSummary(reminders=0, timeouts={}, skipped=0, errors=[])
+SweepSummary(reminders=0, timeouts={}, skipped=0, errors=[], bot_moves=0)
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from sqlmodel import col, select
 
 from pbem.db import Database
 from pbem.models import Game
+from pbem.scheduler.bots import BotResult, play_bots
 from pbem.services.common import Site
 from pbem.services.timeouts import handle_due_game
 
@@ -43,10 +47,16 @@ class SweepSummary:
     timeouts: dict[str, int] = field(default_factory=dict)  # policy -> games
     skipped: int = 0  # found due, but already handled (or moved) by the time it was locked
     errors: list[str] = field(default_factory=list)
+    bot_moves: int = 0
 
     @property
     def work_done(self) -> int:
-        return self.reminders + sum(self.timeouts.values())
+        return self.reminders + sum(self.timeouts.values()) + self.bot_moves
+
+    def add_bot_result(self, result: BotResult) -> None:
+        self.bot_moves += result.moves
+        if result.error is not None:
+            self.errors.append(result.error)
 
 
 def due_games(database: Database, now: datetime, limit: int,
@@ -72,6 +82,7 @@ def sweep(
     a sweep half way).
     """
     summary = SweepSummary()
+    play_bots(database, now, site, summary.add_bot_result)
     # Games not to pick again in this sweep: failed, or found with nothing to do (a game that
     # is due again at a new ply, such as the second step of a timed-out turn, is picked again).
     left_alone: set[int] = set()

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from sqlmodel import Session, select
 
 import engine
+from engine.bots import DEFAULT_LEVEL, LEVELS
 from pbem import addresses
 from pbem.clock.controls import PerMove, TimeControl
 from pbem.clock.deadlines import check_policy, clock_columns, start_turn
@@ -34,24 +35,47 @@ from pbem.services.notify import board_ref, enqueue, game_context, subject_line,
 class PlayerSpec:
     name: str
     email: str
+    bot_level: str | None = None  # a computer player (engine.bots.LEVELS); None for a person
+
+
+# Bots' addresses are in a special-use domain (RFC 6761), so no mail could reach them even if
+# something tried; pbem.addresses refuses such domains, which is why bots never pass through it.
+BOT_DOMAIN = "bots.pbem.invalid"
+
+
+def bot_spec(level: str = DEFAULT_LEVEL) -> PlayerSpec:
+    """The computer player of ``level``: one player row per level, whatever the game.
+
+    >>> bot_spec("strong")
+    PlayerSpec(name='Computer (strong)', email='bot-strong@bots.pbem.invalid', bot_level='strong')
+    """
+    if level not in LEVELS:
+        raise ServiceError(f"unknown bot level {level!r}; choose one of: {', '.join(LEVELS)}")
+    return PlayerSpec(f"Computer ({level})", f"bot-{level}@{BOT_DOMAIN}", level)
 
 
 def parse_player(text: str) -> PlayerSpec:
-    """``"Ann Example <ann@example.org>"`` -> PlayerSpec; a bare address works too. Errors
-    (:class:`~pbem.addresses.BadAddress`, :class:`~pbem.addresses.BadName`) are ServiceErrors.
+    """``"Ann Example <ann@example.org>"`` -> PlayerSpec; a bare address works too; ``bot`` or
+    ``bot:LEVEL`` is a computer player. Errors (:class:`~pbem.addresses.BadAddress`,
+    :class:`~pbem.addresses.BadName`) are ServiceErrors.
 
     >>> parse_player("Ann <ANN@example.org>")
-    PlayerSpec(name='Ann', email='ann@example.org')
+    PlayerSpec(name='Ann', email='ann@example.org', bot_level=None)
+    >>> parse_player("bot:easy").bot_level
+    'easy'
     """
+    word, colon, level = text.strip().partition(":")
+    if word.strip().lower() == "bot":
+        return bot_spec(level.strip().lower() if colon else DEFAULT_LEVEL)
     return PlayerSpec(*addresses.parse_player(text))
 
 
 def player_for(session: Session, now: datetime, spec: PlayerSpec) -> Player:
-    """The player with this address, made on first sight."""
+    """The player with this address, made on first sight (a bot with its level)."""
     email = spec.email.lower()
     player = session.exec(select(Player).where(Player.email == email)).one_or_none()
     if player is None:
-        player = Player(name=spec.name, email=email, created_at=now)
+        player = Player(name=spec.name, email=email, created_at=now, bot_level=spec.bot_level)
         session.add(player)
         session.flush()
     return player
@@ -113,7 +137,8 @@ def create_game(
         resolved = info.resolve(options_for_players(info, dict(options or {}), len(players)))
     except engine.UnknownGame as error:
         raise ServiceError(str(error)) from None
-    if len({p.email.lower() for p in players}) != len(players):
+    people = [p for p in players if p.bot_level is None]  # one bot may play several seats
+    if len({p.email.lower() for p in people}) != len(people):
         raise ServiceError("each player needs their own email address")
     order = list(players)
     if random_seats:
@@ -141,13 +166,17 @@ def create_game(
     for number, spec in enumerate(order):
         player = player_for(session, now, spec)
         assert player.id is not None
-        seats.append(Seat(game_id=row.id, seat=number, player_id=player.id))
+        # A bot accepts at once; the game starts when the people have accepted.
+        status = SeatStatus.ACCEPTED if player.bot_level else SeatStatus.INVITED
+        seats.append(Seat(game_id=row.id, seat=number, player_id=player.id, status=status))
     session.add_all(seats)
     session.flush()
     audit(session, now, "game created", game_id=row.id, game_type=info.id, options=resolved,
           time_control=row.time_control, timeout_policy=row.timeout_policy,
           vacations_allowed=row.vacations_allowed)
-    _invite(session, now, site, row, seats)
+    _invite(session, now, site, row, seats)  # bots get no invitation (notify.enqueue)
+    if all(s.status == SeatStatus.ACCEPTED for s in seats):  # only bots: nobody to wait for
+        return start_game(session, now, site, game_id=row.id)
     return row
 
 

@@ -122,10 +122,15 @@ def enqueue(
     board: BoardRef | None = None,
     essential: bool = True,
     thread: str | None = None,
-) -> OutboxEmail:
+) -> OutboxEmail | None:
     """Render ``email/<kind>.txt`` and ``.html`` and add the email to the outbox. ``thread``
-    is the Message-ID to answer when the email is not about the recipient's seat (any more)."""
+    is the Message-ID to answer when the email is not about the recipient's seat (any more).
+
+    Computer players get nothing (None): every email of the game passes here, so this one
+    check keeps invitations, turns, updates, reminders, game over and notices from bots."""
     assert player.id is not None and row.id is not None
+    if player.bot_level is not None:
+        return None
     reply_to, message_id = reply_headers(site, row, seat, kind)
     links = site.links
     context = {

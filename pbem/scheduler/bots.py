@@ -1,0 +1,174 @@
+"""Computer players' moves, made by the sweep (never in a web request).
+
+For each active, unpaused, unheld game whose seat to move is a bot, the move is chosen outside
+any write transaction (a search can take seconds; a write lock on SQLite stops every other
+writer meanwhile), then submitted in a short write transaction at the ply it was chosen for:
+if someone else moved meanwhile (the organiser, a timeout), the choice is dropped. Budgets are
+playouts, not seconds, so a sweep's bot moves are deterministic and bounded in work.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlmodel import Session, col, select
+
+from engine.bots import Bot
+from pbem.db import Database
+from pbem.models import AuditEntry, Game, GameStatus, MoveSource, Player, Seat
+from pbem.positions import current_state
+from pbem.services.common import (
+    GameMovedOn,
+    GameNotActive,
+    NotYourTurn,
+    Site,
+    audit,
+    lock_game,
+)
+from pbem.services.moves import submit_move
+from pbem.services.timeouts import alert_organiser
+
+log = logging.getLogger(__name__)
+
+# Playouts per move at each level in the sweep: strong's default is 5 s, not deterministic.
+PLAYOUTS = {"easy": 50, "normal": 400, "strong": 2000}
+MAX_MOVES_PER_GAME = 200  # bot against bot: a sweep must end; the next sweep goes on
+CONFIDENT, DOUBTFUL = 0.8, 0.2
+WIN_NOTE, LOSS_NOTE = "I expect to win", "This looks bad for me"
+FAILED = "bot failed"  # the audit action that marks an alerted (game, ply)
+
+
+@dataclass(frozen=True)
+class BotTurn:
+    """A bot to move: the game, the ply it saw, its seat and level."""
+
+    game_id: int
+    ply: int
+    seat: int
+    level: str
+
+
+@dataclass(frozen=True)
+class BotResult:
+    """What one game's bot moves came to in a sweep."""
+
+    moves: int = 0
+    error: str | None = None
+
+
+def bot_turns(database: Database, game_id: int | None = None) -> list[BotTurn]:
+    """Games (or the one game) waiting for a bot's move: one query, seat to move -> player."""
+    query = (
+        select(Game.id, Game.ply, Game.to_move, Player.bot_level)
+        .join(Seat, (col(Seat.game_id) == col(Game.id)) & (col(Seat.seat) == col(Game.to_move)))
+        .join(Player, col(Player.id) == col(Seat.player_id))
+        .where(Game.status == GameStatus.ACTIVE, col(Game.paused_at).is_(None),
+               col(Game.held_since).is_(None), col(Player.bot_level).is_not(None))
+        .order_by(col(Game.id))
+    )
+    if game_id is not None:
+        query = query.where(Game.id == game_id)
+    with database.session() as session:
+        return [BotTurn(gid, ply, seat, level) for gid, ply, seat, level in session.exec(query)
+                if gid is not None and seat is not None and level is not None]
+
+
+def bot_seed(game_seed: str, ply: int) -> int:
+    """A seed per game and ply: the same position in the same game gets the same move."""
+    digest = hashlib.sha256(f"{game_seed}:{ply}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def note_for(confidence: float) -> str:
+    """A short note only when the search is sure either way."""
+    if confidence >= CONFIDENT:
+        return WIN_NOTE
+    if confidence <= DOUBTFUL:
+        return LOSS_NOTE
+    return ""
+
+
+def choose(database: Database, turn: BotTurn) -> tuple[str, str] | None:
+    """(move notation, note) for ``turn``, computed with no transaction open; None if the game
+    has moved on since it was found."""
+    with database.session() as session:
+        row = session.get(Game, turn.game_id)
+        if row is None or row.ply != turn.ply or row.to_move != turn.seat:
+            return None
+        game, state = current_state(row)
+        seed = bot_seed(row.seed, row.ply)
+    bot = Bot.at(turn.level, seed=seed, playouts=PLAYOUTS.get(turn.level, PLAYOUTS["normal"]))
+    move, confidence = bot.choose(game, state, turn.seat)
+    return str(move), note_for(confidence)
+
+
+def play_turn(database: Database, now: datetime, site: Site, turn: BotTurn) -> bool:
+    """Choose and submit one bot move; False if the game moved on meanwhile."""
+    chosen = choose(database, turn)
+    if chosen is None:
+        return False
+    text, note = chosen
+    try:
+        with database.write() as session:
+            submit_move(session, now, site, game_id=turn.game_id, seat=turn.seat, ply=turn.ply,
+                        text=text, note=note, source=MoveSource.BOT)
+    except (GameMovedOn, NotYourTurn, GameNotActive):
+        return False  # someone else moved, or the game was paused or ended: not an error
+    return True
+
+
+def play_game(database: Database, now: datetime, site: Site, turn: BotTurn) -> BotResult:
+    """Bot moves in one game while a bot is to move, up to :data:`MAX_MOVES_PER_GAME`."""
+    moves = 0
+    current: BotTurn | None = turn
+    while current is not None and moves < MAX_MOVES_PER_GAME:
+        try:
+            if not play_turn(database, now, site, current):
+                break
+        except Exception as error:  # a broken bot must leave the game as it was
+            log.exception("sweep: the bot of game %s failed at ply %s", current.game_id,
+                          current.ply)
+            report_failure(database, now, site, current, error)
+            return BotResult(moves, f"game {current.game_id}: bot failed: {error}")
+        moves += 1
+        found = bot_turns(database, current.game_id)
+        current = found[0] if found else None
+    return BotResult(moves)
+
+
+def report_failure(database: Database, now: datetime, site: Site, turn: BotTurn,
+                   error: Exception) -> None:
+    """Alert the organiser, once per game and ply (the audit log remembers across sweeps)."""
+    try:
+        with database.write() as session:
+            row = lock_game(session, turn.game_id)
+            if row.ply != turn.ply or already_reported(session, turn):
+                return
+            audit(session, now, FAILED, game_id=turn.game_id, ply=turn.ply, seat=turn.seat,
+                  error=str(error)[:500])
+            alert_organiser(
+                session, now, site, row,
+                f"The computer player ({turn.level}) could not choose a move at ply {turn.ply}: "
+                f"{error}. The game waits; the sweep tries again each time. From the dashboard "
+                "you can replace the player or abort the game.",
+                event="bot", headline="The computer player failed:")
+    except Exception:  # the alert must not stop the sweep either
+        log.exception("sweep: could not report the bot failure of game %s", turn.game_id)
+
+
+def already_reported(session: Session, turn: BotTurn) -> bool:
+    """Whether this game's bot failure at this ply was already alerted."""
+    entries = session.exec(select(AuditEntry).where(AuditEntry.game_id == turn.game_id,
+                                                    AuditEntry.action == FAILED))
+    return any((entry.detail or {}).get("ply") == turn.ply for entry in entries)
+
+
+def play_bots(database: Database, now: datetime, site: Site,
+              on_result: Callable[[BotResult], None]) -> None:
+    """Every game waiting for a bot: its moves, reported through ``on_result``."""
+    for turn in bot_turns(database):
+        on_result(play_game(database, now, site, turn))

@@ -1,0 +1,175 @@
+"""Computer players in the service: bot seats, their moves in the sweep, no mail to bots.
+
+Each game here is Mosey with its smallest options and the bot at ``easy`` (50 playouts a move),
+so a whole game takes about a second. Most tests run on SQLite and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from sqlmodel import col, select
+
+from engine.bots import Bot
+from pbem.cli import main
+from pbem.db import Database
+from pbem.models import AuditEntry, Game, GameStatus, MoveSource, OutboxEmail, Player, Seat
+from pbem.positions import current_state, moves_of
+from pbem.scheduler import sweep
+from pbem.scheduler.bots import LOSS_NOTE, WIN_NOTE, bot_seed, note_for
+from pbem.services import (
+    PlayerSpec,
+    ServiceError,
+    Site,
+    create_game,
+    parse_player,
+    respond_to_invitation,
+    submit_move,
+)
+from tests.support import smallest_options
+
+NOW = datetime(2025, 3, 3, 12, 0, tzinfo=UTC)
+ANN = PlayerSpec("Ann", "ann@example.test")
+OLGA = PlayerSpec("Olga", "olga@example.test")
+
+
+def new_game(database: Database, site: Site, players: list[PlayerSpec]) -> int:
+    with database.write() as session:
+        row = create_game(session, NOW, site, game_type="mosey", players=players,
+                          options=smallest_options("mosey"), organiser=OLGA)
+        assert row.id is not None
+        return row.id
+
+
+def game_row(database: Database, game_id: int) -> Game:
+    with database.session() as session:
+        row = session.get(Game, game_id)
+        assert row is not None
+        return row
+
+
+def outbox(database: Database) -> list[OutboxEmail]:
+    with database.session() as session:
+        return list(session.exec(select(OutboxEmail).order_by(col(OutboxEmail.id))))
+
+
+def bot_addresses(database: Database) -> set[str]:
+    with database.session() as session:
+        return {p.email for p in session.exec(select(Player).where(
+            col(Player.bot_level).is_not(None)))}
+
+
+def test_parse_player_knows_bots_and_keeps_peoples_checks() -> None:
+    assert parse_player("bot") == PlayerSpec("Computer (normal)",
+                                             "bot-normal@bots.pbem.invalid", "normal")
+    assert parse_player("bot:Strong").bot_level == "strong"
+    assert parse_player("Ann <ANN@example.test>") == PlayerSpec("Ann", "ann@example.test")
+    with pytest.raises(ServiceError):
+        parse_player("bot:genius")
+    with pytest.raises(ServiceError):  # people's addresses are checked as before
+        parse_player("Eve <eve@bots.pbem.invalid>")
+
+
+def test_a_person_plays_a_bot_to_the_end(database: Database, site: Site) -> None:
+    game_id = new_game(database, site, [ANN, parse_player("bot:easy")])
+    with database.session() as session:
+        seats = list(session.exec(select(Seat).where(Seat.game_id == game_id)
+                                  .order_by(col(Seat.seat))))
+    assert [s.status for s in seats] == ["invited", "accepted"]  # the bot accepts at once
+    assert game_row(database, game_id).status == GameStatus.INVITED
+    with database.write() as session:
+        respond_to_invitation(session, NOW, site, game_id=game_id, seat=0, accept=True)
+    rng = random.Random(3)
+    for _ in range(500):
+        row = game_row(database, game_id)
+        if row.status != GameStatus.ACTIVE:
+            break
+        if row.to_move == 0:
+            game, state = current_state(row)
+            with database.write() as session:
+                submit_move(session, NOW, site, game_id=game_id, seat=0, ply=row.ply,
+                            text=str(game.random_move(state, rng)))
+        else:
+            summary = sweep(database, NOW, site)
+            assert summary.bot_moves >= 1 and not summary.errors
+    assert game_row(database, game_id).status == GameStatus.FINISHED
+    with database.session() as session:
+        moves = moves_of(session, game_id)
+    bot_moves = [m for m in moves if m.seat == 1]
+    assert bot_moves and all(m.source == MoveSource.BOT for m in bot_moves)
+    assert all(m.note in ("", WIN_NOTE, LOSS_NOTE) for m in bot_moves)
+    emails = outbox(database)
+    assert not {e.to_address for e in emails} & bot_addresses(database)
+    ann = [e.kind for e in emails if e.to_address == ANN.email]
+    assert "invitation" in ann and "turn" in ann and "game_over" in ann
+
+
+def test_bots_play_each_other_to_the_end_in_sweeps(database: Database, site: Site) -> None:
+    game_id = new_game(database, site, [parse_player("bot:easy"), parse_player("bot:easy")])
+    assert game_row(database, game_id).status == GameStatus.ACTIVE  # nobody to wait for
+    total = 0
+    for _ in range(5):
+        summary = sweep(database, NOW, site)
+        total += summary.bot_moves
+        if game_row(database, game_id).status != GameStatus.ACTIVE:
+            break
+    row = game_row(database, game_id)
+    assert row.status == GameStatus.FINISHED and total == row.ply
+    assert sweep(database, NOW, site).bot_moves == 0
+    assert {e.to_address for e in outbox(database)} <= {OLGA.email}  # only the organiser's
+
+
+def test_a_crashing_bot_leaves_the_game_and_alerts_once(
+    database: Database, site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id = new_game(database, site, [parse_player("bot:easy"), ANN])
+    with database.write() as session:
+        respond_to_invitation(session, NOW, site, game_id=game_id, seat=1, accept=True)
+    before = game_row(database, game_id)
+
+    def broken(self: Bot, game: Any, state: Any, seat: int) -> Any:
+        raise RuntimeError("out of ideas")
+
+    monkeypatch.setattr(Bot, "choose", broken)
+    first, second = sweep(database, NOW, site), sweep(database, NOW, site)
+    assert first.bot_moves == second.bot_moves == 0
+    assert len(first.errors) == len(second.errors) == 1 and "out of ideas" in first.errors[0]
+    after = game_row(database, game_id)
+    assert (after.ply, after.state, after.to_move) == (before.ply, before.state, before.to_move)
+    alerts = [e for e in outbox(database) if e.kind == "clock"]
+    assert [e.to_address for e in alerts] == [OLGA.email]
+    with database.session() as session:
+        assert len(list(session.exec(select(AuditEntry).where(
+            AuditEntry.game_id == game_id, AuditEntry.action == "bot failed")))) == 1
+
+
+def test_create_game_command_takes_a_bot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         ) -> None:
+    monkeypatch.chdir(tmp_path)
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    env = {"PBEM_DATABASE_URL": url, "PBEM_SECRET_KEY": "cli-secret"}
+    runner = CliRunner()
+    assert runner.invoke(main, ["db", "upgrade"], env=env).exit_code == 0
+    made = runner.invoke(main, ["create-game", "mosey", "--player", "Ann <ann@example.test>",
+                                "--player", "bot:easy"], env=env)
+    assert made.exit_code == 0, made.output
+    database = Database(url)
+    with database.session() as session:
+        players = {s.seat: session.get(Player, s.player_id) for s in session.exec(select(Seat))}
+        assert players[0] is not None and players[0].bot_level is None
+        assert players[1] is not None and players[1].bot_level == "easy"
+        mails = {e.to_address for e in session.exec(select(OutboxEmail))}
+    database.dispose()
+    assert mails == {"ann@example.test"}
+    swept = runner.invoke(main, ["sweep"], env=env)
+    assert swept.exit_code == 0 and "0 bot moves" in swept.output
+
+
+def test_notes_and_seeds() -> None:
+    assert (note_for(0.9), note_for(0.5), note_for(0.1)) == (WIN_NOTE, "", LOSS_NOTE)
+    assert bot_seed("abc", 3) == bot_seed("abc", 3) != bot_seed("abc", 4)
