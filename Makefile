@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install browser imap-server run play test lint typecheck pytest bench clean
+.PHONY: install translations messages browser imap-server run play test lint typecheck pytest bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -12,10 +12,24 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-install: $(STAMP)
+install: $(STAMP) translations
+
+# Catalogs (docs/contributing.md, "Translations"): `make messages` after changing any text a
+# person reads; translate the new entries in pbem/translations/*/LC_MESSAGES/messages.po;
+# `make translations` compiles them (every command that runs the app does it first).
+LOCALES := pbem/translations
+
+translations: $(STAMP)
+	@$(BIN)/pybabel compile -d $(LOCALES) -D messages
+
+messages: $(STAMP)
+	$(BIN)/python -m pbem.catalogs extract
+	$(BIN)/pybabel update -i $(LOCALES)/messages.pot -d $(LOCALES) -D messages \
+	  --no-fuzzy-matching --ignore-obsolete --width 100
+	$(BIN)/python -m pbem.catalogs check || true
 
 # The web app on 127.0.0.1:5000 with a local mail catcher and a demo game (see README.md).
-run: $(STAMP)
+run: $(STAMP) translations
 	$(BIN)/pbem dev
 
 play: $(STAMP)
@@ -43,7 +57,7 @@ imap-server:
 	      service dovecot stop 2>/dev/null || true; }; } || \
 	  echo "could not install dovecot-imapd: IMAP tests will be skipped"
 
-pytest: $(STAMP) browser imap-server
+pytest: $(STAMP) translations browser imap-server
 	$(BIN)/python -m pytest
 
 test: lint typecheck pytest

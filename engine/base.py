@@ -22,6 +22,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
+from engine.text import Text
+
 JSON = dict[str, Any]
 """A JSON-safe dict: what ``encode`` and ``view`` return."""
 
@@ -30,7 +32,24 @@ CellHref = Callable[[str], "str | None"]
 
 
 class IllegalMove(ValueError):
-    """A move that cannot be played here; the message is meant for the player."""
+    """A move that cannot be played here; the message is meant for the player.
+
+    The message is a :class:`~engine.text.Text`, so the server can say it in the player's
+    language; ``str(error)`` is the English.
+
+    >>> error = IllegalMove(Text("%(cell)s is not a cell of this board", cell="Z9"))
+    >>> str(error), error.text.msgid
+    ('Z9 is not a cell of this board', '%(cell)s is not a cell of this board')
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+
+    @property
+    def text(self) -> Text:
+        """The reason as a translatable text (plain strings come back unchanged in any language)."""
+        reason = self.args[0] if self.args else ""
+        return reason if isinstance(reason, Text) else Text.verbatim(str(reason))
 
 
 class UnknownGame(ValueError):
@@ -213,7 +232,7 @@ class Game(ABC, Generic[S, M]):
 
     def explain_illegal(self, state: S, move: M) -> str:
         """Why ``move`` is not legal here, in words for the player. Games give better reasons."""
-        return f"{move} is not a legal move here"
+        return Text("%(move)s is not a legal move here", move=str(move))
 
     def is_legal(self, state: S, move: M) -> bool:
         """Whether ``move`` is legal; games with a faster check than listing may override."""
@@ -318,9 +337,9 @@ class Game(ABC, Generic[S, M]):
         """
         mover = self.to_move(state)
         if mover is None:
-            raise IllegalMove("the game is over")
+            raise IllegalMove(Text("the game is over"))
         if seat is not None and seat != mover:
-            raise IllegalMove("it is not your turn")
+            raise IllegalMove(Text("it is not your turn"))
         parsed = self.parse_move(move) if isinstance(move, str) else move
         if not self.is_legal(state, parsed):
             raise IllegalMove(self.explain_illegal(state, parsed))

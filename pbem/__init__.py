@@ -19,7 +19,7 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
     from pbem.config import check_config, load_config
     from pbem.db import Database
     from pbem.services.common import site_from_config
-    from pbem.templating import TEMPLATES, local_time
+    from pbem.templating import TEMPLATES
 
     config = load_config(None if read_env else {}, read_dotenv=read_env)
     config.update(overrides or {})
@@ -34,7 +34,6 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
     app.extensions["pbem.database"] = database
     # Seat links carry the seat holder's id, so replacing a player kills their old links.
     app.extensions["pbem.site"] = site_from_config(database, config)
-    app.jinja_env.filters["local_time"] = local_time
     proxies = int(config.get("TRUSTED_PROXIES") or 0)
     if proxies:
         # Behind nginx (deploy/): the client's address, for the login rate limit, and the scheme
@@ -50,6 +49,7 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
         dev,
         games,
         invites,
+        language,
         play,
         players,
         replaced,
@@ -58,6 +58,7 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
         turns,
     )
 
+    language.init_app(app)
     security.init_app(app)
     csrf.init_app(app)
     admin.init_app(app, database)

@@ -78,6 +78,9 @@ def load_config(
         # imaps://user:password@imap.example.org/INBOX, and how often the scheduler fetches.
         "IMAP_URL": get("IMAP_URL", ""),
         "FETCH_EVERY": int(get("FETCH_EVERY", "0")),
+        # The language of pages for visitors we know nothing about (no player, no cookie, no
+        # Accept-Language we speak), and of new players nobody chose one for: en, nl, de or it.
+        "DEFAULT_LANGUAGE": get("DEFAULT_LANGUAGE", "en").strip().lower(),
         # DKIM signing of outgoing mail: all three, or none.
         "DKIM_SELECTOR": get("DKIM_SELECTOR", ""),
         "DKIM_DOMAIN": get("DKIM_DOMAIN", ""),
@@ -111,6 +114,8 @@ def check_config(config: Mapping[str, Any]) -> None:
         _check_production(config)
     if int(config.get("VACATION_DAYS", 30)) < 0:
         raise ConfigError("PBEM_VACATION_DAYS must be zero or more")
+    if config.get("DEFAULT_LANGUAGE", "en") not in ("en", "nl", "de", "it"):
+        raise ConfigError("PBEM_DEFAULT_LANGUAGE must be one of en, nl, de, it")
     if config["SMTP_TLS"] not in {"none", "starttls", "ssl"}:
         raise ConfigError("PBEM_SMTP_TLS must be one of none, starttls, ssl")
 

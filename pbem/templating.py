@@ -5,27 +5,22 @@ from __future__ import annotations
 from datetime import datetime
 from functools import cache
 from pathlib import Path
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from pbem.i18n import ENGLISH, Reader, translations
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 
 
 def local_time(moment: datetime | None, time_zone: str = "UTC") -> str:
-    """``moment`` in the reader's zone, e.g. 'Mon 3 Mar 2025, 14:00 (Europe/Paris)'."""
-    if moment is None:
-        return "none"
-    try:
-        zone = ZoneInfo(time_zone)
-    except (ZoneInfoNotFoundError, ValueError):
-        zone, time_zone = ZoneInfo("UTC"), "UTC"
-    local = moment.astimezone(zone)
-    return f"{local:%a} {local.day} {local:%b %Y, %H:%M} ({time_zone})"
+    """``moment`` for an English reader in ``time_zone`` (emails bind their reader's language)."""
+    return Reader("en", time_zone).when(moment)
 
 
 @cache
-def email_environment() -> Environment:
+def email_environment(language: str = "en") -> Environment:
+    """One environment per language, its gettext bound to that language's catalog."""
     env = Environment(
         loader=FileSystemLoader(TEMPLATES),
         autoescape=select_autoescape(["html"]),
@@ -33,10 +28,17 @@ def email_environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        extensions=["jinja2.ext.i18n"],
     )
-    env.filters["local_time"] = local_time
+    env.install_gettext_translations(translations(language), newstyle=True)  # type: ignore[attr-defined]
+
+    def moment(value: datetime | None, time_zone: str = "UTC") -> str:
+        return Reader(language, time_zone).when(value)
+
+    env.filters["local_time"] = moment
     return env
 
 
-def render_email(name: str, **context: object) -> str:
-    return email_environment().get_template(name).render(**context)
+def render_email(name: str, reader: Reader = ENGLISH, **context: object) -> str:
+    """Render an email template for ``reader`` (their language; ``reader`` is in the context)."""
+    return email_environment(reader.language).get_template(name).render(reader=reader, **context)

@@ -1,0 +1,126 @@
+"""The reader's language: gettext catalogs, Babel's formats, and Flask-Babel for pages.
+
+Every word a person reads is written for one reader. A :class:`Reader` is that person's language
+and time zone; it translates messages (ours and the engine's :class:`engine.text.Text`) and formats
+moments, numbers and durations the way their language does::
+
+    >>> from datetime import datetime, UTC
+    >>> Reader("nl", "Europe/Amsterdam").when(datetime(2026, 11, 25, 16, 1, tzinfo=UTC))
+    'woensdag 25 november 2026, 17:01 (CET)'
+    >>> Reader("en").ngettext("%(count)d move", "%(count)d moves", 2)
+    '2 moves'
+
+Emails are written outside any request, often several in one (a move mails a Dutch and an
+Italian player), so services take a Reader for each recipient. Pages use Flask-Babel: its locale
+is the player's own language on pages reached by a player's link, else the visitor's choice (a
+cookie the switcher sets), else ``Accept-Language``, else ``PBEM_DEFAULT_LANGUAGE``.
+
+Catalogs live in ``pbem/translations/<lang>/LC_MESSAGES/messages.po``; ``make messages`` extracts
+and updates them, ``make translations`` compiles them (docs/contributing.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import cache
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from babel import Locale
+from babel.dates import format_date, format_time, format_timedelta
+from babel.numbers import format_decimal
+from babel.support import NullTranslations, Translations
+
+from engine.text import Text
+
+LANGUAGES: dict[str, str] = {"en": "English", "nl": "Nederlands", "de": "Deutsch",
+                             "it": "Italiano"}
+"""The languages every word is kept in, with their own names (for the switcher)."""
+
+TRANSLATIONS = Path(__file__).resolve().parent / "translations"
+LANGUAGE_COOKIE = "pbem_language"
+
+
+def supported(language: str | None, default: str = "en") -> str:
+    """``language`` if we speak it (``nl-BE`` counts as ``nl``), else ``default``.
+
+    >>> supported("nl-BE"), supported("fr"), supported(None, "de")
+    ('nl', 'en', 'de')
+    """
+    code = (language or "").replace("_", "-").split("-")[0].strip().lower()
+    return code if code in LANGUAGES else default
+
+
+@cache
+def translations(language: str) -> NullTranslations:
+    """The compiled catalog of ``language`` (English is the messages as written)."""
+    if language == "en":
+        return NullTranslations()
+    return Translations.load(str(TRANSLATIONS), [language], domain="messages")
+
+
+def zone(time_zone: str | None) -> ZoneInfo:
+    try:
+        return ZoneInfo(time_zone or "UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
+
+
+@dataclass(frozen=True)
+class Reader:
+    """One person reading: their language and time zone."""
+
+    language: str = "en"
+    time_zone: str = "UTC"
+
+    @classmethod
+    def of(cls, player: Any, default: str = "en") -> Reader:
+        """The reader a player row (or anything with ``language`` and ``time_zone``) is."""
+        return cls(supported(getattr(player, "language", None), default),
+                   getattr(player, "time_zone", None) or "UTC")
+
+    @property
+    def catalog(self) -> NullTranslations:
+        return translations(self.language)
+
+    @property
+    def locale(self) -> Locale:
+        return Locale.parse(self.language)
+
+    def gettext(self, message: str, **values: Any) -> str:
+        """``message`` in this language, with ``%(name)s`` values filled in."""
+        text = self.catalog.gettext(message)
+        return text % values if values else text
+
+    def ngettext(self, singular: str, plural: str, count: int, **values: Any) -> str:
+        """The plural form for ``count`` (a value named ``count`` is filled in too)."""
+        return self.catalog.ngettext(singular, plural, count) % {"count": count, **values}
+
+    def text(self, words: str) -> str:
+        """An engine :class:`Text` in this language; other strings as they are."""
+        return words.render(self.catalog) if isinstance(words, Text) else words
+
+    def when(self, moment: datetime | None) -> str:
+        """A moment as this reader's calendar and clock show it, with the zone's abbreviation."""
+        if moment is None:
+            return self.gettext("never")
+        local = moment.astimezone(zone(self.time_zone))
+        day = format_date(local, "full", locale=self.locale)
+        clock = format_time(local, "HH:mm", locale=self.locale)
+        return f"{day}, {clock} ({local.tzname()})"
+
+    def day(self, moment: datetime) -> str:
+        """Just the date, e.g. '25 nov 2026'."""
+        return format_date(moment.astimezone(zone(self.time_zone)), "medium", locale=self.locale)
+
+    def number(self, value: float) -> str:
+        return format_decimal(value, locale=self.locale)
+
+    def duration(self, span: timedelta, *, threshold: float = 0.85) -> str:
+        """A span in words, e.g. '3 dagen' (rounded the way people say it)."""
+        return format_timedelta(span, threshold=threshold, locale=self.locale)
+
+
+ENGLISH = Reader()
