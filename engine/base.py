@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
-from engine.text import Text
+from engine.text import ENGLISH, Text, Translator
 
 JSON = dict[str, Any]
 """A JSON-safe dict: what ``encode`` and ``view`` return."""
@@ -53,7 +53,19 @@ class IllegalMove(ValueError):
 
 
 class UnknownGame(ValueError):
-    """An unknown game id or option value; the message names the valid choices."""
+    """An unknown game id or option value; the message names the valid choices.
+
+    Like :class:`IllegalMove`, the message is a :class:`~engine.text.Text` (``error.text``).
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+
+    @property
+    def text(self) -> Text:
+        """The message as a translatable text."""
+        reason = self.args[0] if self.args else ""
+        return reason if isinstance(reason, Text) else Text.verbatim(str(reason))
 
 
 @dataclass(frozen=True)
@@ -76,7 +88,8 @@ class Option:
             if value == choice or str(value).strip().lower() == str(choice).lower():
                 return choice
         valid = ", ".join(str(c) for c in self.choices)
-        raise UnknownGame(f"{self.name} must be one of {valid}, not {value!r}")
+        raise UnknownGame(Text("%(option)s must be one of %(choices)s, not %(value)s",
+                               option=self.name, choices=valid, value=repr(value)))
 
 
 @dataclass(frozen=True)
@@ -97,8 +110,12 @@ class GameInfo:
         for option in self.options:
             if option.name == name:
                 return option
-        valid = ", ".join(o.name for o in self.options) or "none"
-        raise UnknownGame(f"{self.id} has no option {name!r}; its options are: {valid}")
+        if not self.options:
+            raise UnknownGame(Text("%(game)s has no option %(option)s; its options are: none",
+                                   game=self.id, option=repr(name)))
+        raise UnknownGame(Text("%(game)s has no option %(option)s; its options are: %(options)s",
+                               game=self.id, option=repr(name),
+                               options=", ".join(o.name for o in self.options)))
 
     def resolve(self, options: Mapping[str, object]) -> dict[str, int | str]:
         """All options with defaults filled in and values checked."""
@@ -113,7 +130,8 @@ class Outcome:
     """The result of a finished game.
 
     ``winners`` holds the winning seats (several for a shared win, none for a draw); ``scores``
-    has one number per seat where the game keeps score.
+    has one number per seat where the game keeps score; ``reason`` is a
+    :class:`~engine.text.Text` for the players.
     """
 
     winners: tuple[int, ...]
@@ -218,8 +236,12 @@ class Game(ABC, Generic[S, M]):
         cell_href: CellHref | None = None,
         *,
         chosen: Sequence[str] | None = None,
+        translator: Translator = ENGLISH,
     ) -> str:
         """A standalone SVG of the position as ``viewer`` (a seat; None: the public) sees it.
+
+        Every word drawn or named in it (headings, scores, link names, the text alternative) is
+        said through ``translator`` (a gettext catalog); the default draws the English.
 
         A move page passes ``chosen``, the cells clicked so far (``()`` before the first click):
         the board then outlines them, rings every cell the next click may use
@@ -272,8 +294,8 @@ class Game(ABC, Generic[S, M]):
         return self.describe(state, viewer)
 
     def seat_names(self, state: S) -> tuple[str, ...]:
-        """What each seat is called in this position, e.g. ("Light", "Dark")."""
-        return tuple(f"Player {i + 1}" for i in range(self.num_players))
+        """What each seat is called in this position, e.g. ("Light", "Dark"), as Texts."""
+        return tuple(Text("Player %(number)d", number=i + 1) for i in range(self.num_players))
 
     def describe(self, state: S, viewer: int | None = None) -> str:
         """One line about the position for a page or an email: scores, whose turn."""
@@ -281,11 +303,15 @@ class Game(ABC, Generic[S, M]):
         names = self.seat_names(state)
         if result is not None:
             if not result.winners:
-                return f"Game over: a draw. {result.reason}".strip()
-            won = " and ".join(names[s] for s in result.winners)
-            return f"Game over: {won} won. {result.reason}".strip()
+                over = Text("Game over: a draw.")
+            else:
+                over = Text("Game over: %(winners)s won.",
+                            winners=and_list([names[s] for s in result.winners]))
+            return Text.joined([over, result.reason]) if result.reason.strip() else over
         seat = self.to_move(state)
-        return f"{names[seat]} to move." if seat is not None else ""
+        if seat is None:
+            return Text.verbatim("")
+        return Text("%(seat)s to move.", seat=names[seat])
 
     def view(self, state: S, viewer: int | None) -> JSON:
         """What ``viewer`` may know of the state. Games with hidden information override this."""
@@ -301,8 +327,8 @@ class Game(ABC, Generic[S, M]):
 
     def hidden_effect(self, state: S, move: M) -> str:
         """What ``move`` will do, in words, for a preview that may not show its result."""
-        return (f"{move} reveals something that is hidden now; you will see the result once "
-                "it is played")
+        return Text("%(move)s reveals something that is hidden now; you will see the result once "
+                    "it is played", move=str(move))
 
     def render_text(self, state: S, viewer: int | None = None) -> str:
         """The position as plain text, for the terminal and plain-text emails."""
@@ -353,3 +379,24 @@ class Game(ABC, Generic[S, M]):
             return self.parse_move(last_move)
         except IllegalMove:
             return None
+
+
+def and_list(names: Sequence[str]) -> Text:
+    """Names joined by "and", each pair a sentence part that translators can reorder.
+
+    >>> and_list(["Light"]), and_list(["Red", "Blue", "Green"])
+    ('Light', 'Red and Blue and Green')
+    """
+    if len(names) == 1:
+        return names[0] if isinstance(names[0], Text) else Text.verbatim(names[0])
+    return Text("%(first)s and %(second)s", first=and_list(names[:-1]), second=names[-1])
+
+
+def marked(constant: str) -> Text:
+    """The Text of a constant marked with ``N_`` where it is defined (a game's name, a colour):
+    its msgid is the constant, so it is translated inside a sentence.
+
+    >>> marked("Mosey").msgid
+    'Mosey'
+    """
+    return constant if isinstance(constant, Text) else Text(constant)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 
 from engine.base import IllegalMove
+from engine.text import Text
 
 DIRECTIONS = ("E", "NE", "NW", "W", "SW", "SE")
 """The six directions, counter-clockwise from east; the opposite of d is (d + 3) % 6."""
@@ -90,7 +91,8 @@ class HexBoard:
         try:
             return self._index[label.strip().upper()]
         except KeyError:
-            raise IllegalMove(f"{label.strip().upper()} is not a cell of this board") from None
+            raise IllegalMove(Text("%(cell)s is not a cell of this board",
+                                   cell=label.strip().upper())) from None
 
     def __contains__(self, label: object) -> bool:
         return isinstance(label, str) and label.strip().upper() in self._index
@@ -251,7 +253,8 @@ class HexMove:
             return cls(word=cleaned)
         match = _MOVE.match(cleaned.replace(" ", ""))
         if not match:
-            raise IllegalMove(f"{text.strip()!r} is not a move (try e.g. {_examples(words)})")
+            raise IllegalMove(Text("%(move)s is not a move (try e.g. %(examples)s)",
+                                   move=repr(text.strip()), examples=_examples(words)))
         if match.group(1):
             return cls(
                 origin=f"{match.group(1).upper()}{int(match.group(2))}",
@@ -263,4 +266,5 @@ class HexMove:
 
 
 def _examples(words: tuple[str, ...]) -> str:
+    """Examples of the notation (the same in every language: not translated)."""
     return ", ".join(("D4", "C2-E2", "C2xE4", *words))

@@ -42,6 +42,7 @@ from engine.svg import (
     svg_root,
     to_string,
 )
+from engine.text import ENGLISH, Text, Translator, localize
 
 STONE_KINDS = ("white", "black", "neutral")
 WHITE_FILL = "#f6f3ea"
@@ -68,6 +69,7 @@ def draw_hex_board(
     chosen: Iterable[int] | None = None,
     targets: Mapping[int, bool] | None = None,
     alt: str = "",
+    translator: Translator = ENGLISH,
 ) -> str:
     """A standalone SVG of ``board``.
 
@@ -81,9 +83,15 @@ def draw_hex_board(
     stone"), ``own`` (the viewer's kind) and ``dot_names`` name each link by its cell's content.
     ``alt`` is the text alternative (default: the title).
 
+    Every text (header, footer, title, alt, the names) may be a :class:`~engine.text.Text`: it is
+    said through ``translator``.
+
     CairoSVG spends its time per element, not per pixel, and every email carries a PNG of the board,
     so shapes of one style share one path: the cells, each kind of stone, the coordinates.
     """
+    header = [localize(line, translator) for line in header]
+    footer = [localize(line, translator) for line in footer]
+    title, alt = localize(title, translator), localize(alt, translator)
     w = radius * SQRT3  # width of one cell
     xs = [w * (q - r / 2) for q, r in board.coords]
     ys = [-1.5 * radius * r for _, r in board.coords]
@@ -129,7 +137,7 @@ def draw_hex_board(
             if href := links.get(label):
                 name = label if chosen is None else cell_name(
                     label, stones.get(i), dots.get(i), names or {}, own, dot_names or {},
-                    targets.get(i, False), i in picked)
+                    targets.get(i, False), i in picked).render(translator)
                 link = sub(group, "a", href=href, aria_label=name, data_cell=label)
                 sub(link, "polygon", points=hexagon_points(*centre(i), radius))
 
@@ -260,7 +268,7 @@ def cell_name(
     dot_names: Mapping[str, str],
     capture: bool = False,
     chosen: bool = False,
-) -> str:
+) -> Text:
     """What a link on a cell is called: its label and what it holds.
 
     >>> cell_name("B1", "white", None, {"white": "Light stone"}, "white", {})
@@ -270,17 +278,32 @@ def cell_name(
     >>> cell_name("C3", None, None, {}, None, {})
     'C3, empty'
     """
+    what: str
     if kind is None:
-        what = "empty" + (f", {dot_names.get(dot, dot)}" if dot else "")
-        what = f"capture: {what}" if capture else what
+        what = (Text("empty, %(control)s", control=dot_names.get(dot, dot)) if dot
+                else Text("empty"))
+        what = Text("capture: %(what)s", what=what) if capture else what
     else:
-        stone = names.get(kind, f"{kind} stone")
-        what = (f"capture: {stone}" if capture else f"your {stone}" if kind == own else stone)
-    return f"{label}, {what}{', chosen' if chosen else ''}"
+        stone = names.get(kind) or Text("%(kind)s stone", kind=kind)
+        what = (Text("capture: %(stone)s", stone=stone) if capture
+                else Text("your %(stone)s", stone=stone) if kind == own else stone)
+    if chosen:
+        return Text("%(cell)s, %(what)s, chosen", cell=label, what=what)
+    return Text("%(cell)s, %(what)s", cell=label, what=what)
 
 
-def stone_list(board: HexBoard, stones: Mapping[int, str], names: Mapping[str, str]) -> str:
+def counted(singular: str, plural: str) -> tuple[str, str]:
+    """Mark a message with plural forms where it is defined (``pybabel`` knows ``counted``);
+    :meth:`Text.counted` says it with a number where it is shown."""
+    return singular, plural
+
+
+def stone_list(board: HexBoard, stones: Mapping[int, str], names: Mapping[str, str],
+               lists: Mapping[str, tuple[str, str]] | None = None) -> Text:
     """Where the stones are, for a text alternative.
+
+    ``lists`` gives, per stone kind, the sentence with its plural (made with :func:`counted`), with
+    ``%(cells)s`` for the cells; kinds without one are named from ``names``.
 
     >>> from engine.hexboard import hex_board
     >>> stone_list(hex_board(2), {0: "white", 3: "black", 1: "white"}, {"white": "Light stone"})
@@ -289,7 +312,12 @@ def stone_list(board: HexBoard, stones: Mapping[int, str], names: Mapping[str, s
     parts = []
     for kind in STONE_KINDS:
         cells = [board.labels[i] for i in sorted(stones) if stones[i] == kind]
-        if cells:
+        if not cells:
+            continue
+        listed = ", ".join(cells)
+        if lists and kind in lists:
+            parts.append(Text.counted(*lists[kind], len(cells), cells=listed))
+        else:
             name = names.get(kind, f"{kind} stone")
-            parts.append(f"{name}{'s' if len(cells) > 1 else ''}: {', '.join(cells)}.")
-    return " ".join(parts) or "The board is empty."
+            parts.append(Text.verbatim(f"{name}{'s' if len(cells) > 1 else ''}: {listed}."))
+    return Text.joined(parts) if parts else Text("The board is empty.")

@@ -15,6 +15,7 @@ import importlib
 from types import MappingProxyType
 
 from engine.base import Game, GameInfo, UnknownGame
+from engine.text import Text
 
 # Each package of engine/games lists its games in GAME_CLASSES; the catalogue keeps this order.
 _PACKAGES = (
@@ -46,7 +47,8 @@ def game_class(game_id: str) -> type[Game]:  # type: ignore[type-arg]
     key = game_id.strip().lower()
     key = _ALIASES.get(key, key)
     if key not in _CLASSES:
-        raise UnknownGame(f"unknown game {game_id!r}; choose one of: {', '.join(_CLASSES)}")
+        raise UnknownGame(Text("unknown game %(game)s; choose one of: %(games)s",
+                               game=repr(game_id), games=", ".join(_CLASSES)))
     return _CLASSES[key]
 
 

@@ -3,7 +3,10 @@
 SVG text is slow to rasterise with cairosvg (each text element and each letter is placed and traced
 on its own), and the picture goes out as a PNG with every email. Short labels drawn as strokes are
 cheaper, because all labels of one colour become one path. Capitals, digits and a little
-punctuation; lower case is written as capitals. Look-alikes are drawn apart (a narrow slashed 0
+punctuation; lower case is written as capitals. Accented capitals (À É Ä Ö Ü È Ì Ò Ù Ë Ï, and
+the rest of Latin-1's grave, acute, circumflex, diaeresis and tilde letters) are their letter with
+the accent drawn above it; any other letter with a base letter in Unicode (Ç, Å) is drawn as that
+letter, and ß is written SS as capitals are. Look-alikes are drawn apart (a narrow slashed 0
 and a round O, a G with a spur and a curved 6, a flagged 1 and a serifed I, two loops for 8 and
 a straight-backed B); tests/engine/test_board_legibility.py checks them as bitmaps.
 
@@ -14,6 +17,8 @@ a straight-backed B); tests/engine/test_board_legibility.py checks them as bitma
 """
 
 from __future__ import annotations
+
+import unicodedata
 
 from engine.svg import fmt
 
@@ -78,11 +83,48 @@ def _parse(spec: str) -> tuple[tuple[tuple[float, float], ...], ...]:
                  for line in spec.split("|"))
 
 
+# Accents above a capital (which reaches y=6), centred on the 4-wide cell.
+_ACCENTS = {
+    "\u0300": "1.3,7.9 2.5,6.9",  # grave
+    "\u0301": "1.5,6.9 2.7,7.9",  # acute
+    "\u0302": "1,6.9 2,7.8 3,6.9",  # circumflex
+    "\u0303": "0.8,7.1 1.6,7.7 2.4,7.1 3.2,7.7",  # tilde
+    "\u0308": "1.1,7.4 1.2,7.4|2.8,7.4 2.9,7.4",  # diaeresis: two dots
+}
+
+
+def _decomposed(ch: str) -> tuple[str, str]:
+    """A letter's base letter and its accents (combining marks); ``("", "")`` for no base."""
+    parts = unicodedata.normalize("NFD", ch)
+    return (parts[0], parts[1:]) if len(parts) > 1 else ("", "")
+
+
+def _accented() -> dict[str, str]:
+    """Glyph specs for the accented capitals of Latin-1 (and a few more) that we can draw."""
+    specs = {}
+    for code in range(0xC0, 0x17F):
+        ch = chr(code)
+        base, marks = _decomposed(ch)
+        if ch.isupper() and base in _GLYPHS and marks and all(m in _ACCENTS for m in marks):
+            specs[ch] = "|".join([_GLYPHS[base], *(_ACCENTS[m] for m in marks)])
+    return specs
+
+
+_GLYPHS.update(_accented())
 GLYPHS = {ch: _parse(spec) for ch, spec in _GLYPHS.items()}
 
 
 def _advance(ch: str) -> float:
     return _WIDTHS.get(ch, 4.0) + _GAP
+
+
+def _glyph(ch: str) -> tuple[tuple[tuple[float, float], ...], ...]:
+    """The strokes of ``ch``; a letter without a glyph of its own falls back to its base letter
+    (Ç is drawn as C), anything else to nothing (a blank of a letter's width)."""
+    found = GLYPHS.get(ch)
+    if found is None:
+        found = GLYPHS.get(_decomposed(ch)[0], ())
+    return found
 
 
 def text_width(text: str, size: float) -> float:
@@ -101,7 +143,7 @@ def stroke_text(text: str, x: float, y: float, size: float, anchor: str = "start
         x -= text_width(text, size)
     parts = []
     for ch in text.upper():
-        for line in GLYPHS.get(ch, ()):
+        for line in _glyph(ch):
             points = " ".join(f"{fmt(x + gx * unit)} {fmt(y - gy * unit)}" for gx, gy in line)
             parts.append(f"M{points}")
         x += _advance(ch) * unit

@@ -13,6 +13,12 @@ from typing import Any
 from flask import Flask
 
 
+def N_(message: str) -> str:
+    """Marks a message for translation where it is shown (engine.text.N_, without importing
+    the engine: ``import pbem.models`` must not need it)."""
+    return message
+
+
 def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = True) -> Flask:
     """The web app; ``overrides`` replace settings read from the environment (tests use them)."""
     # Imported here so that `import pbem.models` (Alembic, the CLI's db commands) needs no engine.
@@ -45,6 +51,7 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
 
     from pbem import admin, monitoring
     from pbem.web import (
+        computer,
         csrf,
         dev,
         games,
@@ -65,7 +72,7 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
     replaced.init_app(app, database)
     monitoring.init_app(app, database)
     rules.init_app(app)
-    for blueprint in (games.bp, play.bp, turns.bp, invites.bp, players.bp):
+    for blueprint in (games.bp, play.bp, turns.bp, invites.bp, players.bp, computer.bp):
         app.register_blueprint(blueprint)
     if config["ENV"] == "development":
         app.register_blueprint(dev.bp)  # /dev/mail shows every caught message: never in production
@@ -77,24 +84,27 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
 
 # Flask's own error pages have no layout, no language and no viewport (tiny on phones, and
 # flagged by accessibility checkers): these read like the rest of the site.
+# The words are marked with N_ here and translated when a page shows them (in the visitor's
+# language: an error page has no player).
 ERROR_PAGES = {
-    404: ("Page not found", "There is no page at this address. Perhaps the link was cut in two "
-                            "by a mail program, or the page has moved."),
-    405: ("Not allowed", "This page cannot be used that way (a form sent to a page that only "
-                         "shows, or the other way round). Nothing was changed."),
-    500: ("Something went wrong", "The server failed to answer this request. Nothing was "
-                                  "changed; please try again in a moment."),
+    404: (N_("Page not found"), N_("There is no page at this address. Perhaps the link was cut "
+                                   "in two by a mail program, or the page has moved.")),
+    405: (N_("Not allowed"), N_("This page cannot be used that way (a form sent to a page that "
+                                "only shows, or the other way round). Nothing was changed.")),
+    500: (N_("Something went wrong"), N_("The server failed to answer this request. Nothing was "
+                                         "changed; please try again in a moment.")),
 }
 
 
 def error_page(error: Exception) -> Any:
     from flask import make_response, render_template
+    from flask_babel import gettext
     from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
     code = error.code if isinstance(error, HTTPException) and error.code else 500
     title, text = ERROR_PAGES.get(code, ERROR_PAGES[500])
-    response = make_response(render_template("errors/error.html", code=code, title=title,
-                                             text=text), code)
+    response = make_response(render_template("errors/error.html", code=code,
+                                             title=gettext(title), text=gettext(text)), code)
     if isinstance(error, MethodNotAllowed) and error.valid_methods:
         response.headers["Allow"] = ", ".join(error.valid_methods)  # RFC 9110 wants it
     return response

@@ -23,6 +23,7 @@ import unicodedata
 
 from email_validator import EmailNotValidError, validate_email
 
+from engine.text import Text
 from pbem.errors import ServiceError
 
 MAX_NAME = 100
@@ -48,16 +49,17 @@ def check_address(text: str) -> str:
     """The address, lower-case ASCII; :class:`BadAddress` says what is wrong with it."""
     raw = text.strip()
     if not raw:
-        raise BadAddress("enter an email address such as ann@example.org")
+        raise BadAddress(Text("enter an email address such as ann@example.org"))
     if has_control_characters(raw) or len(raw) > MAX_ADDRESS:
-        raise BadAddress("an email address is one line of at most 254 characters")
+        raise BadAddress(Text("an email address is one line of at most %(count)d characters",
+                              count=MAX_ADDRESS))
     try:
         checked = validate_email(raw, check_deliverability=False, allow_smtputf8=False,
                                  allow_quoted_local=False, allow_domain_literal=False,
                                  globally_deliverable=False, test_environment=True)
     except EmailNotValidError as error:
-        raise BadAddress(f"enter an email address such as ann@example.org ({raw!r}: {error})"
-                         ) from None
+        raise BadAddress(Text("enter an email address such as ann@example.org (%(typed)s: "
+                              "%(problem)s)", typed=repr(raw), problem=str(error))) from None
     return str(checked.ascii_email).lower()
 
 
@@ -65,11 +67,11 @@ def check_name(text: str, *, default: str = "") -> str:
     """The name, trimmed; ``default`` when it is empty. :class:`BadName` says what is wrong."""
     name = text.strip()
     if has_control_characters(name):
-        raise BadName("a name cannot contain line breaks or other control characters")
+        raise BadName(Text("a name cannot contain line breaks or other control characters"))
     if len(name) > MAX_NAME:
-        raise BadName(f"a name can be at most {MAX_NAME} characters long")
+        raise BadName(Text("a name can be at most %(count)d characters long", count=MAX_NAME))
     if any(c in name for c in '<>"'):
-        raise BadName('a name cannot contain <, > or "')
+        raise BadName(Text('a name cannot contain <, > or "'))
     return name or default
 
 
@@ -82,9 +84,9 @@ def check_text(text: str, *, limit: int = 2000) -> str:
     """
     body = text.strip()
     if has_control_characters(body.replace("\r", "").replace("\n", "").replace("\t", "")):
-        raise BadName("the text cannot contain control characters other than line breaks")
+        raise BadName(Text("the text cannot contain control characters other than line breaks"))
     if len(body) > limit:
-        raise BadName(f"the text can be at most {limit} characters long")
+        raise BadName(Text("the text can be at most %(count)d characters long", count=limit))
     return body
 
 
@@ -92,7 +94,7 @@ def parse_player(text: str) -> tuple[str, str]:
     """``Name <address>`` or a bare address -> (name, address); the name defaults to the
     address's local part."""
     if has_control_characters(text):
-        raise BadName("a player is one line: Name <email>")
+        raise BadName(Text("a player is one line: Name <email>"))
     match = _NAME_AND_ADDRESS.fullmatch(text)
     name, address = (match["name"] or "", match["address"]) if match else ("", text)
     address = check_address(address)

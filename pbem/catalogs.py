@@ -49,14 +49,18 @@ def _translated(message: Message) -> bool:
 
 
 def problems(language: str, used: Catalog | None = None) -> Iterator[str]:
-    """What is wrong with one language's catalog, a line each (nothing: complete)."""
-    used = used if used is not None else extract()
+    """What is wrong with one language's catalog file, a line each (nothing: complete)."""
     path = TRANSLATIONS / language / "LC_MESSAGES" / "messages.po"
     if not path.is_file():
         yield f"{language}: no catalog at {path.relative_to(ROOT)}"
         return
     with open(path, "rb") as handle:
         catalog = read_po(handle, locale=language)
+    yield from problems_in(catalog, used if used is not None else extract(), language)
+
+
+def problems_in(catalog: Catalog, used: Catalog, language: str) -> Iterator[str]:
+    """Missing, fuzzy, untranslated, unused and malformed entries of ``catalog``."""
     wanted = {_key(m) for m in used if m.id}
     for message in used:
         if not message.id:

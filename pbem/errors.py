@@ -6,6 +6,7 @@ has to import another to say no.
 
 from __future__ import annotations
 
+from engine.text import Text
 from pbem.models import Game
 
 
@@ -21,7 +22,7 @@ class GameMovedOn(ServiceError):
     """
 
     def __init__(self, game: Game) -> None:
-        super().__init__("the game has moved on since this page was opened")
+        super().__init__(Text("the game has moved on since this page was opened"))
         self.game_id = game.id
         self.ply = game.ply
 

@@ -32,6 +32,7 @@ from typing import Any, Literal
 from itsdangerous import BadData, URLSafeSerializer
 from sqlmodel import select
 
+from engine.text import Text
 from pbem.db import Database
 from pbem.models import Seat, SeatReplacement
 
@@ -60,14 +61,15 @@ class DamagedLink(ValueError):
     """A token whose signature or content does not check out (cut short, edited, or forged)."""
 
     def __init__(self) -> None:
-        super().__init__("this link is damaged")
+        super().__init__(Text("this link is damaged"))
 
 
 class ReplacedSeatLink(DamagedLink):
     """A seat's link sent to a player the organiser has since replaced on that seat."""
 
     def __init__(self, game: int, seat: int) -> None:
-        ValueError.__init__(self, "this link was for a player who has been replaced in this game")
+        ValueError.__init__(self, Text("this link was for a player who has been replaced in this "
+                                       "game"))
         self.game = game
         self.seat = seat
 

@@ -155,6 +155,9 @@ class Seat(SQLModel, table=True):
     status: str = SeatStatus.INVITED
     resigned: bool = False
     forfeited: bool = False  # timed out under "forfeit"; with 3+ seats the stand-in plays on
+    # The computer plays this seat: "turn" for the current turn only (timeout policy "bot"),
+    # "game" to the end (policy "forfeit-bot" with three or more seats). None: the player.
+    stand_in: str | None = None
     # Message-ID of the first email this seat got about the game; later ones reply to it.
     thread_message_id: str = ""
 
@@ -193,6 +196,7 @@ class OutboxEmail(SQLModel, table=True):
     # The board to attach: a position (game, ply) as a viewer (-1: the public) sees it.
     image_ply: int | None = None
     image_viewer: int | None = None
+    image_language: str = Field(default="en", sa_column_kwargs={"server_default": "en"})
     message_id: str
     in_reply_to: str = ""
     reply_to: str = ""  # the signed reply address (play+TOKEN@...), when play by reply is on
@@ -212,12 +216,13 @@ class BoardImage(SQLModel, table=True):
     """A rendered board PNG, made once per position and viewer however many people get it."""
 
     __tablename__ = "board_images"
-    __table_args__ = (UniqueConstraint("game_id", "ply", "viewer"),)
+    __table_args__ = (UniqueConstraint("game_id", "ply", "viewer", "language"),)
 
     id: int | None = Field(default=None, primary_key=True)
     game_id: int = Field(foreign_key="games.id", index=True)
     ply: int
     viewer: int  # -1 for the public view
+    language: str = "en"  # boards carry words (headers, scores): one picture per language
     png: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
 
 

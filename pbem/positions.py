@@ -13,6 +13,8 @@ from sqlmodel import Session, col, select
 
 import engine
 from engine import NumberChoice
+from engine.text import N_, Text
+from pbem.i18n import ENGLISH, Reader
 from pbem.models import Game, Move
 
 
@@ -89,6 +91,8 @@ _CELL_SEPARATOR = re.compile(r"(?<=\d)[-x×:–—](?=[a-z])")
 # Engines end parse errors with generic examples ("try e.g. D4, C2-E2, pass"), some of which are
 # not moves of this game at all; the page gives examples from the position instead.
 _ENGINE_HINT = re.compile(r"\s*\((?:try|e\.g\.)\b[^)]*\)")
+# The same hint in a message id, whose examples are a value: "(try e.g. %(examples)s)".
+_ENGINE_HINT_ID = re.compile(r"\s*\((?:try|e\.g\.)\b(?:[^()%]|%\(\w+\)[sd]|%%)*\)")
 EXAMPLES = 6
 
 
@@ -104,21 +108,22 @@ class TypedMove:
     the legal moves it could mean (``choices``) or a few legal ``examples``."""
 
     move: str | None
-    reason: str = ""
+    reason: str = ""  # a Text: the page says it in the player's language
     choices: tuple[str, ...] = ()
     examples: tuple[str, ...] = ()
 
 
-def resolve_typed(game: engine.Game, state: Any, text: str) -> TypedMove:  # type: ignore[type-arg]
+def resolve_typed(game: engine.Game, state: Any, text: str, *,  # type: ignore[type-arg]
+                  reader: Reader = ENGLISH) -> TypedMove:
     """Read ``text`` as the engine does; when that is not a legal move as written, accept the one
     legal move it matches once written uniformly, or say why not with this position's moves."""
     try:
         parsed = game.parse_move(text)
         if game.is_legal(state, parsed):
             return TypedMove(str(parsed))
-        reason = game.explain_illegal(state, parsed)
+        reason: str = game.explain_illegal(state, parsed)
     except engine.IllegalMove as error:
-        reason = _ENGINE_HINT.sub("", str(error)).strip()
+        reason = without_hint(error.text)
     legal = game.legal_moves(state)
     key = move_key(text)
     matches = tuple(str(m) for m in legal
@@ -126,14 +131,15 @@ def resolve_typed(game: engine.Game, state: Any, text: str) -> TypedMove:  # typ
     if len(matches) == 1:
         return TypedMove(matches[0])
     if matches:
-        return TypedMove(None, f"{text.strip()} could be {_or(matches)}: choose one",
-                         choices=matches)
-    return TypedMove(None, reason, examples=examples_for(game, legal, text))
+        return TypedMove(None, Text("%(typed)s could be %(moves)s: choose one",
+                                    typed=text.strip(), moves=_or(matches)), choices=matches)
+    return TypedMove(None, reason, examples=examples_for(game, legal, text, reader=reader))
 
 
-def examples_for(game: engine.Game, legal: list[Any], text: str) -> tuple[str, ...]:  # type: ignore[type-arg]
+def examples_for(game: engine.Game, legal: list[Any], text: str, *,  # type: ignore[type-arg]
+                 reader: Reader = ENGLISH) -> tuple[str, ...]:
     """A few legal moves to show after a mistake, those that start like ``text`` first."""
-    words = [number_words(m) for m in legal if isinstance(m, NumberChoice)]
+    words = [number_words(m, reader=reader) for m in legal if isinstance(m, NumberChoice)]
     plain = [str(m) for m in legal if not isinstance(m, NumberChoice)]
     start = move_key(text)[:2]
     alike = [m for m in plain if start and move_key(m).startswith(start)]
@@ -142,8 +148,27 @@ def examples_for(game: engine.Game, legal: list[Any], text: str) -> tuple[str, .
     return tuple(words + picked)
 
 
-def number_words(choice: NumberChoice) -> str:
-    return f"{choice.label or choice.name}: a whole number from {choice.low} to {choice.high}"
+def without_hint(reason: Text) -> Text:
+    """An engine's reason without its generic examples ("(try e.g. D4, C2-E2, pass)"), still
+    translatable: the hint is cut from the message id too."""
+    if not _ENGINE_HINT.search(str(reason)):
+        return reason
+    msgid = _ENGINE_HINT_ID.sub("", reason.msgid).strip() if reason.msgid else ""
+    if msgid and msgid != reason.msgid and reason.plural is None:
+        values = {k: v for k, v in reason.values.items() if f"%({k})" in msgid}
+        return Text(msgid, **values)
+    return Text.verbatim(_ENGINE_HINT.sub("", str(reason)).strip())
+
+
+# The engines' "is not a move (try e.g. ...)" without the examples: the page gives its own.
+N_("%(move)s is not a move")
+
+
+def number_words(choice: NumberChoice, *, reader: Reader = ENGLISH) -> str:
+    name = choice.label or choice.name
+    name = reader.text(name) if isinstance(name, Text) else reader.gettext(name) if name else ""
+    return reader.gettext("%(name)s: a whole number from %(low)d to %(high)d",
+                          name=name, low=choice.low, high=choice.high)
 
 
 def _spread(items: list[str], count: int) -> list[str]:
@@ -157,12 +182,15 @@ def _spread(items: list[str], count: int) -> list[str]:
 
 
 def _or(items: tuple[str, ...]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
+    if len(items) == 1:
+        return items[0]
+    return Text("%(some)s or %(last)s", some=", ".join(items[:-1]), last=items[-1])
 
 
-def legal_listing(game: engine.Game, state: Any) -> list[str]:  # type: ignore[type-arg]
+def legal_listing(game: engine.Game, state: Any, *,  # type: ignore[type-arg]
+                  reader: Reader = ENGLISH) -> list[str]:
     """Every legal move in words, for "Show legal moves" (a number range as one line)."""
-    return [number_words(m) if isinstance(m, NumberChoice) else str(m)
+    return [number_words(m, reader=reader) if isinstance(m, NumberChoice) else str(m)
             for m in game.legal_moves(state)]
 
 

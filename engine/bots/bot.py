@@ -45,7 +45,9 @@ class Bot:
 
     The budget is ``playouts`` (iterations of the search: deterministic for a seed) or, when
     ``seconds`` is set, a time per move read from ``clock`` (not deterministic: how many
-    iterations fit depends on the machine). ``clock`` is only read for a time budget.
+    iterations fit depends on the machine). ``cutoff`` bounds a playout budget in seconds: a
+    search still running then stops and plays its best move so far (a server's bots never
+    block, whatever the machine's load). ``clock`` is only read for a time budget or a cutoff.
     """
 
     level: str = DEFAULT_LEVEL
@@ -53,6 +55,7 @@ class Bot:
     seconds: float | None = None
     exploration: float = EXPLORATION
     seed: int = 0
+    cutoff: float | None = None
     clock: Callable[[], float] = field(default=time.perf_counter, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -62,10 +65,13 @@ class Bot:
             raise ValueError("playouts must be at least 1")
         if self.seconds is not None and self.seconds <= 0:
             raise ValueError("seconds must be positive")
+        if self.cutoff is not None and self.cutoff <= 0:
+            raise ValueError("the cutoff must be positive")
 
     @classmethod
     def at(cls, level: str = DEFAULT_LEVEL, *, seed: int = 0, playouts: int | None = None,
-           seconds: float | None = None, exploration: float = EXPLORATION) -> Bot:
+           seconds: float | None = None, exploration: float = EXPLORATION,
+           cutoff: float | None = None) -> Bot:
         """The bot of a level (easy, normal, strong); ``playouts`` or ``seconds`` override its
         budget (a playout budget makes even ``strong`` deterministic).
 
@@ -79,7 +85,7 @@ class Bot:
             default_playouts, default_seconds = playouts, None
         elif seconds is not None:
             default_playouts, default_seconds = None, float(seconds)
-        return cls(level, default_playouts, default_seconds, exploration, seed)
+        return cls(level, default_playouts, default_seconds, exploration, seed, cutoff)
 
     def choose(self, game: Game[Any, Any], state: Any, seat: int) -> tuple[Any, float]:
         """(the move for ``seat`` to play in ``state``, the bot's confidence in 0..1).
@@ -106,6 +112,8 @@ class Bot:
         if len(legal) == 1 and not isinstance(legal[0], NumberChoice):
             # One move: search only enough to say how things look.
             playouts, seconds = max(1, (self.playouts or 64) // 8), None
+        if seconds is None and self.cutoff is not None:
+            seconds = self.cutoff  # the playouts, unless they take longer than this
         search.run(sample, playouts=playouts, seconds=seconds, clock=self.clock)
         return search.best()
 

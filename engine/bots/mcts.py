@@ -152,17 +152,20 @@ class Search:
 
     def run(self, sample: Sampler, *, playouts: int | None = None,
             seconds: float | None = None, clock: Callable[[], float] | None = None) -> None:
-        """Iterate ``playouts`` times, or until ``seconds`` have passed on ``clock`` (at least
-        once either way)."""
+        """Iterate ``playouts`` times, or until ``seconds`` have passed on ``clock``, whichever
+        comes first when both are given (at least once either way)."""
         if seconds is None:
             for _ in range(max(1, playouts or 1)):
                 self.iterate(sample(self.rng))
             return
         assert clock is not None
         deadline = clock() + seconds
+        left = playouts if playouts is not None else -1
         self.iterate(sample(self.rng))
-        while clock() < deadline:
+        left -= 1
+        while left != 0 and clock() < deadline:
             self.iterate(sample(self.rng))
+            left -= 1
 
     def iterate(self, state: Any) -> None:
         game, rng = self.game, self.rng

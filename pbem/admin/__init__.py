@@ -29,6 +29,7 @@ def init_app(app: Flask, database: Database) -> None:
         limits,
     )
     from pbem.admin.sessions import load_admin
+    from pbem.admin.words import word
     from pbem.models import AdminUser
 
     production = app.config["ENV"] == "production"
@@ -53,6 +54,7 @@ def init_app(app: Flask, database: Database) -> None:
     def to_login() -> Response:
         return redirect(url_for("admin_auth.login", next=request.full_path.rstrip("?")))
 
+    app.add_template_global(word, "admin_word")
     for blueprint in (auth.bp, dashboard.bp, game_detail.bp, game_actions.bp, audit_views.bp,
                       account.bp):
         app.register_blueprint(blueprint)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from flask import flash, redirect, render_template, url_for
+from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
 from pbem.admin.account_forms import PasswordForm, SignOutEverywhereForm
 from pbem.admin.accounts import change_password
+from pbem.admin.passwords import MIN_PASSWORD_LENGTH
 from pbem.admin.sessions import end_all_sessions, start_session
 from pbem.admin.support import admin_blueprint, current_admin
 from pbem.web.support import database
@@ -16,7 +18,8 @@ bp = admin_blueprint("admin_account")
 
 def _page(password_form: PasswordForm, status: int = 200) -> tuple[str, int]:
     return render_template("admin/account.html", form=password_form,
-                           everywhere=SignOutEverywhereForm()), status
+                           everywhere=SignOutEverywhereForm(),
+                           min_length=MIN_PASSWORD_LENGTH), status
 
 
 @bp.get("/account")
@@ -34,11 +37,11 @@ def new_password() -> Response | tuple[str, int]:
     with database().write() as session:
         changed = change_password(session, me.id, form.current.data or "", form.new.data or "")
     if changed is None:
-        form.current.errors = ["that is not your current password"]
+        form.current.errors = [_("that is not your current password")]
         return _page(form, 422)
     # The new password ended every session (change_password); this one goes on.
     start_session(changed)
-    flash("Password changed; every other session is signed out.")
+    flash(_("Password changed; every other session is signed out."))
     return redirect(url_for("admin_account.account"), 303)
 
 
@@ -49,5 +52,5 @@ def sign_out_everywhere() -> Response:
     me = current_admin()
     assert me.id is not None
     start_session(end_all_sessions(database(), me.id))
-    flash("Every other session is signed out.")
+    flash(_("Every other session is signed out."))
     return redirect(url_for("admin_account.account"), 303)

@@ -2,34 +2,37 @@
 
 from __future__ import annotations
 
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import Field, HiddenField, PasswordField, StringField
 from wtforms.validators import ValidationError
 
 from pbem.admin.passwords import WeakPassword, check_strength
+from pbem.admin.support import says
 
 
 class LoginForm(FlaskForm):
     # No "required" checks: an empty field is a wrong password like any other, and counts.
-    email = StringField("Email address")
-    password = PasswordField("Password")
+    email = StringField(_l("Email address"))
+    password = PasswordField(_l("Password"))
     next = HiddenField()
 
 
 class PasswordForm(FlaskForm):
-    current = PasswordField("Current password")
-    new = PasswordField("New password")
-    repeat = PasswordField("New password again")
+    current = PasswordField(_l("Current password"))
+    new = PasswordField(_l("New password"))
+    repeat = PasswordField(_l("New password again"))
 
     def validate_new(self, field: Field) -> None:
         try:
             check_strength(field.data or "")
         except WeakPassword as error:
-            raise ValidationError(str(error)) from None
+            raise ValidationError(says(error)) from None
 
     def validate_repeat(self, field: Field) -> None:
         if field.data != self.new.data:
-            raise ValidationError("the two new passwords differ")
+            raise ValidationError(_("the two new passwords differ"))
 
 
 class SignOutEverywhereForm(FlaskForm):

@@ -11,11 +11,14 @@ from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import Field, SelectField, SelectMultipleField, StringField, TextAreaField
 from wtforms.validators import ValidationError
 
 from pbem.addresses import BadAddress, BadName, check_address, check_name, check_text
+from pbem.admin.support import says
 from pbem.clock.controls import BadTimeControl, parse_duration
 
 
@@ -24,7 +27,7 @@ def address_check(form: Any, field: Field) -> None:
     try:
         field.data = check_address(field.data or "")
     except BadAddress as error:
-        raise ValidationError(str(error)) from None
+        raise ValidationError(says(error)) from None
 
 
 def name_check(default_from: str) -> Callable[[Any, Field], None]:
@@ -35,7 +38,7 @@ def name_check(default_from: str) -> Callable[[Any, Field], None]:
         try:
             field.data = check_name(field.data or "", default=address.partition("@")[0])
         except BadName as error:
-            raise ValidationError(str(error)) from None
+            raise ValidationError(says(error)) from None
 
     return check
 
@@ -45,16 +48,16 @@ def text_check(form: Any, field: Field) -> None:
     try:
         field.data = check_text(field.data or "")
     except BadName as error:
-        raise ValidationError(str(error)) from None
+        raise ValidationError(says(error)) from None
 
 
 def duration_check(form: Any, field: Field) -> None:
     try:
         by = parse_duration((field.data or "").strip())
     except BadTimeControl as error:
-        raise ValidationError(str(error)) from None
+        raise ValidationError(says(error)) from None
     if by <= timedelta(0):
-        raise ValidationError("give a time longer than zero, e.g. 1d or 12h")
+        raise ValidationError(_("give a time longer than zero, e.g. 1d or 12h"))
 
 
 class ConfirmForm(FlaskForm):
@@ -67,7 +70,7 @@ class ConfirmForm(FlaskForm):
 class ExtendForm(ConfirmForm):
     # No default here: a POST without the field must fail, not extend by a default (the page
     # suggests 1d).
-    by = StringField("Extra time", validators=[duration_check])
+    by = StringField(_l("Extra time"), validators=[duration_check])
 
     def duration(self) -> timedelta:
         return parse_duration(self.by.data.strip())
@@ -79,23 +82,23 @@ def _seat_number(value: Any) -> int | None:
 
 
 class ReplaceForm(ConfirmForm):
-    seat = SelectField("Seat", coerce=_seat_number, validate_choice=False)
+    seat = SelectField(_l("Seat"), coerce=_seat_number, validate_choice=False)
     # Declared before the name: WTForms checks fields in this order, and an empty name defaults
     # to the local part of the address as checked.
-    email = StringField("New player's email", validators=[address_check])
-    name = StringField("New player's name", validators=[name_check("email")])
+    email = StringField(_l("New player's email"), validators=[address_check])
+    name = StringField(_l("New player's name"), validators=[name_check("email")])
 
     def prepare(self, seats: Sequence[tuple[int, str]]) -> None:
         self.seat.choices = list(seats)
 
     def validate_seat(self, field: Field) -> None:
         if field.data not in {seat for seat, _ in field.choices or []}:
-            raise ValidationError("choose the seat whose player you are replacing")
+            raise ValidationError(_("choose the seat whose player you are replacing"))
 
 
 class AdjudicateForm(ConfirmForm):
-    winner = SelectMultipleField("Winners", coerce=int, validate_choice=False)
-    reason = TextAreaField("Reason", validators=[text_check])
+    winner = SelectMultipleField(_l("Winners"), coerce=int, validate_choice=False)
+    reason = TextAreaField(_l("Reason"), validators=[text_check])
 
     def prepare(self, seats: Sequence[tuple[int, str]]) -> None:
         self.winner.choices = list(seats)
@@ -103,16 +106,16 @@ class AdjudicateForm(ConfirmForm):
     def validate_winner(self, field: Field) -> None:
         seats = {seat for seat, _ in field.choices or []}
         if any(w not in seats for w in field.data or []):
-            raise ValidationError("choose the winners among the game's seats")
+            raise ValidationError(_("choose the winners among the game's seats"))
 
     def validate_reason(self, field: Field) -> None:
         field.data = (field.data or "").strip()
         if not field.data:
-            raise ValidationError("say why, for the players (it is in their email)")
+            raise ValidationError(_("say why, for the players (it is in their email)"))
 
 
 class AbortForm(ConfirmForm):
-    reason = TextAreaField("Reason", validators=[text_check])
+    reason = TextAreaField(_l("Reason"), validators=[text_check])
 
 
 def first_errors(form: FlaskForm) -> dict[str, str]:

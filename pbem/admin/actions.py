@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
+from engine.text import Text
+from pbem.i18n import Reader
 from pbem.models import Game, GameStatus, Player, Seat, SeatReplacement, SeatStatus
 from pbem.positions import current_state, last_notation
 from pbem.services import PlayerSpec, ServiceError, Site, abort_game
@@ -25,7 +27,24 @@ from pbem.services.common import (
 from pbem.services.games import player_for
 from pbem.services.moves import send_game_over, send_turn_notice
 from pbem.services.notify import board_ref, enqueue, game_context, subject_line, title_of
-from pbem.services.results import adjudication_sentence, labels_for, with_labels
+from pbem.services.results import adjudication_sentence, in_words, labels_for
+
+
+def welcome_new_players(session: Session, now: datetime, players: Sequence[PlayerSpec],
+                        language: str) -> list[Player]:
+    """Make the players among ``players`` that pbem does not know yet, speaking ``language``
+    (the organiser's choice when creating a game); known players keep the language they have.
+
+    Called before the game is created in the same transaction, so the invitations are written
+    in each player's language; the game's service then finds these players by their address.
+    Computer players are left to the service (they read nothing)."""
+    people = {spec.email.lower(): spec for spec in players if spec.bot_level is None}
+    known = set(session.exec(select(Player.email).where(col(Player.email).in_(people))).all())
+    made = [Player(name=spec.name, email=email, created_at=now, language=language)
+            for email, spec in people.items() if email not in known]
+    session.add_all(made)
+    session.flush()
+    return made
 
 
 def resend_turn_email(session: Session, now: datetime, site: Site, *, game_id: int,
@@ -33,7 +52,8 @@ def resend_turn_email(session: Session, now: datetime, site: Site, *, game_id: i
     """The player to move gets their turn email again (same link: the turn has not changed)."""
     row = lock_game(session, game_id)
     if row.status != GameStatus.ACTIVE or row.to_move is None:
-        raise GameNotActive("nobody is to move in this game, so there is no turn email to resend")
+        raise GameNotActive(Text("nobody is to move in this game, so there is no turn email "
+                                 "to resend"))
     game, state = current_state(row)
     seats = seats_of(session, game_id)
     send_turn_notice(session, now, site, row, game, state, seats)
@@ -47,17 +67,18 @@ def replace_player(session: Session, now: datetime, site: Site, *, game_id: int,
     was sent stop working (see :mod:`pbem.links`)."""
     row = lock_game(session, game_id)
     if row.status not in (GameStatus.INVITED, GameStatus.ACTIVE):
-        raise GameNotActive("this game is over; its players can no longer be changed")
+        raise GameNotActive(Text("this game is over; its players can no longer be changed"))
     seats = seats_of(session, game_id)
     if not 0 <= seat < len(seats):
-        raise ServiceError("there is no such seat in this game")
+        raise ServiceError(Text("there is no such seat in this game"))
     mine = seats[seat]
     player = player_for(session, now, new_player)
     assert player.id is not None and row.id is not None
     if player.id == mine.player_id:
-        raise ServiceError("that player already has this seat")
+        raise ServiceError(Text("that player already has this seat"))
     if any(s.player_id == player.id for s in seats):
-        raise ServiceError(f"{player.email} already plays another seat in this game")
+        raise ServiceError(Text("%(email)s already plays another seat in this game",
+                                email=player.email))
     old_player_id, old_thread = mine.player_id, mine.thread_message_id
     mine.player_id = player.id
     mine.thread_message_id = ""  # the new player's mail starts a thread of its own
@@ -85,23 +106,31 @@ def _welcome(session: Session, now: datetime, site: Site, row: Game, seats: list
         send_turn_notice(session, now, site, row, game, state, seats, welcome=True)
         return
     players = players_of(session, seats)
-    context = game_context(row, game, state, seats, players)
-    title = title_of(row, context["player_names"], seat.seat)
-    if row.status == GameStatus.INVITED:
-        kind, subject = "invitation", subject_line("Invitation:", title)
-        extra: dict[str, object] = {
-            "welcome": True,
-            "invite_url": site.links.invite_url(row.id, seat.seat, holder=seat.player_id)}
-        board = None
-    else:
-        kind, subject = "notice", subject_line("Welcome:", title)
-        extra = {"event": "welcome", "text_board": context["text_board_for"](seat.seat),
-                 "describe": with_labels(game.describe(state, seat.seat), context["names"],
-                                         context["labels"])}
-        board = board_ref(game, state, row.ply, seat.seat, last_notation(session, row.id),
-                          context["labels"])
-    enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id], kind=kind,
-            subject=subject, board=board, context={**context, **extra, "seat": seat})
+    invited = row.status == GameStatus.INVITED
+    board = None if invited else board_ref(
+        game, state, row.ply, seat.seat, last_notation(session, row.id),
+        game_context(row, game, state, seats, players)["labels"])
+
+    def context(reader: Reader) -> dict[str, object]:
+        shared = game_context(row, game, state, seats, players, reader)
+        if invited:
+            assert row.id is not None
+            return {**shared, "seat": seat, "welcome": True,
+                    "invite_url": site.links.invite_url(row.id, seat.seat,
+                                                        holder=seat.player_id)}
+        return {**shared, "seat": seat, "event": "welcome",
+                "text_board": shared["text_board_for"](seat.seat),
+                "describe": in_words(game.describe(state, seat.seat), shared["names"],
+                                     shared["labels"], reader)}
+
+    def subject(reader: Reader) -> str:
+        title = title_of(row, [players[s.player_id].name for s in seats], seat.seat, reader)
+        event = reader.gettext("Invitation:") if invited else reader.gettext("Welcome:")
+        return subject_line(event, title)
+
+    enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id],
+            kind="invitation" if invited else "notice", subject=subject, board=board,
+            context=context)
 
 
 def _tell_of_replacement(session: Session, now: datetime, site: Site, row: Game,
@@ -114,23 +143,30 @@ def _tell_of_replacement(session: Session, now: datetime, site: Site, row: Game,
     players = players_of(session, seats)
     old = session.get(Player, old_player_id)
     assert old is not None
-    context = game_context(row, game, state, seats, players)
-    names = context["player_names"]
+    names = [players[s.player_id].name for s in seats]
     substitute = names[mine.seat]
+
+    def context(reader: Reader, seat: Seat | None, **extra: object) -> dict[str, object]:
+        return {**game_context(row, game, state, seats, players, reader), "seat": seat, **extra}
+
     enqueue(session, now, site, row=row, seat=None, player=old, kind="notice",
-            subject=subject_line("You were replaced:", title_of(row, names, mine.seat)),
+            subject=lambda reader: subject_line(reader.gettext("You were replaced:"),
+                                                title_of(row, names, mine.seat, reader)),
             thread=old_thread,
-            context={**context, "seat": None, "event": "replaced", "seat_number": mine.seat,
-                     "substitute_name": substitute})
+            context=lambda reader: context(reader, None, event="replaced",
+                                           seat_number=mine.seat, substitute_name=substitute))
     for seat in seats:
         if seat.seat != mine.seat and seat.status != SeatStatus.DECLINED:
             enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id],
                     kind="notice",
-                    subject=subject_line(f"{substitute} replaces {old.name}:",
-                                         title_of(row, names, seat.seat)),
-                    context={**context, "seat": seat, "event": "substitute",
-                             "replaced_name": old.name,
-                             "substitute_label": context["labels"][mine.seat]})
+                    subject=lambda reader, seat=seat: subject_line(
+                        reader.gettext("%(substitute)s replaces %(old)s:",
+                                       substitute=substitute, old=old.name),
+                        title_of(row, names, seat.seat, reader)),
+                    context=lambda reader, seat=seat: context(
+                        reader, seat, event="substitute", replaced_name=old.name,
+                        substitute_label=game_context(row, game, state, seats, players,
+                                                      reader)["labels"][mine.seat]))
 
 
 def adjudicate(session: Session, now: datetime, site: Site, *, game_id: int,
@@ -138,10 +174,10 @@ def adjudicate(session: Session, now: datetime, site: Site, *, game_id: int,
     """End a running game with the organiser's result: ``winners`` are seats (none: a draw)."""
     row = lock_game(session, game_id)
     if row.status != GameStatus.ACTIVE:
-        raise GameNotActive("only a running game can be adjudicated")
+        raise GameNotActive(Text("only a running game can be adjudicated"))
     seats = seats_of(session, game_id)
     if any(not 0 <= w < len(seats) for w in winners) or len(set(winners)) != len(winners):
-        raise ServiceError("choose the winners among the game's seats")
+        raise ServiceError(Text("choose the winners among the game's seats"))
     game, state = current_state(row)
     players = players_of(session, seats)
     labels = labels_for(game, state, [players[s.player_id].name for s in seats])

@@ -6,6 +6,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
+from flask_babel import gettext as _
 from flask_login import current_user, login_required, logout_user
 from werkzeug.wrappers import Response
 
@@ -52,7 +53,7 @@ def login() -> Response | tuple[str, int]:
         user = authenticate(db_session, utc_now(), form.email.data or "", form.password.data or "")
     if user is None:
         form.password.data = ""
-        return _page(form, "That email address and password do not match.", next_url, 401)
+        return _page(form, _("That email address and password do not match."), next_url, 401)
     forget_account_failures(current_app)
     start_session(user)
     return redirect(next_url)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from flask import flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
 import engine
+from pbem.admin.actions import welcome_new_players
 from pbem.admin.forms import blank_form, read_form
 from pbem.admin.queries import BOUNCED, STATUSES, GameFilter, count_bounced, list_games
-from pbem.admin.support import PAGE_SIZE, actor, admin_blueprint
+from pbem.admin.support import PAGE_SIZE, actor, admin_blueprint, says
 from pbem.services import ServiceError, create_game
 from pbem.services.common import audit
 from pbem.web.support import database, site, utc_now
@@ -40,7 +42,7 @@ def new_game() -> Response | tuple[str, int]:
     game_type = (request.form if request.method == "POST" else request.args).get("game", "")
     info = engine.GAMES.get(game_type)
     if info is None:
-        error = f"There is no game {game_type!r}." if game_type else ""
+        error = _("There is no game %(game)s.", game=repr(game_type)) if game_type else ""
         return render_template("admin/choose_game.html", games=engine.GAMES,
                                error=error), 404 if game_type else 200
     if request.method != "POST":  # GET and HEAD only show the form
@@ -50,14 +52,16 @@ def new_game() -> Response | tuple[str, int]:
         now = utc_now()
         try:
             with database().write() as session:
+                # Before the game: its invitations are written in each player's language.
+                welcome_new_players(session, now, form.players, form.language)
                 row = create_game(session, now, site(), game_type=info.id, players=form.players,
                                   options=form.options,
                                   random_seats=form.values.get("seat_order") == "random",
                                   **form.service_args)
                 audit(session, now, "admin: game created", game_id=row.id, actor=actor())
         except ServiceError as error:
-            form.errors["form"] = str(error)
+            form.errors["form"] = says(error)
         else:
-            flash("Game created; the invitations are on their way.")
+            flash(_("Game created; the invitations are on their way."))
             return redirect(url_for("admin_game.game_detail", game_id=row.id), 303)
     return render_template("admin/new_game.html", form=form), 422

@@ -13,14 +13,23 @@ from datetime import timedelta
 from functools import cache
 from typing import Any
 
+from flask import current_app
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from flask_babel import ngettext
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, HiddenField, StringField
 
 import engine
+from engine.bots import LEVELS
 from pbem.addresses import BadAddress, BadName, check_address, check_name
+from pbem.admin.support import says
 from pbem.clock.controls import BadTimeControl, parse_duration, parse_time_control
 from pbem.clock.deadlines import POLICIES, POLICY_LABELS, default_timeout_policy
+from pbem.i18n import LANGUAGES, supported
 from pbem.services import PlayerSpec
+from pbem.services.games import bot_spec
+from pbem.web.csrf import REFUSED
 
 DEFAULT_TIME_CONTROL = "3d"
 DEFAULT_REMINDERS = "24h, 2h"
@@ -35,6 +44,9 @@ class NewGameFields(FlaskForm):
     timeout_policy = StringField()
     reminders = StringField(default=DEFAULT_REMINDERS)
     vacations_allowed = BooleanField(default=True)
+    # Of the players this form creates; players known already keep theirs. The page offers
+    # LANGUAGES, each by its own name; read_form checks the choice.
+    language = StringField(_l("Language of new players"))
 
 
 @cache
@@ -44,7 +56,8 @@ def form_class(info: engine.GameInfo) -> type[NewGameFields]:
                               for o in info.options}
     for row in range(info.max_players):
         fields |= {f"name-{row}": StringField(default=""),
-                   f"email-{row}": StringField(default="")}
+                   f"email-{row}": StringField(default=""),
+                   f"kind-{row}": StringField(default="person")}
     return type(f"NewGameForm_{info.id}", (NewGameFields,), fields)
 
 
@@ -58,14 +71,28 @@ class CreateGameForm:
     players: list[PlayerSpec] = field(default_factory=list)
     options: dict[str, object] = field(default_factory=dict)
     service_args: dict[str, Any] = field(default_factory=dict)
+    language: str = "en"  # of the players this form creates
 
     @property
     def seat_rows(self) -> int:
         return self.info.max_players
 
     @property
+    def seat_kinds(self) -> list[tuple[str, str]]:
+        """Who may sit at a seat: a person, or the computer at a level."""
+        names = {"easy": _("easy"), "normal": _("normal"), "strong": _("strong")}
+        return [("person", _("a person (name and address)"))] + [
+            (f"bot:{level}", _("the computer (%(level)s)", level=names.get(level, level)))
+            for level in LEVELS]
+
+    @property
     def policies(self) -> list[tuple[str, str]]:
         return [(p, POLICY_LABELS[p]) for p in POLICIES]
+
+
+def default_language() -> str:
+    """The language new players get unless the organiser chooses (``PBEM_DEFAULT_LANGUAGE``)."""
+    return supported(current_app.config.get("DEFAULT_LANGUAGE"), "en")
 
 
 def _typed(form: NewGameFields) -> dict[str, str]:
@@ -80,7 +107,8 @@ def blank_form(info: engine.GameInfo) -> CreateGameForm:
     """The form as first shown: every default filled in (a GET reads no form data)."""
     form = form_class(info)()
     form.timeout_policy.data = default_timeout_policy(info.id)
-    return CreateGameForm(info, _typed(form))
+    form.language.data = default_language()
+    return CreateGameForm(info, _typed(form), language=str(form.language.data))
 
 
 def _reminders(text: str) -> list[timedelta]:
@@ -89,7 +117,8 @@ def _reminders(text: str) -> list[timedelta]:
         if part.strip():
             offset = parse_duration(part.strip())
             if offset <= timedelta(0):
-                raise BadTimeControl("each reminder must be a time before the deadline, e.g. 2h")
+                raise BadTimeControl(_("each reminder must be a time before the deadline, "
+                                       "e.g. 2h"))
             offsets.append(offset)
     return offsets
 
@@ -100,25 +129,35 @@ def _players(result: CreateGameForm) -> None:
     emails: set[str] = set()
     for row in range(info.max_players):
         name, address = values.get(f"name-{row}", ""), values.get(f"email-{row}", "")
+        kind = values.get(f"kind-{row}", "person") or "person"
+        if kind != "person":  # the computer at a level: no name or address to check
+            level = kind.removeprefix("bot:")
+            if level not in LEVELS:
+                errors[f"kind-{row}"] = _("choose a person or one of the computer's levels")
+                continue
+            result.players.append(bot_spec(level))
+            continue
         if not name and not address:
             continue
         try:
             address = check_address(address)
         except BadAddress as error:
-            errors[f"email-{row}"] = str(error)
+            errors[f"email-{row}"] = says(error)
         else:
             if address in emails:
-                errors[f"email-{row}"] = "each player needs their own email address"
+                errors[f"email-{row}"] = _("each player needs their own email address")
             emails.add(address)
         try:
             name = check_name(name, default=address.partition("@")[0])
         except BadName as error:
-            errors[f"name-{row}"] = str(error)
+            errors[f"name-{row}"] = says(error)
         result.players.append(PlayerSpec(name, address))
     count = len(result.players)
     if not info.min_players <= count <= info.max_players:
-        errors["players"] = (f"{info.name} needs {info.min_players} to {info.max_players} "
-                             f"players; you entered {count}")
+        errors["players"] = ngettext(
+            "%(game)s needs %(min)d to %(max)d players; you entered %(num)d",
+            "%(game)s needs %(min)d to %(max)d players; you entered %(num)d", count,
+            game=_(info.name), min=info.min_players, max=info.max_players)
 
 
 def read_form(info: engine.GameInfo) -> CreateGameForm:
@@ -133,25 +172,30 @@ def read_form(info: engine.GameInfo) -> CreateGameForm:
         try:
             result.options[option.name] = option.coerce(values.get(key) or str(option.default))
         except engine.UnknownGame as error:
-            errors[key] = str(error)
+            errors[key] = says(error)
     _players(result)
     if (values.get("seat_order") or "given") not in ("given", "random"):
-        errors["seat_order"] = "choose the order as given or random"
+        errors["seat_order"] = _("choose the order as given or random")
     try:
         control = parse_time_control(values.get("time_control") or DEFAULT_TIME_CONTROL)
     except BadTimeControl as error:
-        errors["time_control"] = str(error)
+        errors["time_control"] = says(error)
         control = None
     policy = values.get("timeout_policy") or default_timeout_policy(info.id)
     if policy not in POLICIES:
-        errors["timeout_policy"] = f"choose one of {', '.join(POLICIES)}"
+        errors["timeout_policy"] = _("choose one of %(choices)s", choices=", ".join(POLICIES))
     try:
         reminders = _reminders(values.get("reminders", ""))
     except BadTimeControl as error:
-        errors["reminders"] = str(error)
+        errors["reminders"] = says(error)
         reminders = []
+    language = values.get("language") or default_language()
+    if language not in LANGUAGES:
+        errors["language"] = _("choose one of %(choices)s", choices=", ".join(LANGUAGES))
+    result.language = language
     if form.errors.get("csrf_token"):
-        errors["form"] = str(form.errors["csrf_token"][0])
+        # Flask-WTF words its token errors in English only: say what the site says instead.
+        errors["form"] = str(REFUSED)
     if not errors:
         result.service_args = {"time_control": control, "timeout_policy": policy,
                                "reminders": reminders,

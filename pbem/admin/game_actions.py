@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from flask import abort, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from sqlmodel import Session
 from werkzeug.wrappers import Response
 
@@ -26,11 +28,13 @@ from pbem.admin.action_forms import (
     typed_values,
 )
 from pbem.admin.game_detail import load_game
-from pbem.admin.support import actor, admin_blueprint, current_admin
+from pbem.admin.support import actor, admin_blueprint, current_admin, says
+from pbem.admin.words import word
 from pbem.models import Game, GameStatus, SeatStatus
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, ServiceError
 from pbem.services.common import players_of, seats_of
+from pbem.web.language import current_reader
 from pbem.web.support import database, site, utc_now
 
 bp = admin_blueprint("admin_action")
@@ -38,7 +42,8 @@ bp = admin_blueprint("admin_action")
 
 @dataclass(frozen=True)
 class Action:
-    title: str  # the button and the page's heading
+    title: str  # the page's heading (lazy: said in the page's language)
+    confirm: str  # the button that does it
     explain: str  # what will happen, said before it happens
     run: Callable[[Session, Game, ConfirmForm], str]  # does it; returns what to tell
     form: type[ConfirmForm] = ConfirmForm  # what it asks for
@@ -51,7 +56,7 @@ def _extend(session: Session, row: Game, form: ConfirmForm) -> str:
     assert isinstance(form, ExtendForm) and row.id is not None
     extend_deadline(session, row.id, by=form.duration(), now=utc_now(), actor=actor(),
                     site=site())
-    return f"Deadline extended by {form.by.data.strip()}."
+    return _("Deadline extended by %(time)s.", time=form.by.data.strip())
 
 
 def _pause(session: Session, row: Game, form: ConfirmForm) -> str:
@@ -59,7 +64,7 @@ def _pause(session: Session, row: Game, form: ConfirmForm) -> str:
 
     assert row.id is not None
     pause_game(session, row.id, now=utc_now(), actor=actor(), site=site())
-    return "Game paused."
+    return _("Game paused.")
 
 
 def _resume(session: Session, row: Game, form: ConfirmForm) -> str:
@@ -67,13 +72,13 @@ def _resume(session: Session, row: Game, form: ConfirmForm) -> str:
 
     assert row.id is not None
     resume_game(session, row.id, now=utc_now(), actor=actor(), site=site())
-    return "Game resumed."
+    return _("Game resumed.")
 
 
 def _resend(session: Session, row: Game, form: ConfirmForm) -> str:
     assert row.id is not None
     actions.resend_turn_email(session, utc_now(), site(), game_id=row.id, actor=actor())
-    return "The turn email is on its way again."
+    return _("The turn email is on its way again.")
 
 
 def _replace(session: Session, row: Game, form: ConfirmForm) -> str:
@@ -82,41 +87,47 @@ def _replace(session: Session, row: Game, form: ConfirmForm) -> str:
     actions.replace_player(session, utc_now(), site(), game_id=row.id, seat=seat,
                            new_player=PlayerSpec(name, address), actor=actor(),
                            admin_id=current_admin().id)
-    return f"{name} <{address}> now plays seat {seat + 1}; the old links no longer work."
+    return _("%(name)s <%(address)s> now plays seat %(seat)d; the old links no longer work.",
+             name=name, address=address, seat=seat + 1)
 
 
 def _adjudicate(session: Session, row: Game, form: ConfirmForm) -> str:
     assert isinstance(form, AdjudicateForm) and row.id is not None
     actions.adjudicate(session, utc_now(), site(), game_id=row.id, winners=form.winner.data,
                        reason=form.reason.data, actor=actor())
-    return "Result recorded; the players are told."
+    return _("Result recorded; the players are told.")
 
 
 def _abort(session: Session, row: Game, form: ConfirmForm) -> str:
     assert isinstance(form, AbortForm) and row.id is not None
     actions.abort(session, utc_now(), site(), game_id=row.id,
                   reason=(form.reason.data or "").strip(), actor=actor())
-    return "Game aborted; the players are told."
+    return _("Game aborted; the players are told.")
 
 
 ACTIONS: dict[str, Action] = {
-    "resend": Action("Resend the turn email",
-                     "The player to move gets their turn email again, with the same move link.",
+    "resend": Action(_l("Resend the turn email"), _l("Confirm: resend the turn email"),
+                     _l("The player to move gets their turn email again, with the same move "
+                        "link."),
                      _resend, needs_running=True),
-    "extend": Action("Extend the deadline",
-                     "The player to move gets this much more time; everyone is told.",
+    "extend": Action(_l("Extend the deadline"), _l("Confirm: extend the deadline"),
+                     _l("The player to move gets this much more time; everyone is told."),
                      _extend, ExtendForm, needs_running=True),
-    "pause": Action("Pause the game", "The clock stops and moves wait until you resume; "
-                    "everyone is told.", _pause, needs_running=True),
-    "resume": Action("Resume the game", "The clock runs again with the time that was left.",
+    "pause": Action(_l("Pause the game"), _l("Confirm: pause the game"),
+                    _l("The clock stops and moves wait until you resume; everyone is told."),
+                    _pause, needs_running=True),
+    "resume": Action(_l("Resume the game"), _l("Confirm: resume the game"),
+                     _l("The clock runs again with the time that was left."),
                      _resume, needs_running=True),
-    "replace": Action("Replace a player",
-                      "The new player takes over the seat and gets fresh links by email. Links "
-                      "sent to the player they replace stop working.", _replace, ReplaceForm),
-    "adjudicate": Action("Adjudicate the result",
-                         "The game ends now with the result you choose; everyone is told.",
+    "replace": Action(_l("Replace a player"), _l("Confirm: replace a player"),
+                      _l("The new player takes over the seat and gets fresh links by email. "
+                         "Links sent to the player they replace stop working."),
+                      _replace, ReplaceForm),
+    "adjudicate": Action(_l("Adjudicate the result"), _l("Confirm: adjudicate the result"),
+                         _l("The game ends now with the result you choose; everyone is told."),
                          _adjudicate, AdjudicateForm, needs_running=True),
-    "abort": Action("Abort the game", "The game ends without a result; everyone is told.",
+    "abort": Action(_l("Abort the game"), _l("Confirm: abort the game"),
+                    _l("The game ends without a result; everyone is told."),
                     _abort, AbortForm),
 }
 
@@ -129,8 +140,9 @@ def _lineup(row: Game) -> list[tuple[int, str, object]]:
         players = players_of(session, seats)
     game, state = current_state(row)
     names = game.seat_names(state)
-    return [(s.seat, names[s.seat] if s.seat < len(names) else f"Seat {s.seat + 1}",
-             players[s.player_id]) for s in seats]
+    reader = current_reader()
+    return [(s.seat, reader.text(names[s.seat]) if s.seat < len(names)
+             else _("Seat %(number)d", number=s.seat + 1), players[s.player_id]) for s in seats]
 
 
 def _declined_seat(row: Game) -> int | None:
@@ -171,7 +183,8 @@ def game_action(game_id: int, name: str) -> Response | tuple[str, int]:
         GameStatus.INVITED, GameStatus.ACTIVE)
     if not usable:
         return _page(row, name, form, lineup, 409,
-                     f"This game is {row.status}: this action is not available.")
+                     _("This game is %(status)s: this action is not available.",
+                       status=word(row.status)))
     if request.method != "POST":  # GET and HEAD only show what would happen
         _suggest(row, form)
         return _page(row, name, form, lineup, 200)
@@ -181,6 +194,6 @@ def game_action(game_id: int, name: str) -> Response | tuple[str, int]:
         with database().write() as session:
             message = action.run(session, row, form)
     except ServiceError as error:
-        return _page(row, name, form, lineup, 409, str(error))
+        return _page(row, name, form, lineup, 409, says(error))
     flash(message)
     return redirect(url_for("admin_game.game_detail", game_id=game_id), 303)

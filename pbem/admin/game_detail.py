@@ -14,6 +14,8 @@ from pbem.admin.support import admin_blueprint
 from pbem.models import AuditEntry, Game, GameStatus, Move, MoveSource, Player, Seat, SeatStatus
 from pbem.positions import current_state, moves_of
 from pbem.services.common import players_of, seats_of
+from pbem.services.results import result_in
+from pbem.web.language import current_reader
 from pbem.web.support import board_svg, database, site, utc_now
 
 bp = admin_blueprint("admin_game")
@@ -98,4 +100,6 @@ def game_detail(game_id: int) -> str:
         open=row.status in (GameStatus.INVITED, GameStatus.ACTIVE),
         declined=declined(row, seats, players),
         public_url=site().links.game_url(row.public_id),
+        result=result_in(row, seats, [players[s.player_id].name for s in seats],
+                         current_reader()),
     )

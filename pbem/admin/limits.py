@@ -18,10 +18,12 @@ import time
 from typing import Any
 
 from flask import Flask, Response, render_template, request
+from flask_babel import ngettext
 from flask_limiter import Limiter, RequestLimit
 from flask_login import current_user
 
 from pbem.admin.account_forms import LoginForm, PasswordForm, SignOutEverywhereForm
+from pbem.admin.passwords import MIN_PASSWORD_LENGTH
 from pbem.db import Database
 
 LOGIN_LIMIT = "5 per 15 minutes"
@@ -68,7 +70,9 @@ def _too_many(limit: RequestLimit) -> Response:
     """The login page again, saying how long to wait."""
     minutes = max(1, math.ceil((limit.reset_at - time.time()) / 60))
     form = LoginForm()
-    error = f"Too many failed logins. Please wait {minutes} minutes and try again."
+    error = ngettext("Too many failed logins. Please wait %(num)d minute and try again.",
+                     "Too many failed logins. Please wait %(num)d minutes and try again.",
+                     minutes)
     return Response(render_template("admin/login.html", form=form, error=error,
                                     next_url=request.form.get("next", "")), 429)
 
@@ -77,9 +81,12 @@ def _too_many_passwords(limit: RequestLimit) -> Response:
     """The account page again, saying how long to wait."""
     minutes = max(1, math.ceil((limit.reset_at - time.time()) / 60))
     form = PasswordForm()
-    form.current.errors = [f"Too many tries. Please wait {minutes} minutes and try again."]
+    form.current.errors = [ngettext("Too many tries. Please wait %(num)d minute and try again.",
+                                    "Too many tries. Please wait %(num)d minutes and try again.",
+                                    minutes)]
     return Response(render_template("admin/account.html", form=form,
-                                    everywhere=SignOutEverywhereForm()), 429)
+                                    everywhere=SignOutEverywhereForm(),
+                                    min_length=MIN_PASSWORD_LENGTH), 429)
 
 
 def init_app(app: Flask, database: Database) -> Limiter:

@@ -14,6 +14,8 @@ import hashlib
 import hmac
 import secrets
 
+from engine.text import Text
+
 # n=2**15, r=8: about 32 MiB and a few tens of milliseconds per check (OWASP's scrypt minimum
 # is n=2**17 with r=8 only for p=1 at higher memory; this stays inside OpenSSL's default limit).
 SCRYPT_N = 2**15
@@ -54,7 +56,9 @@ def check_password(password: str, stored: str) -> bool:
 
 def check_strength(password: str) -> None:
     if len(password) < MIN_PASSWORD_LENGTH:
-        raise WeakPassword(f"use at least {MIN_PASSWORD_LENGTH} characters")
+        raise WeakPassword(Text.counted("use at least %(count)d character",
+                                        "use at least %(count)d characters",
+                                        MIN_PASSWORD_LENGTH))
 
 
 def new_password() -> str:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from flask_babel import gettext as _
 from sqlalchemy import func, or_
 from sqlmodel import Session, col, select
 
@@ -249,10 +250,10 @@ def audit_actors(session: Session, entries: list[AuditEntry]) -> list[tuple[Audi
         elif entry.player_id in emails:
             who = emails[entry.player_id]
         elif entry.action == "move" and detail.get("source") in AUTOMATIC_SOURCES:
-            who = "scheduler"
+            who = _("scheduler")
         elif entry.action == "move":
-            who = f"the player of seat {int(detail.get('seat', 0)) + 1}"
+            who = _("the player of seat %(number)d", number=int(detail.get("seat", 0)) + 1)
         else:
-            who = "system"
+            who = _("system")
         described.append((entry, who))
     return described

@@ -9,7 +9,9 @@ from flask import Blueprint
 from flask_login import current_user, login_required
 from werkzeug.wrappers import Response
 
+from engine.text import Text
 from pbem.models import AdminUser
+from pbem.web.language import current_reader
 
 PAGE_SIZE = 25
 
@@ -40,3 +42,15 @@ def current_admin() -> AdminUser:
 def actor() -> str:
     """How the audit log names the organiser acting now."""
     return current_admin().email
+
+
+def says(error: BaseException) -> str:
+    """What ``error`` says, in the page's language: a message written as a
+    :class:`~engine.text.Text` (or an engine error's ``text``) is translated, others are shown
+    as they are."""
+    message = getattr(error, "text", None)
+    if not isinstance(message, Text):
+        message = error.args[0] if error.args else ""
+    if isinstance(message, Text):
+        return current_reader().text(message)
+    return str(error)

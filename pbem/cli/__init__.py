@@ -24,6 +24,7 @@ import click
 from pbem.cli.common import checked_config, open_database
 from pbem.config import load_config
 from pbem.db import Database
+from pbem.i18n import LANGUAGES
 from pbem.services.common import site_from_config
 
 DEMO_PLAYERS = ("Alice <alice@example.test>", "Bob <bob@example.test>")
@@ -100,11 +101,17 @@ def serve(host: str, port: int) -> None:
               type=click.Choice(["pass", "random", "forfeit", "grace", "hold"]),
               help="When a clock runs out (default: the game's own).")
 @click.option("--no-vacations", is_flag=True, help="Players' absences do not stop the clock.")
+@click.option("--language", default=None, type=click.Choice(list(LANGUAGES)),
+              help="The language of the players this creates (their emails and pages); players"
+                   " pbem knows already keep theirs [default: PBEM_DEFAULT_LANGUAGE].")
 def create_game_command(game: str, options: tuple[str, ...], players: tuple[str, ...],
                         per_move: str | None, random_seats: bool, time_control: str | None,
-                        timeout_policy: str | None, no_vacations: bool) -> None:
+                        timeout_policy: str | None, no_vacations: bool,
+                        language: str | None) -> None:
     """Create a game and email the invitations; prints its id and page URL."""
+    from pbem.admin.actions import welcome_new_players
     from pbem.clock.controls import BadTimeControl, parse_time_control
+    from pbem.i18n import supported
     from pbem.services import ServiceError, create_game, parse_player
 
     try:
@@ -122,9 +129,14 @@ def create_game_command(game: str, options: tuple[str, ...], players: tuple[str,
     database = open_database(config)
     site = site_from_config(database, config)
     try:
+        specs = [parse_player(p) for p in players]
         with database.write() as session:
-            row = create_game(session, datetime.now(UTC), site, game_type=game, options=parsed,
-                              players=[parse_player(p) for p in players],
+            now = datetime.now(UTC)
+            # Before the game: its invitations are written in each player's language.
+            welcome_new_players(session, now, specs,
+                                language or supported(config.get("DEFAULT_LANGUAGE"), "en"))
+            row = create_game(session, now, site, game_type=game, options=parsed,
+                              players=specs,
                               per_move=parse_duration(per_move) if per_move else None,
                               random_seats=random_seats, time_control=control,
                               timeout_policy=timeout_policy,

@@ -29,6 +29,8 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from engine.text import Text
+
 ZERO = timedelta(0)
 ONE_DAY = timedelta(days=1)
 DEFAULT_ALLOWANCE_DAYS = 30
@@ -334,21 +336,25 @@ def check_absence(
     """
     existing = list(existing)
     if end < start:
-        return AbsenceCheck(f"the absence ends ({end}) before it starts ({start})")
+        return AbsenceCheck(Text("the absence ends (%(end)s) before it starts (%(start)s)",
+                                 end=str(end), start=str(start)))
     if start < today:
-        return AbsenceCheck(f"the absence starts in the past ({start}; today is {today})")
+        return AbsenceCheck(Text("the absence starts in the past (%(start)s; today is %(today)s)",
+                                 start=str(start), today=str(today)))
     wanted = Absence(start, end)
     for other in sorted(existing):
         if other.overlaps(wanted):
-            return AbsenceCheck(f"it overlaps your absence {other}")
+            return AbsenceCheck(Text("it overlaps your absence %(absence)s", absence=str(other)))
     if allowance_days <= 0:
-        return AbsenceCheck("vacations are not allowed here")
+        return AbsenceCheck(Text("vacations are not allowed here"))
     for year in range(start.year, end.year + 1):
         needed = days_in_year([wanted], year)
         left = max(0, allowance_days - days_in_year(existing, year))
         if needed > left:
-            return AbsenceCheck(
-                f"this absence needs {needed} days in {year}, but only {left} of your"
-                f" {allowance_days} vacation days for {year} are left"
-            )
+            return AbsenceCheck(Text.counted(
+                "this absence needs %(count)d day in %(year)d, but only %(left)d of your"
+                " %(allowance)d vacation days for %(year)d are left",
+                "this absence needs %(count)d days in %(year)d, but only %(left)d of your"
+                " %(allowance)d vacation days for %(year)d are left",
+                needed, year=year, left=left, allowance=allowance_days))
     return AbsenceCheck()

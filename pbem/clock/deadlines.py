@@ -19,6 +19,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 import engine
+from engine.text import N_
 from pbem.clock.controls import (
     DEFAULT_REMINDERS,
     Absence,
@@ -32,13 +33,17 @@ from pbem.clock.controls import (
 from pbem.errors import ServiceError
 from pbem.models import Game, GameStatus, Player, PlayerAbsence, Seat
 
-POLICIES = ("pass", "random", "forfeit", "grace", "hold")
+POLICIES = ("pass", "random", "bot", "forfeit", "forfeit-bot", "grace", "hold")
+# In English; translate where shown (reader.gettext, or gettext on a page).
 POLICY_LABELS = {
-    "pass": "pass for the player (a random move where passing is not allowed)",
-    "random": "play a random legal move for the player",
-    "forfeit": "the player loses (with three or more, a stand-in plays their seat)",
-    "grace": "one extension of the same length, then pass or a random move",
-    "hold": "the game waits and the organisers are alerted",
+    "pass": N_("pass for the player (a random move where passing is not allowed)"),
+    "random": N_("play a random legal move for the player"),
+    "bot": N_("the computer plays the move for the player (they play on from their next turn)"),
+    "forfeit": N_("the player loses (with three or more, a stand-in plays their seat)"),
+    "forfeit-bot": N_("the player loses (with three or more, the computer plays their seat to "
+                      "the end)"),
+    "grace": N_("one extension of the same length, then pass or a random move"),
+    "hold": N_("the game waits and the organisers are alerted"),
 }
 DEFAULT_TIME_CONTROL: TimeControl = PerMove()
 SECOND = timedelta(seconds=1)

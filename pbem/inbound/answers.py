@@ -3,6 +3,9 @@
 Every answer goes to the outbox like any other email, in the thread of the message it answers
 (``In-Reply-To`` its Message-ID), and carries a fresh reply address, so the conversation can go on
 by mail. Refusals are limited per sender and hour: two robots answering each other stop quickly.
+
+Answers are written in the language of the player they go to (:func:`reader_for`); a sender
+pbem does not know gets the site's default language (``PBEM_DEFAULT_LANGUAGE``).
 """
 
 from __future__ import annotations
@@ -16,11 +19,15 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 import engine
-from pbem.models import Game, InboundMail, OutboxEmail, Player, Seat
+from engine.text import N_
+from pbem.i18n import ENGLISH, Reader, supported
+from pbem.inbound.reading import command_words
+from pbem.models import Game, GameStatus, InboundMail, OutboxEmail, Player, Seat
 from pbem.positions import current_state, last_notation
 from pbem.reply_addresses import message_id, token_in_address
 from pbem.services.common import Site, players_of, seats_of
-from pbem.services.notify import board_ref, game_context, subject_of
+from pbem.services.notify import board_ref, game_context
+from pbem.services.results import shown_result
 from pbem.templating import render_email
 
 REFUSALS_PER_HOUR = 5
@@ -37,8 +44,40 @@ class Thread:
 
     @property
     def answer_subject(self) -> str:
+        """"Re: " and the subject of the message answered (in whatever language it was)."""
         subject = " ".join(self.subject.split())
         return subject if subject.lower().startswith("re:") else f"Re: {subject}".strip()
+
+    def subject_for(self, reader: Reader, kind: str) -> str:
+        """The answer's subject: :attr:`answer_subject`, or where the message had no subject,
+        what the answer is, in ``reader``'s language."""
+        if " ".join(self.subject.split()) or kind not in SUBJECTS:
+            return self.answer_subject
+        return reader.gettext(SUBJECTS[kind])
+
+
+# The subjects of answers to messages that had none ("Re:" alone says nothing).
+SUBJECTS = {
+    "reply_receipt": N_("Your move was played"),
+    "reply_refused": N_("Your message was not carried out"),
+    "reply_help": N_("How to play by mail"),
+    "reply_board": N_("The board now"),
+    "reply_status": N_("Where your game stands"),
+    "reply_games": N_("Your running games"),
+    "reply_resign": N_("Do you want to resign?"),
+    "reply_vacation": N_("Your vacation is recorded"),
+}
+
+# A game's status as the status answer names it (a game that is not running).
+STATUS_WORDS = {GameStatus.INVITED: N_("not started yet"), GameStatus.ACTIVE: N_("running"),
+                GameStatus.FINISHED: N_("finished"), GameStatus.ABORTED: N_("aborted")}
+
+
+def reader_for(site: Site, player: Player | None) -> Reader:
+    """Whom an answer is for: the player's language and time zone, or for a sender we do not
+    know (or a player without a language we speak) the site's default language."""
+    default = supported(getattr(site, "default_language", None), "en")
+    return Reader.of(player, default) if player is not None else Reader(default)
 
 
 def refusals_left(session: Session, now: datetime, sender: str) -> bool:
@@ -60,36 +99,48 @@ def example_moves(game: engine.Game, state: Any, seat: int) -> list[str]:  # typ
 def answer(
     session: Session, now: datetime, site: Site, thread: Thread, *, kind: str,
     row: Game | None = None, seat: Seat | None = None, player: Player | None = None,
-    with_board: bool = False, reply_to: str = "", **context: Any,
+    with_board: bool = False, reply_to: str = "", reader: Reader | None = None,
+    **context: Any,
 ) -> OutboxEmail:
     """Write ``email/<kind>.txt`` and ``.html`` to ``thread.sender`` (or ``player``), in the
-    thread of the message being answered; with the seat's board when ``with_board``."""
+    thread of the message being answered; with the seat's board when ``with_board``. The
+    answer is in ``reader``'s language (by default :func:`reader_for` the player)."""
+    reader = reader or reader_for(site, player)
     game_context_values: dict[str, Any] = {}
     board = None
     if row is not None and row.id is not None:
         game, state = current_state(row)
         seats = seats_of(session, row.id)
         players = players_of(session, seats)
-        game_context_values = game_context(row, game, state, seats, players)
+        game_context_values = game_context(row, game, state, seats, players, reader=reader)
+        labels = {reader: game_context_values["labels"]}
+        game_context_values["result"] = shown_result(
+            row.result or "", game, state, list(row.winners or []),
+            [s.seat for s in seats if s.resigned], [s.seat for s in seats if s.forfeited],
+            lambda r: labels.get(r) or game_context(row, game, state, seats, players, r)["labels"],
+            reader)
         if seat is not None:
             game_context_values["examples"] = example_moves(game, state, seat.seat)
             if with_board:
                 last = last_notation(session, row.id)
-                board = board_ref(game, state, row.ply, seat.seat, last)
+                board = board_ref(game, state, row.ply, seat.seat, last).for_reader(reader)
+    subject = thread.subject_for(reader, kind)
     values = {**game_context_values, "player": player, "seat": seat, "board": board,
-              "subject": thread.answer_subject, "links": site.links,
-              "reply_address": reply_to, **context}
+              "subject": subject, "links": site.links, "reply_address": reply_to,
+              "words": command_words(reader.language), "status_words": STATUS_WORDS,
+              **context}
     email = OutboxEmail(
         game_id=row.id if row is not None else None,
         player_id=player.id if player is not None else None,
         kind=kind,
         to_address=player.email if player is not None else thread.sender,
         to_name=player.name if player is not None else "",
-        subject=thread.answer_subject,
-        text_body=render_email(f"email/{kind}.txt", **values),
-        html_body=render_email(f"email/{kind}.html", **values),
+        subject=subject,
+        text_body=render_email(f"email/{kind}.txt", reader, **values),
+        html_body=render_email(f"email/{kind}.html", reader, **values),
         image_ply=board.ply if board else None,
         image_viewer=board.viewer if board else None,
+        image_language=reader.language,
         message_id=answer_message_id(site, kind, reply_to),
         in_reply_to=thread.message_id,
         reply_to=reply_to,
@@ -110,16 +161,20 @@ def answer_message_id(site: Site, kind: str, reply_to: str) -> str:
     return message_id(token, site.mail_domain, unique)
 
 
-def games_of(session: Session, site: Site, player_id: int) -> list[dict[str, Any]]:
-    """The player's running games with what to do in each, for the ``games`` command."""
+def games_of(session: Session, site: Site, player_id: int, reader: Reader = ENGLISH
+             ) -> list[dict[str, Any]]:
+    """The player's running games with what to do in each, for the ``games`` command (the
+    games' names in ``reader``'s language)."""
     rows = session.exec(select(Game, Seat).join(Seat, col(Seat.game_id) == Game.id).where(
         Seat.player_id == player_id, Game.status == "active").order_by(col(Game.id))).all()
     found = []
     for row, seat in rows:
         assert row.id is not None
         mine = row.to_move == seat.seat
+        info = engine.GAMES.get(row.game_type)
         found.append({
-            "title": subject_of(row, []).split(":")[0], "public_id": row.public_id,
+            "title": reader.gettext(info.name) if info else row.game_type,
+            "public_id": row.public_id,
             "your_turn": mine, "deadline": row.deadline,
             "url": site.links.move_url(row.id, seat.seat, row.ply, holder=player_id) if mine
             else site.links.seat_view_url(row.id, seat.seat, holder=player_id)})

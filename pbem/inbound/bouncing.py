@@ -15,6 +15,7 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from pbem.clock.deadlines import refresh_due
+from pbem.i18n import Reader
 from pbem.models import Game, GameStatus, MailStatus, OutboxEmail, Player, Seat
 from pbem.services.common import Site, audit, lock_game
 from pbem.services.timeouts import alert_organiser
@@ -76,7 +77,14 @@ def hold_for_bounce(session: Session, now: datetime, site: Site, game_id: int,
         row.held_since = now
         refresh_due(row)
         session.add(row)
-    clock = (" Their clock is stopped until you act: extend the deadline or replace the player."
-             if waiting else "")
-    alert_organiser(session, now, site, row,
-                    f"Mail to {player.name} <{player.email}> bounced.{clock}")
+
+    def text(reader: Reader) -> str:
+        """The alert in the organiser's language (an alert address gets the site's)."""
+        bounced = reader.gettext("Mail to %(name)s <%(address)s> bounced.", name=player.name,
+                                 address=player.email)
+        if not waiting:
+            return bounced
+        return " ".join((bounced, reader.gettext(
+            "Their clock is stopped until you act: extend the deadline or replace the player.")))
+
+    alert_organiser(session, now, site, row, text)

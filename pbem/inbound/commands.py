@@ -3,7 +3,12 @@
 Moves go through :func:`pbem.services.submit_move`, exactly as from the move page, so the next
 player's turn email goes out as usual. A turn of several steps is applied in one savepoint: all
 steps or none. Commands: ``help``, ``board``, ``status``, ``games``, ``pass``, ``resign`` (only a
-reply to the confirmation request resigns) and ``vacation 5d``.
+reply to the confirmation request resigns) and ``vacation 5d``, or their words in Dutch, German or
+Italian (:data:`pbem.inbound.reading.COMMAND_WORDS`).
+
+Every answer is in the seat holder's language. Refusals say why with a :class:`engine.text.Text`
+(the engine's reason for an illegal move among them), translated for the holder; the outcome's
+``detail`` keeps the English, for the log and the dashboard.
 """
 
 from __future__ import annotations
@@ -12,12 +17,22 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from babel.dates import format_date
 from sqlmodel import Session
 
 import engine
+from engine.text import Text
 from pbem.clock.arithmetic import local_date
-from pbem.inbound.answers import Thread, answer, example_moves, games_of, refusals_left
-from pbem.inbound.reading import Reply
+from pbem.i18n import Reader
+from pbem.inbound.answers import (
+    Thread,
+    answer,
+    example_moves,
+    games_of,
+    reader_for,
+    refusals_left,
+)
+from pbem.inbound.reading import Reply, command_words
 from pbem.models import Game, GameStatus, MoveSource, Player, Seat
 from pbem.positions import current_state
 from pbem.reply_addresses import ReplyFields, make_reply_token, reply_address
@@ -52,6 +67,16 @@ class Context:
     fields: ReplyFields
     stranger: bool  # the reply came from another address than the holder's
 
+    @property
+    def reader(self) -> Reader:
+        """The seat holder, who gets every answer (also to a reply from another address)."""
+        return reader_for(self.site, self.holder)
+
+    @property
+    def words(self) -> dict[str, str]:
+        """The command words of the holder's language."""
+        return command_words(self.reader.language)
+
     def reply_to(self, purpose: str = "move") -> str:
         """A fresh reply address for this seat at the game's current ply."""
         if not self.site.reply_address or self.row.id is None:
@@ -66,16 +91,26 @@ class Context:
         answer(self.session, self.now, self.site, self.thread, kind=kind, row=self.row,
                seat=self.seat, player=self.holder, with_board=with_board,
                reply_to=self.reply_to(purpose), stranger=self.stranger,
-               stranger_address=self.thread.sender, **values)
+               stranger_address=self.thread.sender, reader=self.reader, **values)
 
     def refuse(self, reason: str, text: str, **values: Any) -> Outcome:
+        """Refuse with ``text`` (a :class:`Text`, said in the holder's language)."""
         if not refusals_left(self.session, self.now, self.thread.sender):
             return Outcome("refused", f"{reason}: {text}", self.row.id)
-        self.send("reply_refused", reason=text, **values)
+        self.send("reply_refused", reason=self.reader.text(text), **values)
         return Outcome("refused", f"{reason}: {text}", self.row.id, answered=True)
 
     def done(self, kind: str, detail: str) -> Outcome:
         return Outcome(kind, detail, self.row.id, answered=True)
+
+
+def reason_of(error: Exception) -> str:
+    """Why a move or a service was refused: the engine's :class:`Text` for an illegal move, the
+    message a service raised (a Text where the service wrote one) otherwise."""
+    if isinstance(error, engine.IllegalMove):
+        return error.text
+    found = getattr(error, "text", None) or (error.args[0] if error.args else "")
+    return found if isinstance(found, str) else str(error)
 
 
 def run(context: Context, reply: Reply) -> Outcome:
@@ -83,8 +118,9 @@ def run(context: Context, reply: Reply) -> Outcome:
     if context.fields.purpose == "resign":
         if reply.command is not None and reply.command.name == "resign":
             return resign_now(context)
-        return context.refuse("resign", "to resign, answer the confirmation with the word "
-                                        "resign; nothing was changed")
+        return context.refuse("resign", Text(
+            "to resign, answer the confirmation with the word %(resign)s; nothing was changed",
+            resign=context.words["resign"]))
     if reply.command is not None:
         handler = COMMANDS.get(reply.command.name)
         if reply.command.name == "pass":
@@ -102,8 +138,9 @@ def play(context: Context, steps: tuple[str, ...], note: str) -> Outcome:
     session, row = context.session, context.row
     assert row.id is not None
     if row.ply != context.fields.ply or row.status != GameStatus.ACTIVE:
-        return context.refuse("moved-on", "this turn is over: the game has moved on since the "
-                                          "email you answered; nothing was played")
+        return context.refuse("moved-on", Text(
+            "this turn is over: the game has moved on since the email you answered; nothing "
+            "was played"))
     try:
         with session.begin_nested():
             ply = row.ply
@@ -114,11 +151,13 @@ def play(context: Context, steps: tuple[str, ...], note: str) -> Outcome:
                             note=note if last else "", source=MoveSource.REPLY)
                 ply += 1
                 if row.to_move != context.seat.seat and not last:
-                    raise ServiceError(f"your turn ended after {'; '.join(steps[:number + 1])}"
-                                       f", but the reply goes on with {steps[number + 1]!r}")
+                    raise ServiceError(Text(
+                        "your turn ended after %(played)s, but the reply goes on with %(next)s",
+                        played="; ".join(steps[:number + 1]), next=repr(steps[number + 1])))
     except (ServiceError, engine.IllegalMove) as error:
         session.refresh(row)
-        return context.refuse("illegal", f"{error}; nothing was played",
+        return context.refuse("illegal", Text("%(reason)s; nothing was played",
+                                              reason=reason_of(error)),
                               tried="; ".join(steps))
     played = "; ".join(steps)
     context.send("reply_receipt", with_board=True, played=played, note=note)
@@ -128,7 +167,7 @@ def play(context: Context, steps: tuple[str, ...], note: str) -> Outcome:
 def resign_now(context: Context) -> Outcome:
     assert context.row.id is not None
     if context.row.status != GameStatus.ACTIVE:
-        return context.refuse("moved-on", "this game is over; nothing was changed")
+        return context.refuse("moved-on", Text("this game is over; nothing was changed"))
     resign(context.session, context.now, context.site, game_id=context.row.id,
            seat=context.seat.seat)
     return Outcome("command", "resigned", context.row.id, answered=True)
@@ -162,7 +201,7 @@ def send_status(context: Context, reply: Reply) -> Outcome:
 def send_games(context: Context, reply: Reply) -> Outcome:
     assert context.holder.id is not None
     context.send("reply_games", games=games_of(context.session, context.site,
-                                               context.holder.id))
+                                               context.holder.id, context.reader))
     return context.done("command", "games")
 
 
@@ -175,9 +214,12 @@ def take_vacation(context: Context, reply: Reply) -> Outcome:
             add_absence(context.session, context.now, player_id=context.holder.id,
                         start=start, end=start + timedelta(days=days - 1))
     except ServiceError as error:
-        return context.refuse("vacation", f"{error}; nothing was changed")
-    context.send("reply_vacation", start=start, end=start + timedelta(days=days - 1),
-                 days=days)
+        return context.refuse("vacation", Text("%(reason)s; nothing was changed",
+                                               reason=reason_of(error)))
+    end = start + timedelta(days=days - 1)
+    context.send("reply_vacation", start=start, end=end, days=days,
+                 first_day=format_date(start, "medium", locale=context.reader.locale),
+                 last_day=format_date(end, "medium", locale=context.reader.locale))
     return context.done("command", f"vacation {days}d")
 
 

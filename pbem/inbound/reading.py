@@ -30,6 +30,46 @@ COMMANDS: tuple[CommandName, ...] = ("help", "board", "status", "games", "pass",
                                      "vacation")
 LANGUAGES = ("en", "nl", "de", "it")
 
+# The command words of each language, the first of each the one its help shows. Words of every
+# language are understood from everybody (a player may write in another language than the one
+# their emails are in); none is a move in any game's notation or another command's word
+# (tests/inbound/test_reply_languages.py checks both). "note" is the word before a note's colon.
+COMMAND_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "en": {"help": ("help",), "board": ("board",), "status": ("status",),
+           "games": ("games",), "pass": ("pass",), "resign": ("resign",),
+           "vacation": ("vacation",), "note": ("note",)},
+    "nl": {"help": ("hulp",), "board": ("bord",), "status": ("stand",),
+           "games": ("partijen",), "pass": ("passen",), "resign": ("opgeven",),
+           "vacation": ("vakantie",), "note": ("notitie",)},
+    "de": {"help": ("hilfe",), "board": ("brett",), "status": ("stand", "status"),
+           "games": ("partien", "spiele"), "pass": ("passen",), "resign": ("aufgeben",),
+           "vacation": ("urlaub",), "note": ("notiz",)},
+    "it": {"help": ("aiuto",), "board": ("tavoliere",), "status": ("stato",),
+           "games": ("partite",), "pass": ("passo",), "resign": ("abbandono",),
+           "vacation": ("vacanza",), "note": ("nota",)},
+}
+# The units of ``vacation 5d``: days and weeks, in the four languages.
+DAY_UNITS = ("d", "day", "days", "dag", "dagen", "t", "tag", "tage", "g", "giorno", "giorni")
+WEEK_UNITS = ("w", "week", "weeks", "weken", "woche", "wochen", "s", "settimana", "settimane")
+
+
+def command_words(language: str) -> dict[str, str]:
+    """The word of each command (and of ``note``) that ``language``'s help shows.
+
+    >>> command_words("nl")["help"], command_words("xx")["help"]
+    ('hulp', 'help')
+    """
+    words = COMMAND_WORDS.get(language, COMMAND_WORDS["en"])
+    return {name: found[0] for name, found in words.items()}
+
+
+def words_of(name: str) -> tuple[str, ...]:
+    """Every word, in any language, that means command ``name``."""
+    found: list[str] = []
+    for words in COMMAND_WORDS.values():
+        found += (word for word in words.get(name, ()) if word not in found)
+    return tuple(found)
+
 
 @dataclass(frozen=True)
 class Command:
@@ -342,9 +382,15 @@ def html_to_text(html: str) -> str:
 
 # -- reading the new text ----------------------------------------------------------------------
 
-_NOTE = re.compile(r"note\s*:\s*", re.I)
-_PLAIN_COMMANDS: dict[str, CommandName] = {name: name for name in COMMANDS if name != "vacation"}
-_VACATION = re.compile(r"vacation\s+(\d{1,3})\s*(d|days?|w|weeks?)?", re.I)
+def _either(words: tuple[str, ...]) -> str:
+    return "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
+
+
+_NOTE = re.compile(rf"(?:{_either(words_of('note'))})\s*:\s*", re.I)
+_PLAIN_COMMANDS: dict[str, CommandName] = {
+    word: name for name in COMMANDS if name != "vacation" for word in words_of(name)}
+_VACATION = re.compile(rf"(?:{_either(words_of('vacation'))})\s+(\d{{1,3}})\s*"
+                       rf"({_either(DAY_UNITS + WEEK_UNITS)})?", re.I)
 
 
 def _command(line: str) -> Command | None:
@@ -353,7 +399,7 @@ def _command(line: str) -> Command | None:
     if name := _PLAIN_COMMANDS.get(words.lower()):
         return Command(name)
     if (match := _VACATION.fullmatch(words)) and int(match.group(1)) > 0:
-        weeks = (match.group(2) or "d").lower().startswith("w")
+        weeks = (match.group(2) or "d").lower() in WEEK_UNITS
         return Command("vacation", int(match.group(1)) * (7 if weeks else 1))
     return None
 

@@ -8,6 +8,9 @@ after a crash or two fetchers at once play nothing twice: the second finds the r
 
 The signed reply address is the credential, as the links are: it names the game, seat, ply and
 the seat's holder. A reply from another address is still played, and the holder is told.
+
+Answers are in the seat holder's language; a refusal before the seat is known goes out in the
+language of the player who sent it, if pbem knows the address, else the site's default language.
 """
 
 from __future__ import annotations
@@ -23,9 +26,10 @@ from typing import cast
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Session, select
 
+from engine.text import Text
 from pbem.db import Database
 from pbem.inbound import bounces, commands, robots
-from pbem.inbound.answers import Thread, answer, refusals_left
+from pbem.inbound.answers import Thread, answer, reader_for, refusals_left
 from pbem.inbound.bouncing import record_bounce
 from pbem.inbound.commands import Outcome
 from pbem.inbound.reading import read_reply, reply_text
@@ -117,20 +121,20 @@ def dispatch(session: Session, now: datetime, site: Site, message: EmailMessage,
                                     for v in message.get_all(key, [])])
     if not tokens:
         return refuse(session, now, site, thread, "no-game",
-                      "this message does not answer one of our emails")
+                      Text("this message does not answer one of our emails"))
     try:
         fields = read_reply_token(site.links.secret_key, tokens[0])
     except BadReplyToken:
         return refuse(session, now, site, thread, "damaged",
-                      "the address you wrote to is damaged or not one of ours")
+                      Text("the address you wrote to is damaged or not one of ours"))
     row = session.get(Game, fields.game)
     seat = session.exec(select(Seat).where(Seat.game_id == fields.game,
                                            Seat.seat == fields.seat)).first()
     if row is None or seat is None:
-        return refuse(session, now, site, thread, "damaged", "there is no such game")
+        return refuse(session, now, site, thread, "damaged", Text("there is no such game"))
     if seat.player_id != fields.holder:
         return refuse(session, now, site, thread, "replaced",
-                      "the organiser has given this seat to another player", row=row)
+                      Text("the organiser has given this seat to another player"), row=row)
     holder = session.get(Player, seat.player_id)
     assert holder is not None
     reply = read_reply(reply_text(message))
@@ -141,12 +145,20 @@ def dispatch(session: Session, now: datetime, site: Site, message: EmailMessage,
 
 def refuse(session: Session, now: datetime, site: Site, thread: Thread, reason: str,
            text: str, *, row: Game | None = None) -> Outcome:
-    """Answer with ``text`` unless the sender had too many refusals this hour."""
+    """Answer with ``text`` (a :class:`Text`, in the sender's language) unless the sender had
+    too many refusals this hour."""
     game_id = row.id if row else None
     if not thread.sender or not refusals_left(session, now, thread.sender):
         return Outcome("refused", f"{reason}: {text}", game_id)
-    answer(session, now, site, thread, kind="reply_refused", row=row, reason=text)
+    reader = reader_for(site, sender_player(session, thread.sender))
+    answer(session, now, site, thread, kind="reply_refused", row=row, reader=reader,
+           reason=reader.text(text))
     return Outcome("refused", f"{reason}: {text}", game_id, answered=True)
+
+
+def sender_player(session: Session, sender: str) -> Player | None:
+    """The player who has the address ``sender`` (for the language of a refusal), if any."""
+    return session.exec(select(Player).where(Player.email == sender.lower())).first()
 
 
 def bounce(session: Session, now: datetime, site: Site, message: EmailMessage,

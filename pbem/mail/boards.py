@@ -1,7 +1,8 @@
 """Board pictures for email: the engine's SVG rasterised to PNG at twice its display size.
 
 Mail clients drop SVG, so email carries PNG; twice the size keeps it sharp on high-density screens
-while the HTML shows it at display size. Each (game, ply, viewer) is rendered once and kept.
+while the HTML shows it at display size. Each (game, ply, viewer, language) is rendered once and
+kept: the words on a board (headers, scores) are in its reader's language.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from sqlmodel import select
 
 from engine import png as engine_png
 from pbem.db import Database
+from pbem.i18n import translations
 from pbem.models import BoardImage, Game, Move
 from pbem.positions import engine_game
 
@@ -22,14 +24,17 @@ def svg_to_png(svg: str) -> bytes:
     return engine_png.svg_to_png(svg, scale=SCALE)
 
 
-def board_png(database: Database, game_id: int, ply: int, viewer: int) -> bytes:
-    """The PNG of the game after ``ply`` moves as ``viewer`` (-1: public) sees it, made once.
+def board_png(database: Database, game_id: int, ply: int, viewer: int,
+              language: str = "en") -> bytes:
+    """The PNG of the game after ``ply`` moves as ``viewer`` (-1: public) sees it, in
+    ``language``, made once.
 
     Rasterising happens outside any transaction so that SQLite writers are not held up by it.
     """
     with database.session() as session:
         cached = session.exec(select(BoardImage).where(
             BoardImage.game_id == game_id, BoardImage.ply == ply, BoardImage.viewer == viewer,
+            BoardImage.language == language,
         )).one_or_none()
         if cached is not None:
             return cached.png
@@ -42,11 +47,13 @@ def board_png(database: Database, game_id: int, ply: int, viewer: int) -> bytes:
                                                    Move.ply == ply - 1)).one()
     game = engine_game(row)
     state = game.decode(last.state_after if last else row.start_state)
-    svg = game.render_svg(state, None if viewer < 0 else viewer, last.notation if last else None)
+    svg = game.render_svg(state, None if viewer < 0 else viewer, last.notation if last else None,
+                          translator=translations(language))
     png = svg_to_png(svg)
     try:
         with database.write() as session:
-            session.add(BoardImage(game_id=game_id, ply=ply, viewer=viewer, png=png))
+            session.add(BoardImage(game_id=game_id, ply=ply, viewer=viewer, language=language,
+                                   png=png))
     except IntegrityError:
         pass  # another deliverer stored the same picture meanwhile
     return png

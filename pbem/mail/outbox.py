@@ -215,7 +215,7 @@ def deliver_pending(
         report.errors.append(str(error))
         return report
     envelope_from = parseaddr(smtp.mail_from)[1]
-    pngs: dict[tuple[int, int, int], bytes] = {}  # one read per board, however many recipients
+    pngs: dict[tuple[int, int, int, str], bytes] = {}  # one read per board, however many recipients
     try:
         for position, email_id in enumerate(ids):
             prepared = _prepare(database, email_id, smtp, now, pngs, mark, report)
@@ -263,7 +263,7 @@ def deliver_pending(
 
 def _prepare(
     database: Database, email_id: int, smtp: SmtpSettings, now: datetime,
-    pngs: dict[tuple[int, int, int], bytes], mark: Any, report: DeliveryReport,
+    pngs: dict[tuple[int, int, int, str], bytes], mark: Any, report: DeliveryReport,
 ) -> tuple[str, bytes] | None:
     """(recipient, message bytes) for a claimed row, or None when it is not to be sent now.
 
@@ -279,7 +279,8 @@ def _prepare(
         png = None
         if email.image_ply is not None and email.game_id is not None:
             key = (email.game_id, email.image_ply,
-                   -1 if email.image_viewer is None else email.image_viewer)
+                   -1 if email.image_viewer is None else email.image_viewer,
+                   email.image_language or "en")
             if key not in pngs:
                 pngs[key] = board_png(database, *key)
             png = pngs[key]

@@ -15,9 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from sqlalchemy import or_
 from sqlmodel import Session, col, select
 
 from engine.bots import Bot
+from engine.text import N_
 from pbem.db import Database
 from pbem.models import AuditEntry, Game, GameStatus, MoveSource, Player, Seat
 from pbem.positions import current_state
@@ -36,9 +38,16 @@ log = logging.getLogger(__name__)
 
 # Playouts per move at each level in the sweep: strong's default is 5 s, not deterministic.
 PLAYOUTS = {"easy": 50, "normal": 400, "strong": 2000}
+# A search still running after this many seconds (a loaded machine) plays its best move so far.
+CUTOFF_SECONDS = 20.0
 MAX_MOVES_PER_GAME = 200  # bot against bot: a sweep must end; the next sweep goes on
 CONFIDENT, DOUBTFUL = 0.8, 0.2
-WIN_NOTE, LOSS_NOTE = "I expect to win", "This looks bad for me"
+# Shown in the players' emails in their language (pbem.services.notify.SERVER_NOTES).
+WIN_NOTE, LOSS_NOTE = N_("I expect to win"), N_("This looks bad for me")
+# A timed-out seat is played at this level (timeout policies bot and forfeit-bot), with a note.
+STAND_IN_LEVEL = "normal"
+STAND_IN_NOTES = {"turn": N_("timed out: the computer played this turn for them"),
+                  "game": N_("played by the computer: this seat forfeited on time")}
 FAILED = "bot failed"  # the audit action that marks an alerted (game, ply)
 
 
@@ -50,6 +59,7 @@ class BotTurn:
     ply: int
     seat: int
     level: str
+    stand_in: str | None = None  # "turn" or "game": the computer plays for a timed-out player
 
 
 @dataclass(frozen=True)
@@ -63,18 +73,23 @@ class BotResult:
 def bot_turns(database: Database, game_id: int | None = None) -> list[BotTurn]:
     """Games (or the one game) waiting for a bot's move: one query, seat to move -> player."""
     query = (
-        select(Game.id, Game.ply, Game.to_move, Player.bot_level)
+        select(Game.id, Game.ply, Game.to_move, Player.bot_level, Seat.stand_in)
         .join(Seat, (col(Seat.game_id) == col(Game.id)) & (col(Seat.seat) == col(Game.to_move)))
         .join(Player, col(Player.id) == col(Seat.player_id))
         .where(Game.status == GameStatus.ACTIVE, col(Game.paused_at).is_(None),
-               col(Game.held_since).is_(None), col(Player.bot_level).is_not(None))
+               col(Game.held_since).is_(None),
+               or_(col(Player.bot_level).is_not(None), col(Seat.stand_in).is_not(None)))
         .order_by(col(Game.id))
     )
     if game_id is not None:
         query = query.where(Game.id == game_id)
     with database.session() as session:
-        return [BotTurn(gid, ply, seat, level) for gid, ply, seat, level in session.exec(query)
-                if gid is not None and seat is not None and level is not None]
+        return [BotTurn(gid, ply, seat, level or STAND_IN_LEVEL, stand_in)
+                for gid, ply, seat, level, stand_in in session.exec(query)
+                if gid is not None and seat is not None]
+
+
+SOURCES = {"turn": MoveSource.TIMEOUT, "game": MoveSource.STAND_IN}
 
 
 def bot_seed(game_seed: str, ply: int) -> int:
@@ -101,8 +116,11 @@ def choose(database: Database, turn: BotTurn) -> tuple[str, str] | None:
             return None
         game, state = current_state(row)
         seed = bot_seed(row.seed, row.ply)
-    bot = Bot.at(turn.level, seed=seed, playouts=PLAYOUTS.get(turn.level, PLAYOUTS["normal"]))
+    bot = Bot.at(turn.level, seed=seed, playouts=PLAYOUTS.get(turn.level, PLAYOUTS["normal"]),
+                 cutoff=CUTOFF_SECONDS)
     move, confidence = bot.choose(game, state, turn.seat)
+    if turn.stand_in:  # the computer speaks for itself only when it is the player
+        return str(move), STAND_IN_NOTES.get(turn.stand_in, "")
     return str(move), note_for(confidence)
 
 
@@ -115,7 +133,7 @@ def play_turn(database: Database, now: datetime, site: Site, turn: BotTurn) -> b
     try:
         with database.write() as session:
             submit_move(session, now, site, game_id=turn.game_id, seat=turn.seat, ply=turn.ply,
-                        text=text, note=note, source=MoveSource.BOT)
+                        text=text, note=note, source=SOURCES.get(turn.stand_in, MoveSource.BOT))
     except (GameMovedOn, NotYourTurn, GameNotActive):
         return False  # someone else moved, or the game was paused or ended: not an error
     return True
@@ -152,10 +170,13 @@ def report_failure(database: Database, now: datetime, site: Site, turn: BotTurn,
                   error=str(error)[:500])
             alert_organiser(
                 session, now, site, row,
-                f"The computer player ({turn.level}) could not choose a move at ply {turn.ply}: "
-                f"{error}. The game waits; the sweep tries again each time. From the dashboard "
-                "you can replace the player or abort the game.",
-                event="bot", headline="The computer player failed:")
+                lambda reader: reader.gettext(
+                    "The computer player (%(level)s) could not choose a move at ply %(ply)d: "
+                    "%(error)s. The game waits; the sweep tries again each time. From the "
+                    "dashboard you can replace the player or abort the game.",
+                    level=turn.level, ply=turn.ply, error=error),
+                event="bot",
+                headline=lambda reader: reader.gettext("The computer player failed:"))
     except Exception:  # the alert must not stop the sweep either
         log.exception("sweep: could not report the bot failure of game %s", turn.game_id)
 

@@ -107,4 +107,8 @@ def sweep(
             if after_each is not None:
                 after_each(game_id, done)
         if len(due) < batch:
+            # A timeout may have handed a seat to the computer (policies bot, forfeit-bot):
+            # it plays now rather than a sweep later.
+            if any(kind in summary.timeouts for kind in ("bot", "forfeit")):
+                play_bots(database, now, site, summary.add_bot_result)
             return summary

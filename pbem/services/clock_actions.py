@@ -10,7 +10,8 @@ from datetime import datetime, timedelta
 
 from sqlmodel import Session
 
-from pbem.clock.controls import format_duration
+from engine.text import Text
+from pbem.clock.controls import format_duration, short_duration
 from pbem.clock.deadlines import SECOND, refresh_due, remaining, set_deadline, time_control_of
 from pbem.models import Game, GameStatus, Player
 from pbem.services.common import (
@@ -27,7 +28,7 @@ from pbem.services.timeouts import clock_notice
 def _running(session: Session, game_id: int) -> Game:
     row = lock_game(session, game_id)
     if row.status != GameStatus.ACTIVE:
-        raise GameNotActive("this game is not running")
+        raise GameNotActive(Text("this game is not running"))
     return row
 
 
@@ -38,10 +39,10 @@ def extend_deadline(
     """Give the player to move ``by`` more clock time (from now if their clock has run out); a
     held game starts waiting on them again."""
     if not isinstance(by, timedelta) or by <= timedelta(0):
-        raise ServiceError("an extension must be longer than zero")
+        raise ServiceError(Text("an extension must be longer than zero"))
     row = _running(session, game_id)
     if time_control_of(row) is None or row.turn_started_at is None:
-        raise ServiceError("this game has no clock to extend")
+        raise ServiceError(Text("this game has no clock to extend"))
     row.turn_bank_seconds = (row.turn_bank_seconds or 0) + by // SECOND
     if row.paused_at is not None:
         row.paused_remaining_seconds = (row.paused_remaining_seconds or 0) + by // SECOND
@@ -55,8 +56,9 @@ def extend_deadline(
     session.add(row)
     audit(session, now, "deadline extended", game_id=game_id, actor=actor,
           by=format_duration(by), deadline=row.deadline.isoformat() if row.deadline else None)
-    clock_notice(session, now, site, row, "extended",
-                   f"The organiser ({actor}) gave the player to move {format_duration(by)} more.")
+    clock_notice(session, now, site, row, "extended", lambda reader: reader.gettext(
+        "The organiser (%(actor)s) gave the player to move %(length)s more.", actor=actor,
+        length=short_duration(by, reader)))
     return row
 
 
@@ -65,7 +67,7 @@ def pause_game(session: Session, game_id: int, *, now: datetime, actor: str,
     """Stop the clock; the time left is kept for :func:`resume_game`. Moves wait meanwhile."""
     row = _running(session, game_id)
     if row.paused_at is not None:
-        raise ServiceError("this game is already paused")
+        raise ServiceError(Text("this game is already paused"))
     left = remaining(session, row, now)
     row.paused_at = now
     row.paused_remaining_seconds = None if left is None else max(left // SECOND, 60)
@@ -74,9 +76,9 @@ def pause_game(session: Session, game_id: int, *, now: datetime, actor: str,
     session.add(row)
     audit(session, now, "game paused", game_id=game_id, actor=actor,
           remaining_seconds=row.paused_remaining_seconds)
-    clock_notice(session, now, site, row, "paused",
-                   f"The organiser ({actor}) paused the game: the clock is stopped and moves "
-                   "wait until it is resumed.")
+    clock_notice(session, now, site, row, "paused", lambda reader: reader.gettext(
+        "The organiser (%(actor)s) paused the game: the clock is stopped and moves wait until "
+        "it is resumed.", actor=actor))
     return row
 
 
@@ -85,7 +87,7 @@ def resume_game(session: Session, game_id: int, *, now: datetime, actor: str,
     """Restart the clock with the time that was left when it was paused."""
     row = _running(session, game_id)
     if row.paused_at is None:
-        raise ServiceError("this game is not paused")
+        raise ServiceError(Text("this game is not paused"))
     row.paused_at = None
     if row.paused_remaining_seconds is not None:
         row.turn_started_at, row.turn_bank_seconds = now, row.paused_remaining_seconds
@@ -94,8 +96,8 @@ def resume_game(session: Session, game_id: int, *, now: datetime, actor: str,
     session.add(row)
     audit(session, now, "game resumed", game_id=game_id, actor=actor,
           deadline=row.deadline.isoformat() if row.deadline else None)
-    clock_notice(session, now, site, row, "resumed",
-                   f"The organiser ({actor}) resumed the game; the clock runs again.")
+    clock_notice(session, now, site, row, "resumed", lambda reader: reader.gettext(
+        "The organiser (%(actor)s) resumed the game; the clock runs again.", actor=actor))
     return row
 
 

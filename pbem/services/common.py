@@ -10,9 +10,11 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from engine.text import Text
 from pbem.addresses import check_address
 from pbem.db import Database
 from pbem.errors import GameMovedOn, GameNotActive, NotYourTurn, ServiceError
+from pbem.i18n import Reader, supported
 from pbem.links import Links, seat_holder_for
 from pbem.models import AuditEntry, Game, GameStatus, Player, Seat
 
@@ -28,6 +30,13 @@ class Site:
     alert_emails: tuple[str, ...] = ()
     # Play by reply (pbem.inbound): the address replies go to, play@example.org; "" for off.
     reply_address: str = ""
+    # The language of new players nobody chose one for, and of organiser alerts: en, nl, de, it.
+    default_language: str = "en"
+
+    def reader_for(self, player: Any) -> Reader:
+        """The reader a player is (their language and time zone); the site's default language
+        where the player has none we speak."""
+        return Reader.of(player, supported(self.default_language))
 
     @property
     def mail_domain(self) -> str:
@@ -75,7 +84,7 @@ def lock_game(session: Session, game_id: int) -> Game:
     """The game row, locked for this transaction on PostgreSQL (SQLite: at BEGIN IMMEDIATE)."""
     row = session.exec(select(Game).where(Game.id == game_id).with_for_update()).one_or_none()
     if row is None:
-        raise ServiceError("there is no such game")
+        raise ServiceError(Text("there is no such game"))
     return row
 
 
@@ -85,7 +94,8 @@ def site_from_config(database: Database, config: Mapping[str, Any]) -> Site:
     alerts = tuple(check_address(a) for a in str(config.get("ALERT_EMAILS", "")).split(",")
                    if a.strip())
     reply = str(config.get("REPLY_ADDRESS", "") or "")
-    return Site(links, config["MAIL_FROM"], alerts, check_address(reply) if reply else "")
+    return Site(links, config["MAIL_FROM"], alerts, check_address(reply) if reply else "",
+                default_language=str(config.get("DEFAULT_LANGUAGE") or "en"))
 
 
 __all__ = ["GameMovedOn", "GameNotActive", "NotYourTurn", "ServiceError", "Site", "audit",

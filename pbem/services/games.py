@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import random
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -13,9 +13,11 @@ from sqlmodel import Session, select
 
 import engine
 from engine.bots import DEFAULT_LEVEL, LEVELS
+from engine.text import N_, Text
 from pbem import addresses
 from pbem.clock.controls import PerMove, TimeControl
 from pbem.clock.deadlines import check_policy, clock_columns, start_turn
+from pbem.i18n import Reader
 from pbem.models import Game, GameStatus, Player, Seat, SeatStatus
 from pbem.positions import current_state
 from pbem.services.common import (
@@ -36,6 +38,7 @@ class PlayerSpec:
     name: str
     email: str
     bot_level: str | None = None  # a computer player (engine.bots.LEVELS); None for a person
+    language: str | None = None  # for a new player: en, nl, de or it (existing players keep theirs)
 
 
 # Bots' addresses are in a special-use domain (RFC 6761), so no mail could reach them even if
@@ -47,7 +50,8 @@ def bot_spec(level: str = DEFAULT_LEVEL) -> PlayerSpec:
     """The computer player of ``level``: one player row per level, whatever the game.
 
     >>> bot_spec("strong")
-    PlayerSpec(name='Computer (strong)', email='bot-strong@bots.pbem.invalid', bot_level='strong')
+    PlayerSpec(name='Computer (strong)', email='bot-strong@bots.pbem.invalid', bot_level='strong', \
+    language=None)
     """
     if level not in LEVELS:
         raise ServiceError(f"unknown bot level {level!r}; choose one of: {', '.join(LEVELS)}")
@@ -60,7 +64,7 @@ def parse_player(text: str) -> PlayerSpec:
     :class:`~pbem.addresses.BadName`) are ServiceErrors.
 
     >>> parse_player("Ann <ANN@example.org>")
-    PlayerSpec(name='Ann', email='ann@example.org', bot_level=None)
+    PlayerSpec(name='Ann', email='ann@example.org', bot_level=None, language=None)
     >>> parse_player("bot:easy").bot_level
     'easy'
     """
@@ -70,12 +74,15 @@ def parse_player(text: str) -> PlayerSpec:
     return PlayerSpec(*addresses.parse_player(text))
 
 
-def player_for(session: Session, now: datetime, spec: PlayerSpec) -> Player:
-    """The player with this address, made on first sight (a bot with its level)."""
+def player_for(session: Session, now: datetime, spec: PlayerSpec, *,
+               default_language: str = "en") -> Player:
+    """The player with this address, made on first sight (a bot with its level), in the language
+    chosen for them or else ``default_language`` (the site's)."""
     email = spec.email.lower()
     player = session.exec(select(Player).where(Player.email == email)).one_or_none()
     if player is None:
-        player = Player(name=spec.name, email=email, created_at=now, bot_level=spec.bot_level)
+        player = Player(name=spec.name, email=email, created_at=now, bot_level=spec.bot_level,
+                        language=spec.language or default_language)
         session.add(player)
         session.flush()
     return player
@@ -99,7 +106,8 @@ def options_for_players(
             if engine.new_game(info.id, **trial).num_players == count:
                 return trial
     seats = engine.new_game(info.id, **options).num_players
-    raise ServiceError(f"{info.name} with these options has {seats} seats, not {count}")
+    raise ServiceError(Text("%(game)s with these options has %(seats)d seats, not %(count)d",
+                            game=info.name, seats=seats, count=count))
 
 
 def create_game(
@@ -118,19 +126,21 @@ def create_game(
     timeout_policy: str | None = None,
     reminders: Sequence[timedelta] | None = None,
     vacations_allowed: bool = True,
+    accepted: Collection[str] = (),
 ) -> Game:
     """Make a game and invite its players (seat order as given, or shuffled).
 
     The clock: ``time_control`` (default 3 days per move; ``per_move`` is the short form of a
     :class:`~pbem.clock.controls.PerMove`), what happens when it runs out (``timeout_policy``,
     one of :data:`~pbem.clock.deadlines.POLICIES`; None: the game's default), reminders before each
-    deadline (default 24 h and 2 h), and whether players' absences stop it.
+    deadline (default 24 h and 2 h), and whether players' absences stop it. Players whose
+    addresses are in ``accepted`` asked for the game themselves: their seats start accepted.
     """
     if time_control is not None and per_move is not None:
-        raise ServiceError("give either a time per move or a time control, not both")
+        raise ServiceError(Text("give either a time per move or a time control, not both"))
     if per_move is not None:
         if per_move <= timedelta(0):
-            raise ServiceError("the time per move must be longer than zero")
+            raise ServiceError(Text("the time per move must be longer than zero"))
         time_control = PerMove(per_move)
     try:
         info = engine.game_class(game_type).info
@@ -139,7 +149,7 @@ def create_game(
         raise ServiceError(str(error)) from None
     people = [p for p in players if p.bot_level is None]  # one bot may play several seats
     if len({p.email.lower() for p in people}) != len(people):
-        raise ServiceError("each player needs their own email address")
+        raise ServiceError(Text("each player needs their own email address"))
     order = list(players)
     if random_seats:
         (rng or random.Random(secrets.randbits(64))).shuffle(order)
@@ -156,7 +166,8 @@ def create_game(
         seed_commitment=hashlib.sha256(seed.encode()).hexdigest(),
         timeout_policy=check_policy(timeout_policy, info.id),
         **clock_columns(time_control, reminders, vacations_allowed),
-        organiser_id=player_for(session, now, organiser).id if organiser else None,
+        organiser_id=player_for(session, now, organiser, default_language=site.default_language).id
+        if organiser else None,
         created_at=now,
     )
     session.add(row)
@@ -164,17 +175,19 @@ def create_game(
     assert row.id is not None
     seats = []
     for number, spec in enumerate(order):
-        player = player_for(session, now, spec)
+        player = player_for(session, now, spec, default_language=site.default_language)
         assert player.id is not None
         # A bot accepts at once; the game starts when the people have accepted.
-        status = SeatStatus.ACCEPTED if player.bot_level else SeatStatus.INVITED
+        said_yes = player.bot_level or player.email in {a.lower() for a in accepted}
+        status = SeatStatus.ACCEPTED if said_yes else SeatStatus.INVITED
         seats.append(Seat(game_id=row.id, seat=number, player_id=player.id, status=status))
     session.add_all(seats)
     session.flush()
     audit(session, now, "game created", game_id=row.id, game_type=info.id, options=resolved,
           time_control=row.time_control, timeout_policy=row.timeout_policy,
           vacations_allowed=row.vacations_allowed)
-    _invite(session, now, site, row, seats)  # bots get no invitation (notify.enqueue)
+    # Bots get no invitation (notify.enqueue), nor do players who asked for the game.
+    _invite(session, now, site, row, seats)
     if all(s.status == SeatStatus.ACCEPTED for s in seats):  # only bots: nobody to wait for
         return start_game(session, now, site, game_id=row.id)
     return row
@@ -183,16 +196,23 @@ def create_game(
 def _invite(session: Session, now: datetime, site: Site, row: Game, seats: list[Seat]) -> None:
     game, state = current_state(row)
     players = players_of(session, seats)
-    context = game_context(row, game, state, seats, players)
+    names = [players[s.player_id].name for s in seats]
     for seat in seats:
         assert row.id is not None
+        if seat.status == SeatStatus.ACCEPTED:  # asked for the game: nothing to ask them
+            continue
+        invite_url = site.links.invite_url(row.id, seat.seat, holder=seat.player_id)
+
+        def context(reader: Reader, seat: Seat = seat, invite_url: str = invite_url
+                    ) -> dict[str, object]:
+            return {**game_context(row, game, state, seats, players, reader), "seat": seat,
+                    "welcome": False, "invite_url": invite_url}
+
         enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id],
                 kind="invitation",
-                subject=subject_line("Invitation:", title_of(row, context["player_names"],
-                                                             seat.seat)),
-                context={**context, "seat": seat, "welcome": False,
-                         "invite_url": site.links.invite_url(row.id, seat.seat,
-                                                                  holder=seat.player_id)})
+                subject=lambda reader, number=seat.seat: subject_line(
+                    reader.gettext("Invitation:"), title_of(row, names, number, reader)),
+                context=context)
 
 
 def respond_to_invitation(
@@ -201,7 +221,7 @@ def respond_to_invitation(
     """Record a yes or no; the game starts once every seat has said yes."""
     row = lock_game(session, game_id)
     if row.status != GameStatus.INVITED:
-        raise GameNotActive("this game is no longer waiting for answers")
+        raise GameNotActive(Text("this game is no longer waiting for answers"))
     seats = seats_of(session, game_id)
     mine = seats[seat]
     mine.status = SeatStatus.ACCEPTED if accept else SeatStatus.DECLINED
@@ -226,10 +246,12 @@ def _tell_organiser_of_decline(session: Session, now: datetime, site: Site, row:
 
     alert_organiser(
         session, now, site, row,
-        f"{decliner} declined the invitation, so the game cannot start as planned. From the "
-        "dashboard you can replace the player (the new player gets an invitation for that "
-        "seat) or abort the game (everyone is told).",
-        event="declined", headline=f"{decliner} declined:")
+        lambda reader: reader.gettext(
+            "%(player)s declined the invitation, so the game cannot start as planned. From the "
+            "dashboard you can replace the player (the new player gets an invitation for that "
+            "seat) or abort the game (everyone is told).", player=decliner),
+        event="declined",
+        headline=lambda reader: reader.gettext("%(player)s declined:", player=decliner))
 
 
 def start_game(
@@ -238,10 +260,10 @@ def start_game(
     """Start the game: everyone accepted, or the organiser starts it anyway (``force``)."""
     row = lock_game(session, game_id)
     if row.status != GameStatus.INVITED:
-        raise GameNotActive("this game has already started or ended")
+        raise GameNotActive(Text("this game has already started or ended"))
     seats = seats_of(session, game_id)
     if not force and any(s.status != SeatStatus.ACCEPTED for s in seats):
-        raise ServiceError("not every player has accepted yet")
+        raise ServiceError(Text("not every player has accepted yet"))
     game, state = current_state(row)
     row.status = GameStatus.ACTIVE
     row.started_at = now
@@ -264,7 +286,7 @@ def abort_game(
 ) -> Game:
     row = lock_game(session, game_id)
     if row.status in (GameStatus.FINISHED, GameStatus.ABORTED):
-        raise GameNotActive("this game is already over")
+        raise GameNotActive(Text("this game is already over"))
     end_game(row, now, result=f"Aborted by the organiser. {reason}".strip(),
              status=GameStatus.ABORTED)
     session.add(row)
@@ -282,15 +304,23 @@ def _notice_all(
     seats = seats_of(session, row.id)
     game, state = current_state(row)
     players = players_of(session, seats)
-    context = game_context(row, game, state, seats, players)
-    board = (board_ref(game, state, row.ply, None, None, context["labels"])
+    names = [players[s.player_id].name for s in seats]
+    english = game_context(row, game, state, seats, players)
+    board = (board_ref(game, state, row.ply, None, None, english["labels"],
+                       player_names=names)
              if event == "started" else None)
-    headline = {"started": "Game started:", "aborted": "Game aborted:",
-                "declined": f"{extra.get('decliner_name')} declined:"}[event]
+    headline = {"started": N_("Game started:"), "aborted": N_("Game aborted:"),
+                "declined": N_("%(player)s declined:")}[event]
+
+    def context(reader: Reader, seat: Seat) -> dict[str, object]:
+        return {**game_context(row, game, state, seats, players, reader), **extra,
+                "seat": seat, "event": event}
+
     for seat in seats:
         if seat.seat not in skip:
             enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id],
                     kind="notice", board=board,
-                    subject=subject_line(headline, title_of(row, context["player_names"],
-                                                            seat.seat)),
-                    context={**context, **extra, "seat": seat, "event": event})
+                    subject=lambda reader, number=seat.seat: subject_line(
+                        reader.gettext(headline, player=str(extra.get("decliner_name", ""))),
+                        title_of(row, names, number, reader)),
+                    context=lambda reader, seat=seat: context(reader, seat))

@@ -11,6 +11,8 @@ from sqlalchemy import update
 from sqlmodel import Session
 
 import engine
+from engine.text import N_, Text
+from pbem.i18n import ENGLISH, Reader
 from pbem.models import Game, GameStatus, Move, MoveSource, Player, Seat
 from pbem.positions import current_state, moves_of
 from pbem.services.common import (
@@ -32,22 +34,25 @@ from pbem.services.notify import (
     enqueue,
     game_context,
     game_over_event,
+    moves_for,
     moves_since_last_turn,
     subject_line,
     title_of,
 )
 from pbem.services.results import (
+    in_words,
     labels_for,
     outcome_for,
     resignation_sentence,
     result_sentence,
-    with_labels,
+    shown_result,
 )
 
 MAX_NOTE = 500
 MAX_AUTOMATIC_MOVES = 10_000  # a stand-in playing out a long game; only a bug would reach it
-FORCED_PASS_NOTE = "forced pass: the only legal move"
-STAND_IN_NOTE = "played by the stand-in: this seat forfeited on time"
+# Notes on the moves the server plays; emails show them in each reader's language (notify).
+FORCED_PASS_NOTE = N_("forced pass: the only legal move")
+STAND_IN_NOTE = N_("played by the stand-in: this seat forfeited on time")
 
 
 def submit_move(
@@ -74,14 +79,14 @@ def submit_move(
     if row.status != GameStatus.ACTIVE:
         if row.status in (GameStatus.FINISHED, GameStatus.ABORTED) and row.ply != ply:
             raise GameMovedOn(row)
-        raise GameNotActive("this game is not running" if row.status != GameStatus.INVITED
-                            else "this game has not started yet")
+        raise GameNotActive(Text("this game is not running") if row.status != GameStatus.INVITED
+                            else Text("this game has not started yet"))
     if row.ply != ply:
         raise GameMovedOn(row)
     if row.to_move != seat:
-        raise NotYourTurn("it is not your turn")
+        raise NotYourTurn(Text("it is not your turn"))
     if row.paused_at is not None:
-        raise GameNotActive("the organiser has paused this game; moves wait until it resumes")
+        raise GameNotActive(Text("the organiser has paused this game; moves wait until it resumes"))
     game, _ = current_state(row)
     record = play_and_notify(session, now, site, row, game.parse_move(text), source=source,
                              note=note)
@@ -133,6 +138,7 @@ def apply_move(
         end_turn(session, row, seat, now)
         start_turn(session, row, now)
     session.add(row)
+    _end_one_turn_stand_in(session, game_id, seat)
     record = Move(game_id=game_id, ply=ply, seat=seat, notation=notation,
                   note=" ".join(note.split())[:MAX_NOTE], source=source, made_at=now,
                   state_after=values["state"])
@@ -160,12 +166,22 @@ def automatic_move(row: Game, seats: list[Seat]) -> tuple[Any, str, str] | None:
     if row.status != GameStatus.ACTIVE or row.to_move is None:
         return None
     game, state = current_state(row)
+    if any(s.seat == row.to_move and s.stand_in for s in seats):
+        return None  # the computer plays this seat: the sweep's bot pass, outside any request
     if any(s.seat == row.to_move and s.forfeited for s in seats):
         return game.random_move(state, seeded_rng(row)), MoveSource.STAND_IN, STAND_IN_NOTE
     legal = game.legal_moves(state)
     if len(legal) == 1 and str(legal[0]) == "pass":
         return legal[0], MoveSource.FORCED_PASS, FORCED_PASS_NOTE
     return None
+
+
+def _end_one_turn_stand_in(session: Session, game_id: int, seat: int) -> None:
+    """A computer that stood in for one timed-out turn (policy ``bot``) is done once that seat
+    has moved, whoever moved it."""
+    session.execute(update(Seat).where(Seat.game_id == game_id, Seat.seat == seat,  # type: ignore[arg-type]
+                                       Seat.stand_in == "turn")
+                    .values(stand_in=None).execution_options(synchronize_session="fetch"))
 
 
 def seeded_rng(row: Game) -> random.Random:
@@ -206,10 +222,10 @@ def resign(session: Session, now: datetime, site: Site, *, game_id: int, seat: i
     """End the game: the seats that did not resign share the win."""
     row = lock_game(session, game_id)
     if row.status != GameStatus.ACTIVE:
-        raise GameNotActive("this game is not running")
+        raise GameNotActive(Text("this game is not running"))
     seats = seats_of(session, game_id)
     if not 0 <= seat < len(seats):
-        raise ServiceError("there is no such seat")
+        raise ServiceError(Text("there is no such seat"))
     seats[seat].resigned = True
     session.add(seats[seat])
     game, state = current_state(row)
@@ -225,7 +241,8 @@ def resign(session: Session, now: datetime, site: Site, *, game_id: int, seat: i
 @dataclass(frozen=True)
 class _Mailing:
     """What every email about one position shares: the players, the moves, the subject, and the
-    template context; each seat then gets its own board view and "since your last turn"."""
+    template context; each seat then gets its own board view and "since your last turn", and
+    each reader their own language."""
 
     row: Game
     game: engine.Game  # type: ignore[type-arg]
@@ -233,39 +250,63 @@ class _Mailing:
     players: dict[int, Player]
     moves: list[Move]
     context: dict[str, Any]
+    seats: list[Seat] = field(default_factory=list, compare=False)
     # Board pictures by viewer: a game without hidden information has one for everybody.
     boards: dict[int, BoardRef] = field(default_factory=dict, compare=False)
+    # The context in each language a recipient reads (English is ``context``).
+    contexts: dict[Reader, dict[str, Any]] = field(default_factory=dict, compare=False)
 
     @classmethod
     def of(cls, session: Session, row: Game, game: engine.Game,  # type: ignore[type-arg]
            state: Any, seats: list[Seat]) -> _Mailing:
         players = players_of(session, seats)
         context = game_context(row, game, state, seats, players)
-        return cls(row, game, state, players, moves_of(session, row.id or 0), context)
+        return cls(row, game, state, players, moves_of(session, row.id or 0), context, seats)
 
-    def subject(self, event: str, seat: int) -> str:
-        """``event`` first, then the game as ``seat`` knows it: "Your turn: Mosey vs Bob"."""
-        return subject_line(event, title_of(self.row, self.context["player_names"], seat))
+    def context_in(self, reader: Reader) -> dict[str, Any]:
+        """The shared context in ``reader``'s language."""
+        if reader == ENGLISH or not self.seats:
+            return self.context
+        if reader not in self.contexts:
+            self.contexts[reader] = game_context(self.row, self.game, self.state, self.seats,
+                                                 self.players, reader)
+        return self.contexts[reader]
 
-    def describe(self, seat: int) -> str:
+    def subject(self, event: str, seat: int, reader: Reader = ENGLISH, **values: Any) -> str:
+        """``event`` (a message, with ``values``) first, then the game as ``seat`` knows it,
+        in ``reader``'s language: "Your turn: Mosey vs Bob"."""
+        return subject_line(reader.gettext(event, **values),
+                            title_of(self.row, self.context["player_names"], seat, reader))
+
+    def describe(self, seat: int, reader: Reader = ENGLISH) -> str:
         """The engine's line about the position as ``seat`` sees it, naming the players."""
-        return with_labels(self.game.describe(self.state, seat), self.context["names"],
-                           self.context["labels"])
+        return in_words(self.game.describe(self.state, seat), self.context["names"],
+                        self.context_in(reader)["labels"], reader)
 
     def board(self, seat: int) -> BoardRef:
         viewer = board_viewer(self.game.info, seat)
         if viewer not in self.boards:
             last = self.moves[-1].notation if self.moves else None
             self.boards[viewer] = board_ref(self.game, self.state, self.row.ply, seat, last,
-                                            self.context["labels"])
+                                            self.context["labels"],
+                                            player_names=self.context["player_names"])
         return self.boards[viewer]
 
-    def context_for(self, seat: Seat, **extra: Any) -> dict[str, Any]:
+    def context_for(self, seat: Seat, reader: Reader = ENGLISH, **extra: Any) -> dict[str, Any]:
         """The seat's own context: its moves since its last turn and its own text board (a
         game with hidden information shows each seat only what it may know)."""
-        return {**self.context, "seat": seat, "describe": self.describe(seat.seat),
-                "since": moves_since_last_turn(self.moves, seat.seat),
-                "text_board": self.context["text_board_for"](seat.seat), **extra}
+        return {**self.context_in(reader), "seat": seat,
+                "describe": self.describe(seat.seat, reader),
+                "since": moves_for(moves_since_last_turn(self.moves, seat.seat), reader),
+                "text_board": self.context_in(reader)["text_board_for"](seat.seat), **extra}
+
+    def result(self, reader: Reader) -> str:
+        """The game's result in ``reader``'s language where the server wrote it."""
+        return shown_result(self.row.result or "", self.game, self.state,
+                            list(self.row.winners or []),
+                            [s.seat for s in self.seats if s.resigned],
+                            [s.seat for s in self.seats if s.forfeited],
+                            lambda r: self.context_in(r)["labels"], reader)
 
 
 def send_turn_notice(
@@ -279,16 +320,18 @@ def send_turn_notice(
     if seat_number is None or row.id is None:
         return
     seat = seats[seat_number]
+    if seat.stand_in:  # the computer plays this seat now: nothing to ask its player
+        return
     mail = mail or _Mailing.of(session, row, game, state, seats)
+    event = N_("Welcome, your turn:") if welcome else N_("Your turn:")
+    move_url = site.links.move_url(row.id, seat_number, row.ply, holder=seat.player_id)
+    resign_url = site.links.resign_url(row.id, seat_number, holder=seat.player_id)
     enqueue(
         session, now, site, row=row, seat=seat, player=mail.players[seat.player_id], kind="turn",
-        subject=mail.subject("Welcome, your turn:" if welcome else "Your turn:", seat_number),
+        subject=lambda reader: mail.subject(event, seat_number, reader),
         board=mail.board(seat_number),
-        context=mail.context_for(seat, welcome=welcome,
-                                 move_url=site.links.move_url(row.id, seat_number, row.ply,
-                                                              holder=seat.player_id),
-                                 resign_url=site.links.resign_url(row.id, seat_number,
-                                                                  holder=seat.player_id)),
+        context=lambda reader: mail.context_for(seat, reader, welcome=welcome,
+                                                move_url=move_url, resign_url=resign_url),
     )
 
 
@@ -308,8 +351,10 @@ def send_updates(
             continue
         enqueue(
             session, now, site, row=row, seat=seat, player=player, kind="update",
-            subject=mail.subject(f"{mover_name} moved:", seat.seat), essential=False,
-            board=mail.board(seat.seat), context=mail.context_for(seat),
+            subject=lambda reader, number=seat.seat: mail.subject(
+                N_("%(player)s moved:"), number, reader, player=mover_name),
+            essential=False, board=mail.board(seat.seat),
+            context=lambda reader, seat=seat: mail.context_for(seat, reader),
         )
 
 
@@ -324,10 +369,14 @@ def send_game_over(
     mail = mail or _Mailing.of(session, row, game, state, seats)
     names = mail.context["player_names"]
     for seat in seats:
-        event = game_over_event(row.winners, seat.seat, names)
         enqueue(
             session, now, site, row=row, seat=seat, player=mail.players[seat.player_id],
-            kind="game_over", subject=mail.subject(event, seat.seat),
+            kind="game_over",
+            subject=lambda reader, number=seat.seat: subject_line(
+                game_over_event(row.winners, number, names, reader),
+                title_of(row, names, number, reader)),
             board=mail.board(seat.seat),
-            context=mail.context_for(seat, mine=outcome_for(row.winners, seat.seat)),
+            context=lambda reader, seat=seat: mail.context_for(
+                seat, reader, mine=outcome_for(row.winners, seat.seat),
+                result=mail.result(reader)),
         )

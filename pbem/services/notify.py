@@ -8,8 +8,8 @@ viewer at delivery, however many recipients share it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from email.utils import make_msgid
 from typing import Any
@@ -17,17 +17,22 @@ from typing import Any
 from sqlmodel import Session
 
 import engine
-from pbem.models import Game, Move, OutboxEmail, Player, Seat
+from engine.text import N_
+from pbem.i18n import ENGLISH, Reader
+from pbem.models import Game, Move, MoveSource, OutboxEmail, Player, Seat
 from pbem.services.common import Site
 from pbem.services.results import (
+    in_words,
     join_names,
     labels_for,
     name_generic_seats,
     outcome_for,
     seat_role,
-    with_labels,
 )
 from pbem.templating import render_email
+
+# What an email says for one reader: a subject or a template context made in their language.
+ForReader = Callable[[Reader], Any]
 
 _SIZE = re.compile(r'<svg[^>]*?\swidth="([\d.]+)"[^>]*?\sheight="([\d.]+)"')
 # Characters a subject must not carry: controls, and line and paragraph separators.
@@ -45,6 +50,14 @@ class BoardRef:
     alt: str
     width: int
     height: int
+    # The alt text for another reader (the English one is ``alt``).
+    alt_for: Callable[[Reader], str] | None = field(default=None, compare=False, repr=False)
+
+    def for_reader(self, reader: Reader) -> BoardRef:
+        """This picture with its alt text in ``reader``'s language."""
+        if self.alt_for is None or reader == ENGLISH:
+            return self
+        return replace(self, alt=self.alt_for(reader))
 
 
 def board_viewer(info: engine.GameInfo, seat: int | None) -> int:
@@ -54,35 +67,50 @@ def board_viewer(info: engine.GameInfo, seat: int | None) -> int:
 
 def board_ref(
     game: engine.Game, state: Any, ply: int, seat: int | None, last_move: str | None,  # type: ignore[type-arg]
-    labels: Sequence[str] = (),
+    labels: Sequence[str] = (), *, player_names: Sequence[str] | None = None,
 ) -> BoardRef:
-    """The picture for ``seat``; its alt text names the players where ``labels`` are given."""
+    """The picture for ``seat``; its alt text names the players where ``labels`` are given
+    (``player_names`` lets other languages name the colours their own way)."""
     viewer = board_viewer(game.info, seat)
     svg = game.render_svg(state, None if viewer < 0 else viewer, last_move)
     match = _SIZE.search(svg)
     width, height = (round(float(match[1])), round(float(match[2]))) if match else (400, 400)
-    position = with_labels(game.describe(state, None if viewer < 0 else viewer),
-                           game.seat_names(state), labels)
-    alt = f"The {game.info.name} board. {position}"
-    if last_move:
-        alt += f" Last move: {last_move}."
-    return BoardRef(ply, viewer, last_move, alt, width, height)
+    described = game.describe(state, None if viewer < 0 else viewer)
+    if player_names is None:
+        player_names = [label.split(" (")[0] for label in labels]
+
+    def alt_for(reader: Reader) -> str:
+        names = (list(labels) if reader == ENGLISH or not labels
+                 else labels_for(game, state, player_names, reader))
+        position = in_words(described, game.seat_names(state), names, reader)
+        if last_move:
+            return reader.gettext("The %(game)s board. %(position)s Last move: %(move)s.",
+                                  game=reader.gettext(game.info.name), position=position,
+                                  move=last_move)
+        return reader.gettext("The %(game)s board. %(position)s",
+                              game=reader.gettext(game.info.name), position=position)
+
+    return BoardRef(ply, viewer, last_move, alt_for(ENGLISH), width, height, alt_for)
 
 
-def title_of(row: Game, player_names: Sequence[str], seat: int | None) -> str:
+def title_of(row: Game, player_names: Sequence[str], seat: int | None,
+             reader: Reader = ENGLISH) -> str:
     """The game as a recipient knows it: "Mosey vs Bob (wVDOGE)" for a player (the others by
     name), "Mosey: Alice vs Bob (wVDOGE)" for anyone else (organisers)."""
     info = engine.GAMES.get(row.game_type)
-    name = info.name if info else row.game_type
+    name = reader.gettext(info.name) if info else row.game_type
     if seat is None:
-        return f"{name}: {' vs '.join(player_names)} ({row.public_id[:6]})"
+        return reader.gettext("%(game)s: %(players)s (%(id)s)", game=name,
+                              players=reader.gettext(" vs ").join(player_names),
+                              id=row.public_id[:6])
     others = [n for number, n in enumerate(player_names) if number != seat]
-    return f"{name} vs {join_names(others)} ({row.public_id[:6]})"
+    return reader.gettext("%(game)s vs %(others)s (%(id)s)", game=name,
+                          others=join_names(others, reader), id=row.public_id[:6])
 
 
-def subject_of(row: Game, names: list[str]) -> str:
+def subject_of(row: Game, names: list[str], reader: Reader = ENGLISH) -> str:
     """The game's title for someone who plays no seat in it ("Mosey: Alice vs Bob (wVDOGE)")."""
-    return title_of(row, names, None)
+    return title_of(row, names, None, reader)
 
 
 def subject_line(event: str, title: str) -> str:
@@ -93,19 +121,20 @@ def subject_line(event: str, title: str) -> str:
     return " ".join(text.split())[:MAX_SUBJECT]
 
 
-def game_over_event(winners: Sequence[int] | None, seat: int, player_names: Sequence[str]
-                    ) -> str:
+def game_over_event(winners: Sequence[int] | None, seat: int, player_names: Sequence[str],
+                    reader: Reader = ENGLISH) -> str:
     """The start of a game-over subject from ``seat``'s point of view: "Game over: you won"."""
     mine = outcome_for(winners, seat)
     if mine == "won":
-        return "Game over: you won"
+        return reader.gettext("Game over: you won")
     if mine == "shared":
-        return "Game over: you share the win in"
+        return reader.gettext("Game over: you share the win in")
     if mine == "draw":
-        return "Game over: a draw in"
+        return reader.gettext("Game over: a draw in")
     if len(player_names) == 2:
-        return "Game over: you lost"
-    return f"Game over: {join_names([player_names[w] for w in winners or []])} won"
+        return reader.gettext("Game over: you lost")
+    return reader.gettext("Game over: %(winners)s won",
+                          winners=join_names([player_names[w] for w in winners or []], reader))
 
 
 def enqueue(
@@ -117,14 +146,19 @@ def enqueue(
     seat: Seat | None,
     player: Player,
     kind: str,
-    subject: str,
-    context: dict[str, Any],
+    subject: str | ForReader,
+    context: dict[str, Any] | ForReader,
     board: BoardRef | None = None,
     essential: bool = True,
     thread: str | None = None,
+    reader: Reader | None = None,
 ) -> OutboxEmail | None:
     """Render ``email/<kind>.txt`` and ``.html`` and add the email to the outbox. ``thread``
     is the Message-ID to answer when the email is not about the recipient's seat (any more).
+
+    The email is in the recipient's language and time zone (``reader``, by default the
+    player's own): ``subject`` and ``context`` may be functions of that reader, which is how
+    one move mails a Dutch and an Italian player each in their own words.
 
     Computer players get nothing (None): every email of the game passes here, so this one
     check keeps invitations, turns, updates, reminders, game over and notices from bots."""
@@ -133,6 +167,12 @@ def enqueue(
         return None
     reply_to, message_id = reply_headers(site, row, seat, kind)
     links = site.links
+    reader = reader or site.reader_for(player)
+    if callable(subject):
+        subject = str(subject(reader))
+    if callable(context):
+        context = dict(context(reader))
+    board = board.for_reader(reader) if board is not None else None
     context = {
         **context,
         "player": player,
@@ -151,10 +191,11 @@ def enqueue(
         to_address=player.email,
         to_name=player.name,
         subject=subject,
-        text_body=render_email(f"email/{kind}.txt", **context),
-        html_body=render_email(f"email/{kind}.html", **context),
+        text_body=render_email(f"email/{kind}.txt", reader, **context),
+        html_body=render_email(f"email/{kind}.html", reader, **context),
         image_ply=board.ply if board else None,
         image_viewer=board.viewer if board else None,
+        image_language=reader.language,
         message_id=message_id,
         in_reply_to=seat.thread_message_id if seat else (thread or ""),
         reply_to=reply_to,
@@ -190,34 +231,75 @@ def moves_since_last_turn(moves: list[Move], seat: int) -> list[Move]:
     return [m for m in moves if m.ply > last]
 
 
+# The notes the server writes on the moves it plays itself (pbem.services.moves and timeouts);
+# a player's own note is shown as they wrote it.
+SERVER_NOTES = (
+    N_("forced pass: the only legal move"),
+    N_("played by the stand-in: this seat forfeited on time"),
+    N_("timed out: the server passed for them"),
+    N_("timed out: the server played a random legal move for them"),
+    N_("I expect to win"),  # a computer player's notes (pbem.scheduler.bots)
+    N_("This looks bad for me"),
+    N_("timed out: the computer played this turn for them"),  # timeout policies bot and
+    N_("played by the computer: this seat forfeited on time"),  # forfeit-bot
+)
+_SERVER_SOURCES = frozenset({MoveSource.FORCED_PASS, MoveSource.STAND_IN, MoveSource.TIMEOUT,
+                             MoveSource.BOT})
+
+
+@dataclass(frozen=True)
+class ShownMove:
+    """A move as an email lists it for one reader: the server's notes in their language."""
+
+    ply: int
+    seat: int
+    notation: str
+    note: str
+
+
+def moves_for(moves: Sequence[Move], reader: Reader = ENGLISH) -> list[ShownMove]:
+    """``moves`` for the "since your last turn" lines in ``reader``'s language (notation and
+    players' notes stay as written)."""
+    return [ShownMove(m.ply, m.seat, m.notation,
+                      reader.gettext(m.note) if m.note in SERVER_NOTES
+                      and m.source in _SERVER_SOURCES else m.note)
+            for m in moves]
+
+
 def text_board(game: engine.Game, state: Any, seat: int | None,  # type: ignore[type-arg]
-               player_names: Sequence[str]) -> str:
+               player_names: Sequence[str], reader: Reader = ENGLISH) -> str:
     """The engine's text diagram as ``seat`` sees it (hidden information stays hidden), with
-    made-up seat names ("Player 1") replaced by the players' names."""
-    return name_generic_seats(game.render_text(state, seat), game.seat_names(state),
-                              player_names)
+    made-up seat names ("Player 1") replaced by the players' names; its words in ``reader``'s
+    language where the engine gives them as a Text."""
+    return name_generic_seats(reader.text(game.render_text(state, seat)),
+                              game.seat_names(state), player_names, reader)
 
 
 def game_context(
-    row: Game, game: engine.Game, state: Any, seats: list[Seat], players: dict[int, Player]  # type: ignore[type-arg]
+    row: Game, game: engine.Game, state: Any, seats: list[Seat], players: dict[int, Player],  # type: ignore[type-arg]
+    reader: Reader = ENGLISH,
 ) -> dict[str, Any]:
-    """What every email about this game may show. Seats are named by player and colour
-    (``labels``: "Alice (Light)"); ``names`` are the engine's own seat names, kept for the
-    text the engine wrote."""
+    """What every email about this game may show, in ``reader``'s language. Seats are named by
+    player and colour (``labels``: "Alice (Light)"); ``names`` are the engine's own seat names,
+    kept for the text the engine wrote (``shown_names``: as the reader reads them)."""
     names = game.seat_names(state)
     player_names = [players[s.player_id].name for s in seats]
-    labels = labels_for(game, state, player_names)
+    labels = labels_for(game, state, player_names, reader)
     return {
         "game": row,
         "info": game.info,
+        "game_name": reader.gettext(game.info.name),
+        "summary": reader.gettext(game.info.summary),
         "options": game.options,
         "lineup": [(names[s.seat] if s.seat < len(names) else "", players[s.player_id])
                    for s in seats],
-        "describe": with_labels(game.describe(state), names, labels),
+        "describe": in_words(game.describe(state), names, labels, reader),
         "names": names,
+        "shown_names": [reader.text(name) for name in names],
         "labels": labels,
-        "roles": [seat_role(names[s.seat] if s.seat < len(names) else "") for s in seats],
+        "roles": [seat_role(names[s.seat] if s.seat < len(names) else "", reader)
+                  for s in seats],
         "player_names": player_names,
         # A callable, so that only the emails that show a text board pay for drawing one.
-        "text_board_for": lambda viewer: text_board(game, state, viewer, player_names),
+        "text_board_for": lambda viewer: text_board(game, state, viewer, player_names, reader),
     }

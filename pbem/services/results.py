@@ -9,31 +9,47 @@ Nothing here knows a game: it reads :class:`engine.Outcome` and the seat names o
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import engine
+from pbem.i18n import ENGLISH, Reader
 
 # Seat names the engine makes up when a game has no colours of its own (engine.base.Game).
 _GENERIC = re.compile(r"(?:Player|Seat) \d+")
 
 
-def seat_label(player_name: str, seat_name: str) -> str:
-    """``"Alice (Light)"``; just the name where the seat has no colour ("Player 1")."""
+def seat_label(player_name: str, seat_name: str, reader: Reader = ENGLISH) -> str:
+    """``"Alice (Light)"``; just the name where the seat has no colour ("Player 1"). The colour
+    is in ``reader``'s language ("Alice (Licht)")."""
     if not seat_name or _GENERIC.fullmatch(seat_name):
         return player_name
-    return f"{player_name} ({seat_name})"
+    return f"{player_name} ({reader.text(seat_name)})"
 
 
-def seat_role(seat_name: str) -> str:
+def seat_role(seat_name: str, reader: Reader = ENGLISH) -> str:
     """What a player plays, for "you play ...": the colour, or "" where there is none."""
-    return "" if not seat_name or _GENERIC.fullmatch(seat_name) else seat_name
+    return "" if not seat_name or _GENERIC.fullmatch(seat_name) else reader.text(seat_name)
 
 
-def labels_for(game: engine.Game, state: Any, player_names: Sequence[str]) -> list[str]:  # type: ignore[type-arg]
+def labels_for(game: engine.Game, state: Any, player_names: Sequence[str],  # type: ignore[type-arg]
+               reader: Reader = ENGLISH) -> list[str]:
     names = game.seat_names(state)
-    return [seat_label(player, names[seat] if seat < len(names) else "")
+    return [seat_label(player, names[seat] if seat < len(names) else "", reader)
             for seat, player in enumerate(player_names)]
+
+
+def seat_names_in(names: Sequence[str], reader: Reader = ENGLISH) -> list[str]:
+    """The engine's seat names as ``reader`` reads them (what :func:`with_labels` looks for in
+    a text rendered for that reader)."""
+    return [reader.text(name) for name in names]
+
+
+def in_words(text: str, seat_names: Sequence[str], labels: Sequence[str],
+             reader: Reader = ENGLISH) -> str:
+    """An engine text (a :class:`engine.text.Text` or plain English) for ``reader``, its seat
+    names replaced by ``labels`` (made for the same reader)."""
+    return with_labels(reader.text(text), seat_names_in(seat_names, reader), labels)
 
 
 def with_labels(text: str, seat_names: Sequence[str], labels: Sequence[str]) -> str:
@@ -56,11 +72,11 @@ def with_labels(text: str, seat_names: Sequence[str], labels: Sequence[str]) -> 
     return pattern.sub(name, text)
 
 
-def join_names(names: Sequence[str]) -> str:
+def join_names(names: Sequence[str], reader: Reader = ENGLISH) -> str:
     """``"A"``, ``"A and B"``, ``"A, B and C"``."""
     if len(names) <= 1:
         return "".join(names)
-    return f"{', '.join(names[:-1])} and {names[-1]}"
+    return reader.gettext("%(names)s and %(last)s", names=", ".join(names[:-1]), last=names[-1])
 
 
 def _number(value: float) -> str:
@@ -77,20 +93,26 @@ def _quoted_scores(outcome: engine.Outcome) -> tuple[str, ...] | None:
     return scores if all(s in found for s in scores) else None
 
 
-def _headline(outcome: engine.Outcome, labels: Sequence[str]) -> str:
+def _headline(outcome: engine.Outcome, labels: Sequence[str], reader: Reader = ENGLISH
+              ) -> str:
     """"Alice (White) won 31-30", "Alice and Bob shared the win", "Alice and Bob drew 30-30"."""
     winners = list(outcome.winners)
     scores = _quoted_scores(outcome) if len(labels) == 2 else None
     if not winners:
-        tail = f" {'-'.join(scores)}" if scores and len(set(scores)) == 1 else ""
-        return f"{join_names(list(labels))} drew{tail}"
-    who = join_names([labels[w] for w in winners])
+        everyone = join_names(list(labels), reader)
+        if scores and len(set(scores)) == 1:
+            return reader.gettext("%(players)s drew %(score)s", players=everyone,
+                                  score="-".join(scores))
+        return reader.gettext("%(players)s drew", players=everyone)
+    who = join_names([labels[w] for w in winners], reader)
     if len(winners) > 1:
-        return f"{who} shared the win"
+        return reader.gettext("%(players)s shared the win", players=who)
     loser = 1 - winners[0]
     if scores and outcome.scores and outcome.scores[winners[0]] > outcome.scores[loser]:
-        return f"{who} won {scores[winners[0]]}-{scores[loser]}"
-    return f"{who} won"  # a tie-break decided it: the reason says how
+        return reader.gettext("%(player)s won %(score)s", player=who,
+                              score=f"{scores[winners[0]]}-{scores[loser]}")
+    # A tie-break decided it: the reason says how.
+    return reader.gettext("%(player)s won", player=who)
 
 
 def _sentence(text: str) -> str:
@@ -98,47 +120,99 @@ def _sentence(text: str) -> str:
     return f"{text}." if text else ""
 
 
-def result_sentence(game: engine.Game, state: Any, names: list[str]) -> str:  # type: ignore[type-arg]
+def result_sentence(game: engine.Game, state: Any, names: list[str],  # type: ignore[type-arg]
+                    reader: Reader = ENGLISH) -> str:
     """The result of a game its rules ended, e.g. "Alice (Light) won: Bob (Dark) has no move;
-    in Mosey the last player to move wins." ``names`` holds a label per seat (:func:`seat_label`);
-    "" while the game is not over."""
+    in Mosey the last player to move wins." ``names`` holds a label per seat (:func:`seat_label`,
+    made for the same ``reader``); "" while the game is not over."""
     outcome = game.outcome(state)
     if outcome is None:
         return ""
-    headline = _headline(outcome, names)
+    headline = _headline(outcome, names, reader)
     # The headline has named everyone it mentions; the reason then names them shortly.
     mentioned = [n for n in names if n in headline]
-    reason = with_labels(outcome.reason, game.seat_names(state), names)
+    reason = in_words(outcome.reason, game.seat_names(state), names, reader)
     for label in mentioned:
         short = label.split(" (")[0]
         if short != label:
             reason = reason.replace(label, short)
-    return _sentence(f"{headline}: {reason}" if reason.strip() else headline)
+    if not reason.strip():
+        return _sentence(headline)
+    return _sentence(reader.gettext("%(headline)s: %(reason)s", headline=headline,
+                                    reason=reason))
 
 
-def resignation_sentence(names: Sequence[str], seat: int, winners: Sequence[int]) -> str:
+def resignation_sentence(names: Sequence[str], seat: int, winners: Sequence[int],
+                         reader: Reader = ENGLISH) -> str:
     """"Bob (Dark) resigned; Alice (Light) won." """
-    return _sentence(f"{names[seat]} resigned; {_winners(names, winners)}")
-
-
-def forfeit_sentence(names: Sequence[str], seat: int, winners: Sequence[int]) -> str:
-    """"Bob (Dark) ran out of time and forfeits; Alice (Light) won." """
-    return _sentence(f"{names[seat]} ran out of time and forfeits; {_winners(names, winners)}")
-
-
-def adjudication_sentence(names: Sequence[str], winners: Sequence[int], reason: str) -> str:
-    """"Adjudicated by the organiser: Alice (Light) won. Bob stopped answering." """
-    verdict = _winners(names, winners) if winners else "a draw"
-    reason = reason.strip()
-    return (f"Adjudicated by the organiser: {_sentence(verdict)} "
-            f"{_sentence(reason[:1].upper() + reason[1:])}").strip()
-
-
-def _winners(names: Sequence[str], winners: Sequence[int]) -> str:
     if not winners:
-        return "nobody won"
-    verb = "won" if len(winners) == 1 else "share the win"
-    return f"{join_names([names[w] for w in winners])} {verb}"
+        return _sentence(reader.gettext("%(player)s resigned; nobody won", player=names[seat]))
+    return _sentence(reader.ngettext(
+        "%(player)s resigned; %(winners)s won", "%(player)s resigned; %(winners)s share the win",
+        len(winners), player=names[seat], winners=join_names([names[w] for w in winners], reader)))
+
+
+def forfeit_sentence(names: Sequence[str], seat: int, winners: Sequence[int],
+                     reader: Reader = ENGLISH) -> str:
+    """"Bob (Dark) ran out of time and forfeits; Alice (Light) won." """
+    if not winners:
+        return _sentence(reader.gettext("%(player)s ran out of time and forfeits; nobody won",
+                                        player=names[seat]))
+    return _sentence(reader.ngettext(
+        "%(player)s ran out of time and forfeits; %(winners)s won",
+        "%(player)s ran out of time and forfeits; %(winners)s share the win",
+        len(winners), player=names[seat], winners=join_names([names[w] for w in winners], reader)))
+
+
+def adjudication_sentence(names: Sequence[str], winners: Sequence[int], reason: str,
+                          reader: Reader = ENGLISH) -> str:
+    """"Adjudicated by the organiser: Alice (Light) won. Bob stopped answering." The reason is
+    the organiser's own words, as they wrote them."""
+    if winners:
+        verdict = reader.ngettext("Adjudicated by the organiser: %(winners)s won.",
+                                  "Adjudicated by the organiser: %(winners)s share the win.",
+                                  len(winners),
+                                  winners=join_names([names[w] for w in winners], reader))
+    else:
+        verdict = reader.gettext("Adjudicated by the organiser: a draw.")
+    reason = reason.strip()
+    return f"{verdict} {_sentence(reason[:1].upper() + reason[1:])}".strip()
+
+
+def shown_result(stored: str, game: engine.Game, state: Any,  # type: ignore[type-arg]
+                 winners: Sequence[int], resigned: Sequence[int], forfeited: Sequence[int],
+                 labels: Callable[[Reader], Sequence[str]], reader: Reader) -> str:
+    """A game's stored (English) result in ``reader``'s language, where the server wrote it: the
+    rules' result, a resignation or a forfeit, each rebuilt with ``labels(reader)`` and kept
+    only if its English is what was stored; else as stored (an organiser's adjudication holds
+    their own words)."""
+    if reader == ENGLISH or not stored:
+        return stored
+    sentences: list[Callable[[Reader], str]] = [
+        lambda r: result_sentence(game, state, list(labels(r)), r)]
+    sentences += [lambda r, s=seat: resignation_sentence(labels(r), s, winners, r)
+                  for seat in resigned]
+    sentences += [lambda r, s=seat: forfeit_sentence(labels(r), s, winners, r)
+                  for seat in forfeited]
+    for sentence in sentences:
+        if sentence(ENGLISH) == stored:
+            return sentence(reader)
+    return stored
+
+
+def result_in(row: Any, seats: Sequence[Any], player_names: Sequence[str],
+              reader: Reader) -> str:
+    """A game row's result for ``reader`` (see :func:`shown_result`); pages use this."""
+    from pbem.positions import current_state
+
+    stored = row.result or ""
+    if reader == ENGLISH or not stored:
+        return stored
+    game, state = current_state(row)
+    return shown_result(stored, game, state, list(row.winners or []),
+                        [s.seat for s in seats if s.resigned],
+                        [s.seat for s in seats if s.forfeited],
+                        lambda r: labels_for(game, state, player_names, r), reader)
 
 
 def outcome_for(winners: Sequence[int] | None, seat: int | None) -> str:
@@ -150,11 +224,12 @@ def outcome_for(winners: Sequence[int] | None, seat: int | None) -> str:
     return "won" if len(winners) == 1 else "shared"
 
 
-def name_generic_seats(text: str, seat_names: Sequence[str], player_names: Sequence[str]
-                       ) -> str:
-    """``text`` with made-up seat names ("Player 1") replaced by the players' names; colours
-    stay, since diagrams and their keys use them."""
-    pairs = {seat: player for seat, player in zip(seat_names, player_names, strict=False)
+def name_generic_seats(text: str, seat_names: Sequence[str], player_names: Sequence[str],
+                       reader: Reader = ENGLISH) -> str:
+    """``text`` (written for ``reader``) with made-up seat names ("Player 1") replaced by the
+    players' names; colours stay, since diagrams and their keys use them."""
+    pairs = {reader.text(seat): player
+             for seat, player in zip(seat_names, player_names, strict=False)
              if _GENERIC.fullmatch(seat)}
     if not pairs:
         return text

@@ -18,13 +18,19 @@ The policies (:data:`~pbem.clock.deadlines.POLICIES`):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
 from sqlmodel import Session
 
-from pbem.clock.controls import format_duration, reminder_times
+from engine.text import N_
+from pbem.clock.controls import (
+    describe_duration,
+    format_duration,
+    reminder_times,
+    short_duration,
+)
 from pbem.clock.deadlines import (
     POLICY_LABELS,
     SECOND,
@@ -33,6 +39,7 @@ from pbem.clock.deadlines import (
     reminder_offsets,
     set_deadline,
 )
+from pbem.i18n import ENGLISH, Reader, supported
 from pbem.models import Game, GameStatus, MoveSource, Player, Seat
 from pbem.positions import current_state
 from pbem.services.common import Site, audit, end_game, lock_game, players_of, seats_of
@@ -45,7 +52,14 @@ from pbem.services.moves import (
 )
 from pbem.services.notify import enqueue, game_context, subject_line, subject_of, title_of
 from pbem.services.results import forfeit_sentence, labels_for
-from pbem.templating import local_time
+
+# Words for one reader: a clock notice's text, an alert's text or headline, made in the
+# recipient's language (a plain str is the same for everybody).
+Words = str | Callable[[Reader], str]
+
+
+def _words(words: Words, reader: Reader) -> str:
+    return words(reader) if callable(words) else words
 
 MAX_STEPS = 100  # steps of one turn the server plays for a timed-out player; far above any game
 
@@ -58,61 +72,113 @@ def _context(session: Session, row: Game) -> tuple[list[Seat], dict[int, Player]
     return seats, players, game_context(row, game, state, seats, players)
 
 
+def _context_in(row: Game, seats: list[Seat], players: dict[int, Player]
+                ) -> Callable[[Reader], dict[str, Any]]:
+    """The game's email context in a reader's language (made once per language)."""
+    game, state = current_state(row)
+    made: dict[Reader, dict[str, Any]] = {}
+
+    def context(reader: Reader) -> dict[str, Any]:
+        if reader not in made:
+            made[reader] = game_context(row, game, state, seats, players, reader)
+        return made[reader]
+
+    return context
+
+
 # What a clock notice's subject says first, by event; "{who}" is the seat the clock ran out for.
 CLOCK_EVENTS = {
-    "extended": "Deadline extended:",
-    "paused": "Game paused:",
-    "resumed": "Game resumed:",
-    "hold": "{who} ran out of time, the game waits:",
-    "grace": "{who} ran out of time, extra time once:",
-    "timeout": "{who} ran out of time, the server moved:",
-    "forfeit": "{who} ran out of time and forfeits:",
+    "extended": N_("Deadline extended:"),
+    "paused": N_("Game paused:"),
+    "resumed": N_("Game resumed:"),
+    "hold": N_("%(who)s ran out of time, the game waits:"),
+    "grace": N_("%(who)s ran out of time, extra time once:"),
+    "timeout": N_("%(who)s ran out of time, the server moved:"),
+    "forfeit": N_("%(who)s ran out of time and forfeits:"),
+}
+# The same when it is the reader's own clock (English says "You" in both).
+OWN_CLOCK_EVENTS = {
+    "hold": N_("You ran out of time, the game waits:"),
+    "grace": N_("You ran out of time, extra time once:"),
+    "timeout": N_("You ran out of time, the server moved:"),
+    "forfeit": N_("You ran out of time and forfeit:"),
 }
 
 
-def clock_event(event: str, who: str) -> str:
-    """The start of a clock notice's subject: "Bob ran out of time, the game waits:"."""
-    return CLOCK_EVENTS.get(event, "Clock:").format(who=who)
+def clock_event(event: str, who: str | None, reader: Reader = ENGLISH) -> str:
+    """The start of a clock notice's subject: "Bob ran out of time, the game waits:"; ``who``
+    None for the reader's own clock ("You ran out of time, ...")."""
+    if who is None and event in OWN_CLOCK_EVENTS:
+        if event == "forfeit" and reader.language == "en":  # as English always said it
+            return reader.gettext(CLOCK_EVENTS[event], who="You")
+        return reader.gettext(OWN_CLOCK_EVENTS[event])
+    return reader.gettext(CLOCK_EVENTS.get(event, N_("Clock:")), who=who or "")
 
 
 def clock_notice(
-    session: Session, now: datetime, site: Site, row: Game, event: str, text: str,
+    session: Session, now: datetime, site: Site, row: Game, event: str, text: Words,
     *, seats: Sequence[int] | None = None, about: int | None = None,
 ) -> None:
-    """An essential email to every seat (or ``seats``): what happened to the clock, and why.
-    ``about`` is the seat whose clock ran out: the subject names them, or says "You"."""
-    all_seats, players, context = _context(session, row)
-    names = context["player_names"]
+    """An essential email to every seat (or ``seats``): what happened to the clock, and why
+    (``text``, or a function writing it for a reader). ``about`` is the seat whose clock ran
+    out: the subject names them, or says "You"."""
+    all_seats, players, english = _context(session, row)
+    context = _context_in(row, all_seats, players)
+    names = english["player_names"]
     for seat in all_seats:
         if seats is None or seat.seat in seats:
-            who = "You" if about == seat.seat else (names[about] if about is not None
-                                                    else "A player")
+
+            def subject(reader: Reader, number: int = seat.seat) -> str:
+                who = (None if about == number else names[about] if about is not None
+                       else reader.gettext("A player"))
+                return subject_line(clock_event(event, who, reader),
+                                    title_of(row, names, number, reader))
+
             enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id],
-                    kind="clock",
-                    subject=subject_line(clock_event(event, who),
-                                         title_of(row, names, seat.seat)),
-                    context={**context, "seat": seat, "event": event, "text": text})
+                    kind="clock", subject=subject,
+                    context=lambda reader, seat=seat: {**context(reader), "seat": seat,
+                                                       "event": event,
+                                                       "text": _words(text, reader)})
 
 
-def alert_organiser(session: Session, now: datetime, site: Site, row: Game, text: str, *,
-                    event: str = "hold", headline: str = "Needs your attention:") -> bool:
+NEEDS_ATTENTION = N_("Needs your attention:")
+
+
+def alert_organiser(session: Session, now: datetime, site: Site, row: Game, text: Words, *,
+                    event: str = "hold",
+                    headline: Words = NEEDS_ATTENTION) -> bool:
     """Email the game's organiser and the site's alert addresses; False if there is nobody.
-    The email links to the game on the dashboard, where what ``text`` offers is done."""
+    The email links to the game on the dashboard, where what ``text`` offers is done. The
+    organiser reads it in their own language, the alert addresses in the site's."""
     from pbem.services.games import PlayerSpec, player_for  # games imports this package
 
-    recipients = [session.get(Player, row.organiser_id)] if row.organiser_id else []
-    recipients += [player_for(session, now, PlayerSpec("Organiser", address))
-                   for address in site.alert_emails]
-    unique = {p.id: p for p in recipients if p is not None}
+    organiser = session.get(Player, row.organiser_id) if row.organiser_id else None
+    alerted = [player_for(session, now, PlayerSpec("Organiser", address))
+               for address in site.alert_emails]
+    unique: dict[int | None, tuple[Player, Reader]] = {}
+    if organiser is not None:
+        unique[organiser.id] = (organiser, site.reader_for(organiser))
+    for player in alerted:
+        unique.setdefault(player.id, (player, Reader(supported(site.default_language),
+                                                    player.time_zone or "UTC")))
     if not unique:
         return False
-    _, _, context = _context(session, row)
-    subject = subject_line(f"[organiser] {headline}", subject_of(row, context["player_names"]))
+    seats, players, english = _context(session, row)
+    context = _context_in(row, seats, players)
+    names = english["player_names"]
     dashboard = f"{site.links.base_url}/admin/games/{row.id}"
-    for organiser in unique.values():
-        enqueue(session, now, site, row=row, seat=None, player=organiser, kind="clock",
-                subject=subject, context={**context, "seat": None, "event": event,
-                                          "text": text, "dashboard_url": dashboard})
+
+    def subject(reader: Reader) -> str:
+        said = reader.gettext(headline) if isinstance(headline, str) else headline(reader)
+        return subject_line(reader.gettext("[organiser] %(headline)s", headline=said),
+                            subject_of(row, names, reader))
+
+    for recipient, reader in unique.values():
+        enqueue(session, now, site, row=row, seat=None, player=recipient, kind="clock",
+                subject=subject, reader=reader,
+                context=lambda reader: {**context(reader), "seat": None, "event": event,
+                                        "text": _words(text, reader),
+                                        "dashboard_url": dashboard})
     return True
 
 
@@ -140,21 +206,25 @@ def send_due_reminder(session: Session, now: datetime, site: Site, row: Game) ->
            if r.at <= now and r.before // SECOND not in sent]
     if due:
         row.reminders_sent = sorted(sent | {r.before // SECOND for r in due})
-        seats, players, context = _context(session, row)
+        seats, players, english = _context(session, row)
+        context = _context_in(row, seats, players)
         seat = seats[row.to_move or 0]
         assert row.id is not None
         left = _rounded(row.deadline - now)
         policy = row.timeout_policy or default_timeout_policy(row.game_type)
-        spoken = spoken_duration(left)
+        names = english["player_names"]
+        move_url = site.links.move_url(row.id, seat.seat, row.ply, holder=seat.player_id)
         enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id],
                 kind="reminder",
-                subject=subject_line(f"Reminder: {spoken} left in",
-                                     title_of(row, context["player_names"], seat.seat)),
-                context={**context, "seat": seat, "before": format_duration(left),
-                         "time_left": spoken,
-                         "policy_text": POLICY_LABELS[policy],
-                         "move_url": site.links.move_url(row.id, seat.seat, row.ply,
-                                                             holder=seat.player_id)})
+                subject=lambda reader: subject_line(
+                    reader.gettext("Reminder: %(left)s left in",
+                                   left=spoken_duration(left, reader)),
+                    title_of(row, names, seat.seat, reader)),
+                context=lambda reader: {
+                    **context(reader), "seat": seat, "before": format_duration(left),
+                    "time_left": spoken_duration(left, reader),
+                    "policy_text": reader.gettext(POLICY_LABELS[policy]),
+                    "move_url": move_url})
         audit(session, now, "reminder sent", game_id=row.id, seat=seat.seat, ply=row.ply,
               before=format_duration(due[-1].before))
     refresh_due(row)
@@ -162,15 +232,10 @@ def send_due_reminder(session: Session, now: datetime, site: Site, row: Game) ->
     return "reminder" if due else "skipped"
 
 
-def spoken_duration(length: timedelta) -> str:
+def spoken_duration(length: timedelta, reader: Reader = ENGLISH) -> str:
     """``"1 day 2 hours"``, ``"30 minutes"``: a duration as a person says it (the two largest
     units are enough for "about")."""
-    minutes = max(int(length.total_seconds() // 60), 0)
-    days, rest = divmod(minutes, 24 * 60)
-    hours, minutes = divmod(rest, 60)
-    parts = [f"{n} {unit}{'' if n == 1 else 's'}"
-             for n, unit in ((days, "day"), (hours, "hour"), (minutes, "minute")) if n]
-    return " ".join(parts[:2]) or "no time"
+    return describe_duration(length, reader, units=2)
 
 
 def _rounded(left: timedelta) -> timedelta:
@@ -183,21 +248,31 @@ def apply_timeout(session: Session, now: datetime, site: Site, row: Game) -> str
     """The clock of the seat to move ran out: apply the game's policy; returns its name."""
     assert row.id is not None and row.to_move is not None and row.deadline is not None
     policy = row.timeout_policy or default_timeout_policy(row.game_type)
-    seats, _, context = _context(session, row)
+    seats, players, _ = _context(session, row)
+    context = _context_in(row, seats, players)
     seat = row.to_move
-    who = context["labels"][seat]
-    why = f"{who} did not move in time: the deadline was {local_time(row.deadline)}."
+    deadline = row.deadline
+    if seats[seat].stand_in:
+        return "skipped"  # the computer already has this turn: the sweep's bot pass plays it
+
+    def why(reader: Reader) -> str:
+        return reader.gettext("%(player)s did not move in time: the deadline was %(deadline)s.",
+                              player=context(reader)["labels"][seat],
+                              deadline=reader.when(deadline))
     audit(session, now, "timeout", game_id=row.id, seat=seat, ply=row.ply, policy=policy)
     if policy == "hold":
         row.held_since = now
         refresh_due(row)
         session.add(row)
-        told = alert_organiser(session, now, site, row, f"{why} This game's timeout policy is "
-                               "'hold': it waits for you to decide. Extend the deadline, or "
-                               "adjudicate the game, from the dashboard.")
-        clock_notice(session, now, site, row, "hold", f"{why} The game now waits for the "
-                     f"organiser to decide{'' if told else ' (no organiser is set to tell)'}.",
-                     about=seat)
+        told = alert_organiser(session, now, site, row, lambda reader: " ".join((
+            why(reader), reader.gettext(
+                "This game's timeout policy is 'hold': it waits for you to decide. Extend the "
+                "deadline, or adjudicate the game, from the dashboard."))))
+        waits = (N_("The game now waits for the organiser to decide.") if told else
+                 N_("The game now waits for the organiser to decide (no organiser is set to "
+                    "tell)."))
+        clock_notice(session, now, site, row, "hold",
+                     lambda reader: " ".join((why(reader), reader.gettext(waits))), about=seat)
         return policy
     if policy == "grace" and not row.grace_used:
         length = timedelta(seconds=row.turn_bank_seconds or 0)
@@ -205,40 +280,59 @@ def apply_timeout(session: Session, now: datetime, site: Site, row: Game) -> str
         row.turn_started_at = row.deadline
         set_deadline(session, row)
         session.add(row)
-        clock_notice(session, now, site, row, "grace",
-                     f"{why} Under this game's timeout policy (grace), the turn gets"
-                     f" {format_duration(length)} more, once; after that the server will pass or"
-                     " play a random move for them.", about=seat)
+        clock_notice(session, now, site, row, "grace", lambda reader: " ".join((
+            why(reader), reader.gettext(
+                "Under this game's timeout policy (grace), the turn gets %(length)s more, once; "
+                "after that the server will pass or play a random move for them.",
+                length=short_duration(length, reader)))), about=seat)
         return "grace"
-    if policy == "forfeit":
-        return _forfeit(session, now, site, row, seats, why)
+    if policy == "bot":
+        seats[seat].stand_in = "turn"
+        session.add(seats[seat])
+        clock_notice(session, now, site, row, "timeout", lambda reader: " ".join((
+            why(reader), reader.gettext(
+                "Under this game's timeout policy (bot), the computer plays this turn for them; "
+                "they play on from their next turn."))), about=seat)
+        return "bot"
+    if policy in ("forfeit", "forfeit-bot"):
+        return _forfeit(session, now, site, row, seats, why, computer=policy == "forfeit-bot")
     played = []
     for _ in range(MAX_STEPS):  # a turn of several steps is finished the same way
-        move, how = _stand_in_move(row, policy)
+        move, passed = _stand_in_move(row, policy)
         apply_move(session, now, row, move, source=MoveSource.TIMEOUT,
-                   note=f"timed out: the server {how}")
+                   note=TIMED_OUT_PASS if passed else TIMED_OUT_RANDOM)
         played.append(str(move))
         if row.status != GameStatus.ACTIVE or row.to_move != seat:
             break
     automatic = play_automatic_moves(session, now, row)
     send_move_emails(session, now, site, row, mover=seat, automatic=bool(automatic))
-    clock_notice(session, now, site, row, "timeout",
-                 f"{why} Under this game's timeout policy ({policy}), the server {how}: "
-                 f"{', '.join(played)}.", about=seat)
+    did = (N_("Under this game's timeout policy (%(policy)s), the server passed for them: "
+              "%(moves)s.") if passed else
+           N_("Under this game's timeout policy (%(policy)s), the server played a random legal "
+              "move for them: %(moves)s."))
+    clock_notice(session, now, site, row, "timeout", lambda reader: " ".join((
+        why(reader), reader.gettext(did, policy=policy, moves=", ".join(played)))), about=seat)
     return policy
 
 
-def _stand_in_move(row: Game, policy: str) -> tuple[Any, str]:
-    """A pass where the policy wants one and the rules allow it, else a seeded random move."""
+# The notes on the moves the server plays for a player whose clock ran out (shown in each
+# reader's language: pbem.services.notify.SERVER_NOTES).
+TIMED_OUT_PASS = N_("timed out: the server passed for them")
+TIMED_OUT_RANDOM = N_("timed out: the server played a random legal move for them")
+
+
+def _stand_in_move(row: Game, policy: str) -> tuple[Any, bool]:
+    """A pass where the policy wants one and the rules allow it, else a seeded random move;
+    and whether it is a pass."""
     game, state = current_state(row)
     legal = game.legal_moves(state)
     if policy in ("pass", "grace") and any(str(m) == "pass" for m in legal):
-        return next(m for m in legal if str(m) == "pass"), "passed for them"
-    return game.random_move(state, seeded_rng(row)), "played a random legal move for them"
+        return next(m for m in legal if str(m) == "pass"), True
+    return game.random_move(state, seeded_rng(row)), False
 
 
 def _forfeit(session: Session, now: datetime, site: Site, row: Game, seats: list[Seat],
-             why: str) -> str:
+             why: Callable[[Reader], str], *, computer: bool = False) -> str:
     assert row.to_move is not None
     loser = seats[row.to_move]
     loser.forfeited = True
@@ -250,15 +344,23 @@ def _forfeit(session: Session, now: datetime, site: Site, row: Game, seats: list
         winners = [s.seat for s in seats if s.seat != loser.seat and not s.resigned]
         end_game(row, now, result=forfeit_sentence(labels, loser.seat, winners), winners=winners)
         session.add(row)
-        clock_notice(session, now, site, row, "forfeit",
-                     f"{why} Under this game's timeout policy (forfeit), they lose the game.",
-                     about=loser.seat)
+        clock_notice(session, now, site, row, "forfeit", lambda reader: " ".join((
+            why(reader), reader.gettext(
+                "Under this game's timeout policy (forfeit), they lose the game."))),
+            about=loser.seat)
         send_game_over(session, now, site, row, game, state, seats)
         return "forfeit"
+    if computer:  # the sweep's bot pass plays the seat from now on
+        loser.stand_in = "game"
+        session.add(loser)
+    stand_in = (N_("Under this game's timeout policy (forfeit-bot), they are out of the game; the "
+                   "computer plays their seat to the end so the others can finish.") if computer
+                else N_("Under this game's timeout policy (forfeit), they are out of the game; a "
+                        "stand-in plays random moves for their seat to the end so the others "
+                        "can finish."))
     clock_notice(session, now, site, row, "forfeit",
-                 f"{why} Under this game's timeout policy (forfeit), they are out of the game; a"
-                 " stand-in plays random moves for their seat to the end so the others can"
-                 " finish.", about=loser.seat)
+                 lambda reader: " ".join((why(reader), reader.gettext(stand_in))),
+                 about=loser.seat)
     automatic = play_automatic_moves(session, now, row)
     send_move_emails(session, now, site, row, mover=loser.seat, automatic=bool(automatic))
     return "forfeit"

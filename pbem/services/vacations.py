@@ -11,6 +11,7 @@ from datetime import date, datetime
 
 from sqlmodel import Session, col, select
 
+from engine.text import Text
 from pbem.clock.controls import DEFAULT_ALLOWANCE_DAYS, check_absence, days_in_year, local_date
 from pbem.clock.deadlines import absences_of, recompute_deadlines_of
 from pbem.models import Player, PlayerAbsence
@@ -38,7 +39,7 @@ def add_absence(
     """Record an absence after :func:`pbem.clock.controls.check_absence` says it fits."""
     player = session.get(Player, player_id)
     if player is None:
-        raise AbsenceRefused("there is no such player")
+        raise AbsenceRefused(Text("there is no such player"))
     verdict = check_absence(start, end, absences_of(session, player_id),
                             today=local_date(now, player.time_zone),
                             allowance_days=allowance_days)
@@ -57,10 +58,10 @@ def remove_absence(session: Session, now: datetime, *, player_id: int, absence_i
     """Cancel an absence that has not begun (days already away cannot be handed back)."""
     absence = session.get(PlayerAbsence, absence_id)
     if absence is None or absence.player_id != player_id:
-        raise AbsenceRefused("there is no such absence")
+        raise AbsenceRefused(Text("there is no such absence"))
     player = session.get(Player, player_id)
     if absence.start <= local_date(now, player.time_zone if player else "UTC"):
-        raise AbsenceRefused("an absence that has begun cannot be cancelled")
+        raise AbsenceRefused(Text("an absence that has begun cannot be cancelled"))
     session.delete(absence)
     session.flush()
     recompute_deadlines_of(session, player_id)

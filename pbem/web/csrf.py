@@ -10,11 +10,13 @@ and OPTIONS never change anything, so they need none. Forms write the token with
 from __future__ import annotations
 
 from flask import Flask, g, render_template, request
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_wtf.csrf import CSRFError, CSRFProtect, generate_csrf, validate_csrf
 from wtforms import ValidationError
 
-REFUSED = ("This form has expired or did not come from this site. "
-           "Please go back, reload the page and try again.")
+REFUSED = _l("This form has expired or did not come from this site. "
+             "Please go back, reload the page and try again.")
 
 csrf = CSRFProtect()
 
@@ -36,12 +38,12 @@ def check_csrf() -> None:
     try:
         validate_csrf(request.form.get("csrf_token", ""))
     except ValidationError:
-        raise CSRFError(REFUSED) from None
+        raise CSRFError(str(REFUSED)) from None
     g.csrf_valid = True
 
 
 def _refused(error: CSRFError) -> tuple[str, int]:
-    return render_template("message.html", title="Form refused", text=REFUSED), 400
+    return render_template("message.html", title=_("Form refused"), text=str(REFUSED)), 400
 
 
 def init_app(app: Flask) -> None:

@@ -14,16 +14,18 @@ from flask import (
     request,
     url_for,
 )
+from flask_babel import gettext as _
 from markupsafe import Markup, escape
 from sqlmodel import select
 
 import engine
-from pbem.clock.controls import Fischer
+from pbem.clock.controls import describe_control
 from pbem.clock.deadlines import POLICY_LABELS, default_timeout_policy, time_control_of
-from pbem.models import Game, GameStatus, Move
+from pbem.models import Game, GameStatus, Move, Seat
 from pbem.positions import current_state, engine_game, moves_of, state_at
 from pbem.services.common import players_of, seats_of
-from pbem.services.results import result_sentence
+from pbem.services.results import result_in, result_sentence
+from pbem.web.language import current_reader
 from pbem.web.support import (
     DamagedLink,
     board_svg,
@@ -32,7 +34,7 @@ from pbem.web.support import (
     game_of_token,
     site,
 )
-from pbem.web.terms import name_generic_seats, seat_label, seat_names, terms_for
+from pbem.web.terms import name_generic_seats, seat_label, seat_names, terms_for, words
 
 bp = Blueprint("games", __name__)
 
@@ -57,8 +59,9 @@ def clock_text(row: Game) -> dict[str, str]:
     if control is None:
         return {}
     policy = row.timeout_policy or default_timeout_policy(row.game_type)
-    per = "" if isinstance(control, Fischer) else " per move"
-    return {"time_control": f"{control}{per}", "policy_text": POLICY_LABELS[policy]}
+    reader = current_reader()
+    return {"time_control": describe_control(control, reader),
+            "policy_text": reader.gettext(POLICY_LABELS.get(policy, policy))}
 
 
 def turns_of(moves: list[Move]) -> list[tuple[int, list[tuple[int, Move]]]]:
@@ -73,13 +76,17 @@ def turns_of(moves: list[Move]) -> list[tuple[int, list[tuple[int, Move]]]]:
     return turns
 
 
-def result_text(row: Game, labels: list[str]) -> str:
-    """The result as a sentence with names. The service writes one when a game ends; a game
-    that ended before it did gets one from the final position, as the service words it."""
+def result_text(row: Game, labels: list[str], seats: list[Seat] | None = None,
+                player_names: list[str] | None = None) -> str:
+    """The result as a sentence with names, in the page's language. The service writes one
+    when a game ends; a game that ended before it did gets one from the final position."""
+    reader = current_reader()
     if row.result or row.status != GameStatus.FINISHED:
-        return row.result or ""
+        if seats is None or player_names is None:
+            return row.result or ""
+        return result_in(row, seats, player_names, reader)
     game, state = current_state(row)
-    return result_sentence(game, state, labels) or ""
+    return result_sentence(game, state, labels, reader) or ""
 
 
 def named_board(svg: Markup, labels: list[str]) -> Markup:
@@ -103,7 +110,8 @@ def render_game_page(
     if shown is None or not 0 <= shown <= len(moves):
         shown = len(moves)
     state = state_at(game, row, moves, shown)
-    names = seat_names(row.game_type, game.seat_names(state))
+    reader = current_reader()
+    names = seat_names(row.game_type, game.seat_names(state), reader=reader)
     labels = [seat_label(players[s.player_id].name, names[s.seat] if s.seat < len(names) else "")
               for s in seats]
     links = site().links
@@ -114,13 +122,15 @@ def render_game_page(
         "game.html",
         row=row, info=game.info, options=game.options, moves=moves, names=names,
         lineup=[(s, players[s.player_id]) for s in seats], labels=labels,
-        turns=turns_of(moves), result=result_text(row, labels),
-        terms=terms_for(row.game_type, game.options),
+        turns=turns_of(moves),
+        result=result_text(row, labels, seats, [players[s.player_id].name for s in seats]),
+        terms=terms_for(row.game_type, game.options, reader=reader),
         rules_url=url_for("rules.rules_page", game_id=row.game_type)
         if "rules.rules_page" in current_app.view_functions else None,
         board=named_board(board_svg(game, state, viewer,
                                      moves[shown - 1].notation if shown else None), labels),
-        describe=name_generic_seats(game.describe(state, viewer), labels), shown=shown,
+        describe=name_generic_seats(reader.text(game.describe(state, viewer)), labels),
+        shown=shown,
         viewer=viewer, notice=notice,
         move_url=move_url, seat_token=seat_token, **clock_text(row),
         resign_url=links.resign_url(row.id, viewer, holder=seats[viewer].player_id)
@@ -143,7 +153,7 @@ def seat_page(token: str) -> tuple[str, int]:
     if found is None:
         return damaged_link()
     row, fields = found
-    notice = "Your move was played." if request.args.get("played") else ""
+    notice = _("Your move was played.") if request.args.get("played") else ""
     return render_game_page(row, fields["seat"], notice=notice, seat_token=token)
 
 
@@ -199,7 +209,9 @@ def resign_title(row: Game, token: str) -> str:
     A Jinja global (see pbem.web.rules.init_app), because the resign view only hands its
     template the game row and the link's token; the seat comes from that signed token."""
     info = engine.GAMES.get(row.game_type)
-    title = f"Resign from {info.name if info else row.game_type}"
+    reader = current_reader()
+    game_name = words(reader, info.name) if info else row.game_type
+    title = reader.gettext("Resign from %(game)s", game=game_name)
     try:
         seat = int(site().links.load("resign", token)["seat"])
     except (DamagedLink, KeyError, TypeError, ValueError):
@@ -209,4 +221,10 @@ def resign_title(row: Game, token: str) -> str:
         seats = seats_of(session, row.id)
         players = players_of(session, seats)
     others = [players[s.player_id].name for s in seats if s.seat != seat and not s.resigned]
-    return f"{title} against {' and '.join(others)}" if others else title
+    if not others:
+        return title
+    if len(others) == 1:
+        return reader.gettext("Resign from %(game)s against %(player)s", game=game_name,
+                              player=others[0])
+    return reader.gettext("Resign from %(game)s against %(players)s and %(last)s",
+                          game=game_name, players=" and ".join(others[:-1]), last=others[-1])

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 from flask import Blueprint, current_app, render_template, request, url_for
+from flask_babel import gettext as _
 
 from pbem.models import Game, GameStatus, Player, Seat
 from pbem.positions import current_state
 from pbem.services import ServiceError, respond_to_invitation
 from pbem.services.common import players_of, seats_of
 from pbem.web.csrf import check_csrf
+from pbem.web.language import current_reader
 from pbem.web.support import (
     board_svg,
     damaged_link,
     database,
     game_of_token,
     message_page,
+    reason_of,
     site,
     utc_now,
 )
@@ -39,7 +42,7 @@ def invitation(token: str) -> tuple[str, int]:
         check_csrf()
         answer = request.form.get("answer")
         if answer not in ("accept", "decline"):
-            return message_page("Please choose", "Choose accept or decline.", 400)
+            return message_page(_("Please choose"), _("Choose accept or decline."), 400)
         game_id = row.id
         try:
             with database().write() as session:
@@ -48,12 +51,14 @@ def invitation(token: str) -> tuple[str, int]:
                 # Read while the session is open: never touch its objects once it has ended.
                 started = answered.status == GameStatus.ACTIVE
         except ServiceError as error:
-            return message_page("Your answer was not recorded", str(error), 409)
+            return message_page(_("Your answer was not recorded"), reason_of(error), 409)
         if answer == "decline":
-            return message_page("Invitation declined", "You declined. The other players and the "
-                                "organiser will be told. Thank you for answering.")
-        return message_page("Invitation accepted", "The game has started: watch your mail."
-                            if started else "Thanks! The game starts when everyone has accepted.",
+            return message_page(_("Invitation declined"), _(
+                "You declined. The other players and the organiser will be told. Thank you for "
+                "answering."))
+        return message_page(_("Invitation accepted"), _("The game has started: watch your mail.")
+                            if started else
+                            _("Thanks! The game starts when everyone has accepted."),
                             game_url=site().links.seat_view_url(game_id, seat.seat,
                                                                   holder=seat.player_id))
     return _invitation_page(row, seat, token, seats, players, organiser_name)
@@ -66,7 +71,8 @@ def _invitation_page(row: Game, seat: Seat, token: str, seats: list[Seat],
     from pbem.web.games import clock_text, named_board  # worded as on the game page
 
     game, state = current_state(row)  # drawn as the public sees it: no one's secrets
-    names = seat_names(row.game_type, game.seat_names(state))
+    reader = current_reader()
+    names = seat_names(row.game_type, game.seat_names(state), reader=reader)
     labels = [seat_label(players[s.player_id].name, names[s.seat] if s.seat < len(names)
                          else "") for s in seats]
     return render_template(
@@ -74,7 +80,7 @@ def _invitation_page(row: Game, seat: Seat, token: str, seats: list[Seat],
         lineup=list(zip(seats, labels, strict=True)), organiser=organiser,
         open=row.status == GameStatus.INVITED,
         board=named_board(board_svg(game, state, None), labels),
-        terms=terms_for(row.game_type, game.options),
+        terms=terms_for(row.game_type, game.options, reader=reader),
         rules_url=url_for("rules.rules_page", game_id=row.game_type)
         if "rules.rules_page" in current_app.view_functions else None,
         **clock_text(row),

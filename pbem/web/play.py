@@ -11,9 +11,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from werkzeug.wrappers import Response
 
 import engine
+from engine.text import Text
 from pbem.addresses import has_control_characters
 from pbem.models import Game, GameStatus
 from pbem.positions import (
@@ -22,14 +25,15 @@ from pbem.positions import (
     current_state,
     has_several_steps,
     last_notation,
-    legal_listing,
     move_menu,
+    number_words,
     resolve_typed,
 )
 from pbem.services import GameMovedOn, ServiceError, resign, submit_move
 from pbem.services.moves import MAX_NOTE
 from pbem.web.csrf import check_csrf
 from pbem.web.games import render_game_page
+from pbem.web.language import current_reader
 from pbem.web.support import (
     board_svg,
     cell_anchor,
@@ -40,6 +44,8 @@ from pbem.web.support import (
     message_page,
     named_svg,
     needs_zoom,
+    read_as_seat,
+    reason_of,
     seat_labels,
     site,
     utc_now,
@@ -62,7 +68,8 @@ def turn_of_token(token: str) -> tuple[Game, int, int] | Page:
     if row.ply != ply or row.status != GameStatus.ACTIVE:
         return moved_on(row, seat)
     if row.to_move != seat:
-        return message_page("Not your turn", "This link is for a turn that is not yours.", 403)
+        return message_page(_("Not your turn"), _("This link is for a turn that is not yours."),
+                            403)
     return row, seat, ply
 
 
@@ -90,16 +97,18 @@ def open_turn(token: str) -> OpenTurn | Page:
     return OpenTurn(row, seat, ply, game, state)
 
 
-MOVED_ON = ("The game has moved on since this link was sent: that turn is over. "
-            "Here is the game as it stands now.")
-NOT_PLAYED = ("Your move was not played: the game had already moved on (perhaps the form was "
-              "sent twice, or from another window). Here is the game as it stands now.")
+MOVED_ON = _l("The game has moved on since this link was sent: that turn is over. "
+              "Here is the game as it stands now.")
+NOT_PLAYED = _l("Your move was not played: the game had already moved on (perhaps the form was "
+                "sent twice, or from another window). Here is the game as it stands now.")
 
 
 def moved_on(row: Game, seat: int, status: int = 409) -> tuple[str, int]:
     # A confirm POST that finds its turn over must say so plainly: the person pressed "Play".
+    if row.id is not None:
+        read_as_seat(row.id, seat)
     notice = NOT_PLAYED if request.method == "POST" else MOVED_ON
-    return render_game_page(row, seat, status=status, notice=notice)
+    return render_game_page(row, seat, status=status, notice=str(notice))
 
 
 def _cells(raw: str) -> tuple[str, ...]:
@@ -112,7 +121,7 @@ def move_page(token: str, error: str = "", status: int = 200, text: str = "",
     turn = turn_of_token(token)
     if not isinstance(turn, tuple) or not isinstance(turn[0], Game):
         return turn
-    row, seat, _ = turn
+    row, seat, _ply = turn
     game, state = current_state(row)
     prefix = _cells(request.args.get("cells", ""))
     menu = move_menu(game, state, prefix)
@@ -124,13 +133,16 @@ def move_page(token: str, error: str = "", status: int = 200, text: str = "",
     labels = seat_labels(row, game, state)
     board = named_svg(labels, board_svg(game, state, seat, _last_move(row),
                                         _cell_links(token, menu, zoom), chosen=menu.prefix))
+    reader = current_reader()
     return render_template(
         "move.html", row=row, seat=seat, token=token, info=game.info, menu=menu,
-        names=seat_names(row.game_type, game.seat_names(state)),
+        names=seat_names(row.game_type, game.seat_names(state), reader=reader),
         describe=with_names(labels, game.describe(state, seat)), error=error,
         text=text, typed=typed, board=board, zoom=zoom, can_zoom=zoom or needs_zoom(board),
-        legal=legal_listing(game, state), paused=paused(row),
-        terms=terms_for(row.game_type, game.options),
+        legal=[(number_words(m, reader=reader), False) if isinstance(m, engine.NumberChoice)
+               else (str(m), not str(m).startswith("<")) for m in game.legal_moves(state)],
+        paused=paused(row),
+        terms=terms_for(row.game_type, game.options, reader=reader),
         rules_url=url_for("rules.rules_page", game_id=row.game_type),
         turn_url=url_for("turns.turn_page", token=token)
         if has_several_steps(game, state, seat) else None,
@@ -175,14 +187,19 @@ class UnclearMove(engine.IllegalMove):
         super().__init__(typed.reason)
         self.typed = typed
 
+    @property
+    def text(self) -> Text:
+        reason = self.typed.reason
+        return reason if isinstance(reason, Text) else Text.verbatim(str(reason))
+
 
 def _chosen_move(game: engine.Game, state: Any) -> str:  # type: ignore[type-arg]
     """The notation the form sent: a button or text (``move``) or a number field (``number``)."""
     text = request.values.get("move", "").strip()
     if has_control_characters(text):
-        raise engine.IllegalMove("a move is one line of text, without control characters")
+        raise engine.IllegalMove(Text("a move is one line of text, without control characters"))
     if text:
-        typed = resolve_typed(game, state, text)
+        typed = resolve_typed(game, state, text, reader=current_reader())
         if typed.move is None:
             raise UnclearMove(typed)
         return typed.move
@@ -192,12 +209,14 @@ def _chosen_move(game: engine.Game, state: Any) -> str:  # type: ignore[type-arg
         try:
             value = int(number)
         except ValueError:
-            raise engine.IllegalMove(f"{number!r} is not a whole number") from None
+            raise engine.IllegalMove(Text("%(number)s is not a whole number",
+                                          number=repr(number))) from None
         if not choices or value not in choices[0]:
             low, high = (choices[0].low, choices[0].high) if choices else (0, 0)
-            raise engine.IllegalMove(f"choose a whole number from {low} to {high}")
+            raise engine.IllegalMove(Text("choose a whole number from %(low)d to %(high)d",
+                                          low=low, high=high))
         return str(game.number_to_move(state, choices[0], value))
-    raise engine.IllegalMove("choose a move first")
+    raise engine.IllegalMove(Text("choose a move first"))
 
 
 @bp.route("/play/<token>/confirm", methods=["GET", "POST"])
@@ -211,17 +230,18 @@ def confirm_page(token: str) -> Page:
         move = game.parse_move(text)
         after = game.play(state, move, seat=seat)
     except engine.IllegalMove as error:
-        return move_page(token, error=str(error), status=422,
+        return move_page(token, error=current_reader().text(error.text), status=422,
                          text=request.values.get("move", ""),
                          typed=error.typed if isinstance(error, UnclearMove) else None)
     if request.method != "POST" or paused(row):  # GET and HEAD only show; a pause keeps it
-        page, _ = _preview(row, seat, token, game, state, move, after)
+        page, _shown = _preview(row, seat, token, game, state, move, after)
         return page, 409 if request.method == "POST" else 200
     note = request.form.get("note", "")
     problem = note_problem(note)
     if problem:
-        return message_page("Your move was not played", f"{problem}. Please go back, change "
-                            "the note and confirm again.", 400)
+        return message_page(_("Your move was not played"),
+                            _("%(problem)s. Please go back, change the note and confirm again.",
+                              problem=problem), 400)
     return _commit(row, seat, ply, str(move), note)
 
 
@@ -230,9 +250,10 @@ def note_problem(note: str) -> str:
     and in mail: control characters (escapes, direction overrides, line breaks) are refused
     rather than silently cleaned."""
     if has_control_characters(note):
-        return "A note is one line of text, without line breaks or other control characters"
+        return str(_("A note is one line of text, without line breaks or other control "
+                     "characters"))
     if len(note) > MAX_NOTE:
-        return f"A note can be at most {MAX_NOTE} characters long"
+        return str(_("A note can be at most %(count)d characters long", count=MAX_NOTE))
     return ""
 
 
@@ -248,7 +269,7 @@ def _preview(row: Game, seat: int, token: str, game: engine.Game,  # type: ignor
     marked_move: str | None
     shown, marked_move = after, str(move)
     if game.reveals_hidden(state, move):
-        effect = game.hidden_effect(state, move)
+        effect = current_reader().text(game.hidden_effect(state, move))
         shown, marked_move = state, _last_move(row)
     typed = request.values.get("move", "").strip()
     labels = seat_labels(row, game, state)
@@ -273,10 +294,15 @@ def _commit(row: Game, seat: int, ply: int, move: str, note: str) -> Page:
         # The game as it is now, read afresh: the transaction that raised has rolled back.
         fresh = game_or_none(game_id)
         if fresh is None:
-            return message_page("Your move was not played", "This game no longer exists.", 409)
+            return message_page(_("Your move was not played"),
+                                _("This game no longer exists."), 409)
         return moved_on(fresh, seat)
-    except (ServiceError, engine.IllegalMove) as error:
-        return message_page("Your move was not played", str(error), 409)
+    except engine.IllegalMove as error:
+        return message_page(_("Your move was not played"), current_reader().text(error.text),
+                            409)
+    except ServiceError as error:
+        return message_page(_("Your move was not played"), reason_of(error),
+                            409)
     links = site().links
     fresh = game_or_none(game_id)
     if (fresh is not None and fresh.status == GameStatus.ACTIVE and fresh.to_move == seat
@@ -295,7 +321,8 @@ def resign_page(token: str) -> Page:
         return damaged_link()
     row, fields = found
     if row.status != GameStatus.ACTIVE:
-        return render_game_page(row, fields["seat"], notice="This game is not running any more.")
+        return render_game_page(row, fields["seat"],
+                                notice=_("This game is not running any more."))
     if request.method != "POST":  # GET and HEAD only show
         return render_template("resign.html", row=row, token=token), 200
     check_csrf()
@@ -304,6 +331,6 @@ def resign_page(token: str) -> Page:
         with database().write() as session:
             resign(session, utc_now(), site(), game_id=row.id, seat=fields["seat"])
     except ServiceError as error:
-        return message_page("Not resigned", str(error), 409)
+        return message_page(_("Not resigned"), reason_of(error), 409)
     return redirect(url_for("games.seat_page", token=site().links.sign(
         "seat-view", game=row.id, seat=fields["seat"])), 303)

@@ -10,19 +10,24 @@ from functools import cache
 from typing import Any
 from zoneinfo import available_timezones
 
-from flask import Blueprint, current_app, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, g, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from limits import parse as parse_limit
 from sqlmodel import Session, col, select
 from werkzeug.wrappers import Response
 
 import engine
+from engine.text import Text
 from pbem.addresses import BadName, check_name
 from pbem.clock.controls import DEFAULT_ALLOWANCE_DAYS, BadAbsence, local_date
 from pbem.clock.deadlines import recompute_deadlines_of
+from pbem.i18n import LANGUAGES, Reader
 from pbem.links import DamagedLink
 from pbem.models import Game, GameStatus, OutboxEmail, Player, Seat
 from pbem.positions import current_state
 from pbem.services.common import audit, players_of, seats_of
+from pbem.services.results import result_in
 from pbem.services.vacations import (
     AbsenceRefused,
     absences_for,
@@ -32,16 +37,25 @@ from pbem.services.vacations import (
 )
 from pbem.templating import render_email
 from pbem.web.csrf import check_csrf
-from pbem.web.support import damaged_link, database, load_token, message_page, site, utc_now
-from pbem.web.terms import seat_label, seat_names
+from pbem.web.language import current_reader
+from pbem.web.support import (
+    damaged_link,
+    database,
+    load_token,
+    message_page,
+    read_as_player,
+    reason_of,
+    site,
+    utc_now,
+)
+from pbem.web.terms import seat_label, seat_names, words
 
 bp = Blueprint("players", __name__)
 
-LANGUAGES = {"en": "English"}
 MAX_DAYS_AHEAD = 2 * 366
 LINKS_LIMIT = "5 per hour"  # per address and per client: enough for a typo, useless for spam
-LINKS_SENT = ("If we know that address, its games page link is on its way. It can take a few "
-              "minutes; look in the spam folder too.")
+LINKS_SENT = _l("If we know that address, its games page link is on its way. It can take a "
+                "few minutes; look in the spam folder too.")
 
 
 @bp.post("/links")
@@ -51,13 +65,13 @@ def email_links() -> tuple[str, int]:
     check_csrf()
     address = request.form.get("email", "").strip().lower()[:320]
     if not _links_allowed(address):
-        return message_page("Please wait", "Too many requests for links. Please try again in an "
-                            "hour.", 429)
+        return message_page(_("Please wait"), _("Too many requests for links. Please try again "
+                                                 "in an hour."), 429)
     with database().write() as session:
         player = session.exec(select(Player).where(Player.email == address)).one_or_none()
         if player is not None:
             _enqueue_links(session, player)
-    return message_page("Check your mail", LINKS_SENT)
+    return message_page(_("Check your mail"), str(LINKS_SENT))
 
 
 def _links_allowed(address: str) -> bool:
@@ -78,12 +92,15 @@ def _enqueue_links(session: Session, player: Player) -> None:
     """The games page link into the outbox; it belongs to no game."""
     assert player.id is not None
     now, links = utc_now(), site().links
+    reader = Reader.of(player, current_app.config.get("DEFAULT_LANGUAGE", "en"))
+    subject = reader.gettext("Your games page link")
     context = {"player": player, "my_games_url": links.my_games_url(player.id),
-               "subject": "Your games page link"}
+               "subject": subject}
     session.add(OutboxEmail(
         player_id=player.id, kind="links", to_address=player.email, to_name=player.name,
-        subject=context["subject"], text_body=render_email("email/links.txt", **context),
-        html_body=render_email("email/links.html", **context),
+        subject=subject,
+        text_body=render_email("email/links.txt", reader, **context),
+        html_body=render_email("email/links.html", reader, **context),
         message_id=make_msgid(idstring="links", domain=site().mail_domain),
         next_attempt_at=now, created_at=now))
     audit(session, now, "games page link sent", player_id=player.id)
@@ -95,6 +112,11 @@ def my_games(token: str) -> tuple[str, int] | Response:
         player_id = load_token("player", token)["player"]
     except (DamagedLink, KeyError):
         return damaged_link()
+    with database().session() as session:
+        player = session.get(Player, player_id)
+    if player is None:
+        return damaged_link()
+    read_as_player(player, settings_url="#settings")
     if request.method == "POST":
         check_csrf()
         if request.form.get("action") in ("add_absence", "cancel_absence"):
@@ -102,8 +124,9 @@ def my_games(token: str) -> tuple[str, int] | Response:
         try:
             name, zone = _checked_settings()
         except BadName as error:
-            return _my_games_page(token, player_id, settings_error=f"{error}. Nothing was "
-                                  "saved; correct it and save again.", status=400)
+            return _my_games_page(token, player_id, settings_error=_(
+                "%(problem)s. Nothing was saved; correct it and save again.",
+                problem=reason_of(error)), status=400)
         with database().write() as session:
             player = session.get(Player, player_id)
             if player is None:
@@ -111,8 +134,8 @@ def my_games(token: str) -> tuple[str, int] | Response:
             player.name = name or player.name
             zone_changed = player.time_zone != zone
             player.time_zone = zone
-            language = request.form.get("language", "en")
-            player.language = language if language in LANGUAGES else "en"
+            language = request.form.get("language", player.language)
+            player.language = language if language in LANGUAGES else player.language
             player.notify_updates = request.form.get("notify_updates") == "on"
             session.add(player)
             if zone_changed:  # weekends and absences are days in their zone: new deadlines
@@ -129,8 +152,8 @@ def _checked_settings() -> tuple[str, str]:
     name = check_name(request.form.get("name", ""))
     zone = request.form.get("time_zone", "UTC").strip()
     if zone not in available_timezones():
-        raise BadName(f"{zone[:60]!r} is not a time zone we know; choose one from the list, "
-                      "like Europe/Paris or America/New_York")
+        raise BadName(Text("%(zone)s is not a time zone we know; choose one from the list, "
+                           "like Europe/Paris or America/New_York", zone=repr(zone[:60])))
     return name, zone
 
 
@@ -155,6 +178,7 @@ def _my_games_page(token: str, player_id: int, *, absence_error: str = "",
             .where(Seat.player_id == player_id).order_by(col(Game.created_at).desc())
         ).all()
         games = [_game_line(session, game, seat, player_id) for game, seat in rows]
+    g.pbem_settings_url = "#settings"
     typed = request.form if settings_error else {}
     return render_template("me.html", player=player, games=games, token=token,
                            languages=LANGUAGES, saved=bool(request.args.get("saved")),
@@ -174,7 +198,8 @@ def _game_line(session: Session, game: Game, seat: Seat, player_id: int) -> dict
     names = _seat_names(game)
     your_turn = game.status == GameStatus.ACTIVE and game.to_move == seat.seat
     return {
-        "game": game, "seat": seat, "title": info.name if info else game.game_type,
+        "game": game, "seat": seat,
+        "title": words(current_reader(), info.name) if info else game.game_type,
         "you": names[seat.seat] if seat.seat < len(names) else "",
         "opponents": [seat_label(players[s.player_id].name, names[s.seat]
                                  if s.seat < len(names) else "")
@@ -184,6 +209,8 @@ def _game_line(session: Session, game: Game, seat: Seat, player_id: int) -> dict
         if your_turn else None,
         "your_turn": your_turn,
         "deadline": game.deadline if game.status == GameStatus.ACTIVE else None,
+        "result": result_in(game, seats, [players[s.player_id].name for s in seats],
+                            current_reader()),
     }
 
 
@@ -192,7 +219,8 @@ def _seat_names(game: Game) -> list[str]:
     chosen); none for a game the engine can no longer read."""
     try:
         engine_game, state = current_state(game)
-        return seat_names(game.game_type, engine_game.seat_names(state))
+        return seat_names(game.game_type, engine_game.seat_names(state),
+                          reader=current_reader())
     except Exception:  # a list of games must not fail on one unreadable stored game
         return []
 
@@ -210,7 +238,7 @@ def _change_absences(token: str, player_id: int) -> tuple[str, int] | Response:
                 add_absence(session, utc_now(), player_id=player_id, start=start, end=end,
                             allowance_days=allowance)
     except (AbsenceRefused, BadAbsence) as error:
-        return _my_games_page(token, player_id, absence_error=str(error), status=400)
+        return _my_games_page(token, player_id, absence_error=reason_of(error), status=400)
     return redirect(url_for("players.my_games", token=token, saved=1), 303)
 
 
@@ -219,7 +247,7 @@ def _form_id(name: str) -> int:
     integers) is no absence of this player's."""
     text = request.form.get(name, "").strip()
     if not re.fullmatch(r"[0-9]{1,9}", text):
-        raise AbsenceRefused("there is no such absence")
+        raise AbsenceRefused(Text("there is no such absence"))
     return int(text)
 
 
@@ -227,15 +255,22 @@ def _form_date(name: str) -> date:
     """A day from a date field, no further ahead than anyone plans an absence: far dates
     (9999-12-31) would overflow the calendar arithmetic of the allowance."""
     text = request.form.get(name, "").strip()
-    label = "first" if name == "start" else "last"
+    first = name == "start"
     try:
         day = date.fromisoformat(text)
     except ValueError:
-        raise BadAbsence(f"the {label} day {text[:40]!r} is not a date like 2025-07-31") from None
+        raise BadAbsence(
+            Text("the first day %(text)s is not a date like 2025-07-31", text=repr(text[:40]))
+            if first else
+            Text("the last day %(text)s is not a date like 2025-07-31", text=repr(text[:40]))
+        ) from None
     latest = utc_now().date() + timedelta(days=MAX_DAYS_AHEAD)
     if day > latest:
-        raise BadAbsence(f"the {label} day can be {latest.isoformat()} at the latest: absences "
-                         "can be planned up to two years ahead")
+        raise BadAbsence(
+            Text("the first day can be %(latest)s at the latest: absences can be planned up to "
+                 "two years ahead", latest=latest.isoformat()) if first else
+            Text("the last day can be %(latest)s at the latest: absences can be planned up to "
+                 "two years ahead", latest=latest.isoformat()))
     return day
 
 
@@ -250,6 +285,10 @@ def unsubscribe(token: str) -> tuple[str, int]:
         player_id = load_token("unsubscribe", token)["player"]
     except (DamagedLink, KeyError):
         return damaged_link()
+    with database().session() as session:
+        known = session.get(Player, player_id)
+    if known is not None:
+        read_as_player(known)
     if request.method != "POST":  # GET and HEAD only show
         return render_template("unsubscribe.html", token=token), 200
     with database().write() as session:
@@ -259,6 +298,7 @@ def unsubscribe(token: str) -> tuple[str, int]:
         player.notify_updates = False
         session.add(player)
         audit(session, utc_now(), "unsubscribed from updates", player_id=player_id)
-    return message_page("Updates turned off", "You will no longer get updates about other "
-                        "players' moves. Invitations, your turn notices and results still come.",
+    return message_page(_("Updates turned off"),
+                        _("You will no longer get updates about other players' moves. "
+                          "Invitations, your turn notices and results still come."),
                         game_url=site().links.my_games_url(player_id))

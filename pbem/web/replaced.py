@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flask import Flask, request
+from flask_babel import gettext as _
 
 from pbem.db import Database
 from pbem.links import Links, Purpose, refused_seat_token
@@ -20,10 +21,10 @@ SEAT_ENDPOINTS: dict[str, Purpose] = {
 
 def replaced_page() -> tuple[str, int]:
     return message_page(
-        "This link is no longer yours",
-        "The organiser has given your place in this game to another player, so the links in the "
-        "emails you were sent about it no longer work. If you think this is a mistake, please "
-        "write to the organiser.", 410)
+        _("This link is no longer yours"),
+        _("The organiser has given your place in this game to another player, so the links in "
+          "the emails you were sent about it no longer work. If you think this is a mistake, "
+          "please write to the organiser."), 410)
 
 
 def init_app(app: Flask, database: Database) -> None:

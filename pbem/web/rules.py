@@ -17,7 +17,9 @@ from flask import Blueprint, Flask, abort, render_template
 from markupsafe import Markup
 
 import engine
-from pbem.web.terms import family_of, terms_for
+from pbem.i18n import translations
+from pbem.web.language import current_reader
+from pbem.web.terms import family_of, status_word, terms_for, words
 
 bp = Blueprint("rules", __name__)
 
@@ -33,13 +35,20 @@ def init_app(app: Flask) -> None:
 
     app.register_blueprint(bp)
     app.jinja_env.globals["resign_title"] = resign_title
-    app.jinja_env.globals["move_label"] = move_label
+    app.jinja_env.globals["move_label"] = lambda move: move_label(move, reader=current_reader())
+    # An engine's words (a game's name, summary, an option's name) in the page's language.
+    app.jinja_env.filters["words"] = lambda text: words(current_reader(), text)
+    app.jinja_env.filters["status_word"] = lambda status: status_word(status,
+                                                                      reader=current_reader())
 
 
 @cache
-def _fine_print(family: str) -> Markup | None:
-    """docs/rules/<family>.md as safe HTML, or None when the checkout has no such page."""
-    path = DOCS / f"{family}.md"
+def _fine_print(family: str, language: str = "en") -> tuple[Markup, str] | None:
+    """docs/rules/<language>/<family>.md (English: docs/rules/<family>.md) as safe HTML with the
+    language it is in: English when that language has no such page yet; None when none."""
+    path = DOCS / language / f"{family}.md"
+    if language == "en" or not path.is_file():
+        path, language = DOCS / f"{family}.md", "en"
     if not path.is_file():
         return None
     try:
@@ -48,25 +57,29 @@ def _fine_print(family: str) -> Markup | None:
         return None
     # "js-default": CommonMark with raw HTML off and javascript:/data: links refused.
     html = MarkdownIt("js-default").enable("table").render(path.read_text(encoding="utf-8"))
-    return Markup(html)  # raw HTML is off: the renderer escaped every text
+    return Markup(html), language  # raw HTML is off: the renderer escaped every text
 
 
 @cache
-def _boards(game_id: str) -> tuple[tuple[str, Markup], ...]:
-    """(caption, start-position SVG) for each choice of the game's first option; one picture
-    with the defaults when it has no options. The engine escapes every text it draws."""
+def _boards(game_id: str, language: str = "en"
+            ) -> tuple[tuple[tuple[str, str] | None, Markup], ...]:
+    """((option, choice) or None, start-position SVG) for each choice of the game's first
+    option; one picture with the defaults when it has no options. The engine escapes every text
+    it draws."""
     info = engine.GAMES[game_id]
     if not info.options:
-        return (("", _start_svg(game_id, {})),)
+        return ((None, _start_svg(game_id, {}, language)),)
     option = info.options[0]
     choices = getattr(option, "choices", None) or (option.default,)
-    return tuple((f"{option.name} {choice}", _start_svg(game_id, {option.name: choice}))
+    return tuple(((option.name, str(choice)),
+                  _start_svg(game_id, {option.name: choice}, language))
                  for choice in list(choices)[:MAX_BOARDS])
 
 
-def _start_svg(game_id: str, options: dict[str, object]) -> Markup:
+def _start_svg(game_id: str, options: dict[str, object], language: str) -> Markup:
     game = engine.new_game(game_id, **options)
-    return Markup(game.render_svg(game.start(0), None))  # the engine escapes its texts
+    # The engine escapes its texts.
+    return Markup(game.render_svg(game.start(0), None, translator=translations(language)))
 
 
 @bp.get("/rules")
@@ -79,8 +92,10 @@ def rules_page(game_id: str) -> str:
     info = engine.GAMES.get(game_id)
     if info is None:
         abort(404)
+    reader = current_reader()
     return render_template(
-        "rules.html", info=info, terms=terms_for(game_id, {}), boards=_boards(game_id),
-        fine_print=_fine_print(family_of(game_id)),
-        family=[(gid, other.name) for gid, other in engine.GAMES.items()
+        "rules.html", info=info, terms=terms_for(game_id, {}, reader=reader),
+        boards=_boards(game_id, reader.language),
+        fine_print=_fine_print(family_of(game_id), reader.language),
+        family=[(gid, words(reader, other.name)) for gid, other in engine.GAMES.items()
                 if gid != game_id and family_of(gid) == family_of(game_id)])

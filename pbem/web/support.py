@@ -7,15 +7,19 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from flask import current_app, render_template
+from flask import current_app, g, render_template
+from flask_babel import gettext as _
+from flask_babel import refresh
 from markupsafe import Markup
-from sqlmodel import select
+from sqlmodel import col, select
 
 import engine
 from pbem.db import Database
+from pbem.i18n import Reader
 from pbem.links import DamagedLink, Purpose
-from pbem.models import Game, Seat
+from pbem.models import Game, Player, Seat
 from pbem.services import Site
+from pbem.web.language import current_reader, read_as
 
 
 def database() -> Database:
@@ -40,12 +44,41 @@ def message_page(title: str, text: str, status: int = 200, **context: Any) -> tu
     return render_template("message.html", title=title, text=text, **context), status
 
 
+def reason_of(error: Exception) -> str:
+    """Why ``error`` refused, in the page's language (an engine's or a service's Text)."""
+    reason = error.args[0] if error.args else ""
+    return current_reader().text(reason if isinstance(reason, str) else str(error))
+
+
 def damaged_link() -> tuple[str, int]:
     return message_page(
-        "This link is damaged",
-        "The link you followed is not one we sent, or part of it got lost on the way (long links "
-        "are sometimes cut in two by mail programs). Please copy the whole link from the email "
-        "into the address bar, or open the game from your games page.", 400)
+        _("This link is damaged"),
+        _("The link you followed is not one we sent, or part of it got lost on the way (long "
+          "links are sometimes cut in two by mail programs). Please copy the whole link from the "
+          "email into the address bar, or open the game from your games page."), 400)
+
+
+def read_as_player(player: Player, settings_url: str | None = None) -> Reader:
+    """This page is for ``player`` (their link was followed): in their language and time zone.
+
+    The page's language switcher (which would change nothing here) gives way to a note that the
+    language is chosen in their settings; ``settings_url`` links there from their own games page.
+    Other pages do not link it: a game or move link someone forwards must not open the player's
+    settings."""
+    reader = Reader.of(player, current_app.config.get("DEFAULT_LANGUAGE", "en"))
+    read_as(reader)
+    refresh()  # Flask-Babel may have looked at the visitor's language already
+    g.pbem_settings_url = settings_url
+    return reader
+
+
+def read_as_seat(game_id: int, seat: int) -> Reader | None:
+    """This page is for whoever holds ``seat`` of the game (None: nobody does)."""
+    with database().session() as session:
+        player = session.exec(
+            select(Player).join(Seat, col(Seat.player_id) == col(Player.id))
+            .where(Seat.game_id == game_id, Seat.seat == seat)).first()
+    return None if player is None else read_as_player(player)
 
 
 def board_svg(
@@ -60,7 +93,8 @@ def board_svg(
     The engine builds SVG with ElementTree, which escapes every text, so it is safe to inline.
     """
     return Markup(anchor_cells(game.render_svg(state, viewer, last_move, cell_href,
-                                               chosen=chosen)))
+                                               chosen=chosen,
+                                               translator=current_reader().catalog)))
 
 
 # A cell link's target ends with "#cell-<label>" (see cell_anchor); giving the link that id makes
@@ -112,6 +146,8 @@ def game_of_token(purpose: Purpose, token: str) -> tuple[Game, dict[str, Any]] |
         if "seat" in fields and session.exec(select(Seat.id).where(
                 Seat.game_id == row.id, Seat.seat == fields["seat"])).first() is None:
             return None
+    if "seat" in fields:  # a seat's link: the page is in its player's language
+        read_as_seat(row.id, fields["seat"])
     return row, fields
 
 
@@ -126,16 +162,17 @@ def seat_labels(row: Game, game: engine.Game, state: Any) -> list[str]:  # type:
     with database().session() as session:
         seats = seats_of(session, row.id or 0)
         players = players_of(session, seats)
-    names = seat_names(row.game_type, game.seat_names(state))
+    names = seat_names(row.game_type, game.seat_names(state), reader=current_reader())
     return [seat_label(players[s.player_id].name, names[s.seat] if s.seat < len(names) else "")
             for s in seats]
 
 
 def with_names(labels: list[str], text: str) -> str:
-    """The engine's words with "Player 2" replaced by that seat's label."""
+    """The engine's words, in the page's language, with "Player 2" replaced by that seat's
+    label."""
     from pbem.web.terms import name_generic_seats
 
-    return name_generic_seats(text, labels)
+    return name_generic_seats(current_reader().text(text), labels)
 
 
 def named_svg(labels: list[str], svg: Markup) -> Markup:

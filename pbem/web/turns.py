@@ -16,13 +16,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Blueprint, redirect, render_template, request, url_for
+from flask_babel import gettext as _
 from markupsafe import Markup
 from sqlmodel import Session
 
 import engine
+from engine.text import Text
 from pbem.models import Game, GameStatus
 from pbem.positions import MoveMenu, move_menu, resolve_typed
 from pbem.services import GameMovedOn, ServiceError, submit_move
+from pbem.web.language import current_reader
 from pbem.web.play import OpenTurn, Page, moved_on, note_problem, open_turn, paused
 from pbem.web.support import (
     board_svg,
@@ -31,6 +34,7 @@ from pbem.web.support import (
     game_or_none,
     message_page,
     named_svg,
+    reason_of,
     seat_labels,
     site,
     utc_now,
@@ -53,7 +57,7 @@ class Built:
     steps: list[str] = field(default_factory=list)
     shown: Any = None  # the position after the steps that may be previewed
     effect: str = ""  # what a last, revealing step will do (it is not played for the page)
-    problem: str = ""  # why the rest of the steps in the URL were dropped
+    problem: str = ""  # why the rest of the steps in the URL were dropped (a Text)
     turn_over: bool = False  # after the steps it is someone else's turn, or the game is over
 
     @property
@@ -70,16 +74,17 @@ def build(game: engine.Game, state: Any, seat: int, texts: list[str]) -> Built: 
     built = Built(shown=state)
     for text in texts:
         if not built.open:
-            built.problem = f"nothing can follow {built.steps[-1]} in this turn"
+            built.problem = Text("nothing can follow %(step)s in this turn",
+                                 step=built.steps[-1])
             break
         typed = resolve_typed(game, built.shown, text)
         if typed.move is None:
-            built.problem = f"{text}: {typed.reason}"
+            built.problem = Text("%(step)s: %(reason)s", step=text, reason=typed.reason)
             break
         move = game.parse_move(typed.move)
         built.steps.append(typed.move)
         if game.reveals_hidden(built.shown, move):
-            built.effect = game.hidden_effect(built.shown, move)
+            built.effect = game.hidden_effect(built.shown, move)  # a Text
             break
         built.shown = game.play(built.shown, move, seat=seat)
         built.turn_over = game.to_move(built.shown) != seat
@@ -104,7 +109,7 @@ def turn_page(token: str) -> Page:
         return _show(row, seat, token, game, built)
     if built.problem or not built.steps:
         return _show(row, seat, token, game, built, status=422,
-                     error=built.problem or "choose a step first")
+                     error=built.problem or _("choose a step first"))
     if paused(row):
         return _show(row, seat, token, game, built, status=409)
     note = request.form.get("note", "")
@@ -124,10 +129,12 @@ def _show(row: Game, seat: int, token: str, game: engine.Game,  # type: ignore[t
         return redirect(_url(token, [*built.steps, menu.complete[0]]))
     links = _cell_links(token, built, menu) if built.open else None
     labels = seat_labels(row, game, built.shown)
+    reader = current_reader()
     return render_template(
         "turn.html", row=row, seat=seat, token=token, info=game.info, built=built, menu=menu,
-        error=error or built.problem, paused=paused(row), note=request.form.get("note", ""),
-        names=seat_names(row.game_type, game.seat_names(built.shown)),
+        error=reader.text(error or built.problem), effect=reader.text(built.effect),
+        paused=paused(row), note=request.form.get("note", ""),
+        names=seat_names(row.game_type, game.seat_names(built.shown), reader=reader),
         describe=with_names(labels, game.describe(built.shown, seat)),
         board=named_svg(labels, board_svg(game, built.shown, seat, built.steps[-1]
                                           if built.steps and not built.effect else None, links)),
@@ -188,10 +195,11 @@ def _missing(game: engine.Game, state: Any, menu: MoveMenu) -> list[str]:  # typ
         if turn in offered:
             continue
         try:
-            why = game.explain_illegal(state, game.parse_move(f"{base} r{turn}"))
+            why: str = game.explain_illegal(state, game.parse_move(f"{base} r{turn}"))
         except engine.IllegalMove as error:
-            why = str(error)
-        reasons.append(f"r{turn}: {why}")
+            why = error.text
+        reasons.append(current_reader().gettext("%(step)s: %(reason)s", step=f"r{turn}",
+                                                reason=current_reader().text(why)))
     return reasons
 
 
@@ -209,10 +217,12 @@ def _commit(row: Game, seat: int, ply: int, steps: list[str], note: str) -> Page
     except GameMovedOn:
         fresh = game_or_none(game_id)
         if fresh is None:
-            return message_page("Your turn was not played", "This game no longer exists.", 409)
+            return message_page(_("Your turn was not played"),
+                                _("This game no longer exists."), 409)
         return moved_on(fresh, seat)
     except (ServiceError, engine.IllegalMove) as error:
-        return message_page("Your turn was not played", f"Nothing was played: {error}.", 409)
+        return message_page(_("Your turn was not played"),
+                            _("Nothing was played: %(reason)s.", reason=reason_of(error)), 409)
     fresh = game_or_none(game_id)
     links = site().links
     if fresh is not None and fresh.status == GameStatus.ACTIVE and fresh.to_move == seat:

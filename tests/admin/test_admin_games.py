@@ -268,3 +268,27 @@ def test_dashboard_queries_on_every_backend(database: Database, site: Site) -> N
         assert mail_page(session, 1, 100, status="failed").total == 1
         entries = audit_actors(session, audit_page(session, 1, 100, game_id=late).rows)
         assert {e.action for e, _ in entries} >= {"game created", "game started"}
+
+
+def test_a_seat_can_be_given_to_the_computer(admin_client: FlaskClient,
+                                             sqlite_database: Database) -> None:
+    page = admin_client.get("/admin/games/new?game=mosey").text
+    assert '<select id="kind-1" name="kind-1"' in page and 'value="bot:strong"' in page
+    response = admin_client.post("/admin/games/new", data={
+        **_form("mosey", **{"kind-1": "bot:easy", "name-1": "", "email-1": ""}),
+        "csrf_token": csrf_of(page)})
+    assert response.status_code == 303, response.text
+    game_pk = int(response.headers["Location"].rsplit("/", 1)[1])
+    from pbem.models import Player, Seat
+
+    with sqlite_database.session() as session:
+        seats = session.exec(select(Seat).where(Seat.game_id == game_pk)
+                             .order_by(col(Seat.seat))).all()
+        players = [session.get(Player, s.player_id) for s in seats]
+        mail = session.exec(select(OutboxEmail).where(OutboxEmail.game_id == game_pk)).all()
+    assert [p.bot_level if p else "?" for p in players] == [None, "easy"]
+    assert [s.status for s in seats] == ["invited", "accepted"]
+    assert [m.to_address for m in mail] == ["ann@example.test"]  # no mail to the computer
+    refused = admin_client.post("/admin/games/new", data={
+        **_form("mosey", **{"kind-1": "bot:genius"}), "csrf_token": csrf_of(page)})
+    assert refused.status_code == 422 and 'id="kind-1-error"' in refused.text

@@ -28,7 +28,7 @@ def _clock_texts(games: ClockGames) -> list[str]:
 def test_each_game_has_a_sensible_default_policy() -> None:
     assert default_timeout_policy("refugia") == "pass"  # the rules have a pass
     assert default_timeout_policy("mosey") == "grace"  # nobody may pass in Mosey
-    assert set(POLICIES) == {"pass", "random", "forfeit", "grace", "hold"}
+    assert set(POLICIES) == {"pass", "random", "bot", "forfeit", "forfeit-bot", "grace", "hold"}
 
 
 def test_pass_policy_passes_for_the_player_and_tells_everyone(clock_games: ClockGames) -> None:

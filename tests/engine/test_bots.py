@@ -100,6 +100,24 @@ def test_a_time_budget_reads_the_clock_it_is_given() -> None:
     assert next(ticks) == 6  # read at 0 for the deadline, then at 1-4 (go on) and 5 (stop)
 
 
+def test_a_search_past_its_cutoff_stops_and_plays_its_best_move_so_far() -> None:
+    game = small("mosey")
+    ticks = iter(range(1_000_000))
+    calls: list[int] = []
+
+    def slow_clock() -> float:  # every reading is a second later: 10,000 playouts cannot fit
+        calls.append(1)
+        return float(next(ticks))
+
+    bot = replace(Bot.at("normal", seed=1, playouts=10_000, cutoff=5), clock=slow_clock)
+    move, _ = bot.choose(game, game.start(), 0)
+    assert move in game.legal_moves(game.start())
+    assert len(calls) <= 10  # stopped after about five iterations, not ten thousand
+    unhurried = Bot.at("normal", seed=1, playouts=30, cutoff=60.0)  # the cutoff never bites
+    assert unhurried.choose(game, game.start(), 0) == Bot.at("normal", seed=1, playouts=30
+                                                             ).choose(game, game.start(), 0)
+
+
 def test_the_bot_refuses_to_move_out_of_turn() -> None:
     game = small("mosey")
     with pytest.raises(ValueError, match="turn"):

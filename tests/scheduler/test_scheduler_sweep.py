@@ -50,7 +50,9 @@ def test_each_reminder_is_sent_once_in_the_games_thread_with_the_local_deadline(
     assert all(r.in_reply_to == invitation.message_id == turn.in_reply_to for r in reminders)
     zone = "Europe/Paris" if mover == 0 else "America/New_York"
     local = row.deadline.astimezone(ZoneInfo(zone))
-    assert f"{local:%H:%M} ({zone})" in reminders[0].text_body
+    # Reader.when: "Thursday, March 6, 2025, 13:00 (CET)", on the player's own clock.
+    assert f"{local:%A, %B} {local.day}, {local:%Y, %H:%M} ({local.tzname()})" in (
+        reminders[0].text_body)
     assert "in about 1 day." in reminders[0].text_body
     assert "in about 2 hours." in reminders[1].text_body
     assert "/play/" in reminders[1].text_body

@@ -32,7 +32,7 @@ def test_the_game_page_shows_the_clock_and_a_pause(
     game_path = site.links.game_url(public_id)[len("http://localhost"):]
     page = client.get(game_path)
     assert page.status_code == 200, page.text
-    assert "Clock: fischer 2d+1d max 4d weekends off" in page.text
+    assert "Clock: 2 days to start, plus 1 day per move, at most 4 days; weekends off" in page.text
     assert "the game waits and the organisers are alerted" in page.text
     with sqlite_database.write() as session:
         pause_game(session, game_pk, now=now + timedelta(hours=1), actor="olga", site=site)

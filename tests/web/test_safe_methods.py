@@ -45,7 +45,8 @@ class Probe:
     @property
     def damaged(self) -> str:
         head, _, token = self.url.rpartition("/")
-        suffix = next((s for s in ("/confirm", "/turn") if self.url.endswith(s)), "")
+        suffix = next((s for s in ("/confirm", "/turn", "/computer") if self.url.endswith(s)),
+                      "")
         if suffix:
             head, _, token = head.rpartition("/")
         return f"{head}/{token[:-4]}{suffix}"
@@ -85,6 +86,11 @@ def _probes(database: Database, now: datetime, site: Site, game_id: str,
         "players.my_games": lambda: Probe(
             site.links.my_games_url(1)[path:], {"name": "Mallory", "time_zone": "UTC"},
             {"name": "Mallory", "time_zone": "Europe/Paris", "notify_updates": ""}),
+        # Play the computer: its GET shows the form; the real POST starts a game.
+        "computer.play_the_computer": lambda: Probe(
+            f"{site.links.my_games_url(1)[path:]}/computer",
+            {"game": game_id, "level": "easy", "starter": "me"},
+            {"game": game_id, "level": "easy", "starter": "me"}),
         "players.unsubscribe": lambda: Probe(site.links.unsubscribe_url(1)[path:], {}, {},
                                              needs_csrf=False),
         # The home page's "email me my links": its real POST queues an email.

@@ -23,6 +23,7 @@ from functools import cache
 from typing import Literal
 
 from engine.hexboard import HexBoard
+from engine.text import Text
 
 Movement = Literal["toward-friend", "step-first", "either", "capture-first"]
 """How stones move: Mosey's slides toward a friend, or steps and slide-captures with a priority."""
@@ -150,54 +151,60 @@ def _slide_captures(board: HexBoard, own: int, enemy: int, origin: int) -> list[
 def explain(
     board: HexBoard, movement: Movement, own: int, enemy: int, origin: int, target: int,
     capture: bool, game_name: str,
-) -> str:
+) -> Text:
     """Why moving the stone on ``origin`` to ``target`` is illegal, in words for the player."""
     label, to = board.labels[origin], board.labels[target]
     move = f"{label}{'x' if capture else '-'}{to}"
     if not (own | enemy) >> origin & 1:
-        return f"{label} is empty"
+        return Text("%(cell)s is empty", cell=label)
     if not own >> origin & 1:
-        return f"{label} is not your stone"
+        return Text("%(cell)s is not your stone", cell=label)
     if origin == target:
-        return "a stone must move to another cell"
+        return Text("a stone must move to another cell")
     line = board.direction(origin, target)
     if line is None:
-        return f"{to} is not on a straight line from {label}"
+        return Text("%(target)s is not on a straight line from %(origin)s", target=to, origin=label)
     direction, distance = line
     for cell in board.rays[origin][direction][:distance - 1]:
         if ((own | enemy) >> cell) & 1:
-            return f"the way from {label} to {to} is blocked at {board.labels[cell]}"
+            return Text("the way from %(origin)s to %(target)s is blocked at %(cell)s",
+                        origin=label, target=to, cell=board.labels[cell])
     if own >> target & 1:
-        return f"{to} holds your own stone"
+        return Text("%(cell)s holds your own stone", cell=to)
     if enemy >> target & 1 and not capture:
-        return f"{to} holds an enemy stone: write {label}x{to} to capture it"
+        return Text("%(target)s holds an enemy stone: write %(capture)s to capture it",
+                    target=to, capture=f"{label}x{to}")
     if not enemy >> target & 1 and capture:
-        return f"there is no stone to capture on {to}"
+        return Text("there is no stone to capture on %(cell)s", cell=to)
     if movement == "toward-friend":
         if not friend_beyond(board, own, target, direction):
-            return f"there is no friend beyond {to} on that line"
-        if not capture and _not_larger(board, own, origin, target, move):
-            return _not_larger(board, own, origin, target, move)
+            return Text("there is no friend beyond %(cell)s on that line", cell=to)
+        if not capture and (reason := _not_larger(board, own, origin, target, move)):
+            return reason
     elif not capture:
         if distance > 1:
-            return f"{move}: a stone steps one cell, or slides only to capture"
+            return Text("%(move)s: a stone steps one cell, or slides only to capture", move=move)
         reason = _not_larger(board, own, origin, target, move)
         if reason:
             return reason
         if movement == "capture-first":
-            return (f"{label} can capture, so it may not step "
-                    f"(in {game_name} a stone steps only when it cannot capture)")
+            return Text("%(cell)s can capture, so it may not step "
+                        "(in %(game)s a stone steps only when it cannot capture)",
+                        cell=label, game=game_name)
     elif movement == "step-first":
-        return (f"{label} can step, so it may not capture "
-                f"(in {game_name} a stone captures only when it cannot step)")
-    return f"{move} is not a legal move here"
+        return Text("%(cell)s can step, so it may not capture "
+                    "(in %(game)s a stone captures only when it cannot step)",
+                    cell=label, game=game_name)
+    return Text("%(move)s is not a legal move here", move=move)
 
 
-def _not_larger(board: HexBoard, own: int, origin: int, target: int, move: str) -> str:
+def _not_larger(board: HexBoard, own: int, origin: int, target: int, move: str) -> Text | None:
     size, joined = group_size(board, own, origin), joined_size(board, own, origin, target)
     if joined > size:
-        return ""
+        return None
     if size == 1:
-        return f"{move} does not make a larger group: a lone stone must end next to a friend"
-    return (f"{move} does not make a larger group "
-            f"(its group has {size} stones, it would join {joined})")
+        return Text("%(move)s does not make a larger group: a lone stone must end next to a "
+                    "friend", move=move)
+    return Text("%(move)s does not make a larger group "
+                "(its group has %(size)d stones, it would join %(joined)d)",
+                move=move, size=size, joined=joined)

@@ -33,14 +33,18 @@ from engine.base import (
     NumberChoice,
     Option,
     Outcome,
+    marked,
 )
 from engine.games.mosey.fast import fast_rules
 from engine.games.mosey.moves import Movement, explain, has_move, legal_triples, stone_moves
 from engine.hexboard import HexBoard, HexMove, hex_board
-from engine.hexsvg import draw_hex_board, selection, stone_list
+from engine.hexsvg import counted, draw_hex_board, selection, stone_list
+from engine.text import ENGLISH, N_, Text, Translator
 
-SEATS = ("Light", "Dark")
-STONE_NAMES = {"white": "Light stone", "black": "Dark stone"}
+SEATS = (Text("Light"), Text("Dark"))
+STONE_NAMES = {"white": Text("Light stone"), "black": Text("Dark stone")}
+STONE_LISTS = {"white": counted("Light stone: %(cells)s.", "Light stones: %(cells)s."),
+               "black": counted("Dark stone: %(cells)s.", "Dark stones: %(cells)s.")}
 LIGHT, DARK = 0, 1
 
 # Every third cell in a 3-colouring: Light and Dark take two colours, the third starts empty.
@@ -55,24 +59,53 @@ SETUPS: dict[int, tuple[str, str]] = {
         "H11 K11"),
 }
 
-ORDER = Option("order", "Board size", (4, 5, 6), 4,
-               "hexhex board of side 4 (37 cells, 12 stones each), 5 (61, 21) or 6 (91, 30)")
+ORDER = Option("order", N_("Board size"), (4, 5, 6), 4,
+               N_("hexhex board of side 4 (37 cells, 12 stones each), 5 (61, 21) or 6 (91, 30)"))
 
-_START = ("Light and Dark start with stones on every third cell of a hexagonal board; Light moves "
-          "first and nobody may pass. ")
-_TOWARD_FRIEND = ("On your turn slide one of your stones along a line over empty cells toward a "
-                  "friendly stone further along that line (it need not be in sight). It stops "
-                  "either on an empty cell where it joins a larger group of your stones than the "
-                  "one it left, or on the first enemy stone in its way, which it captures. ")
-_STEP_OR_CAPTURE = ("On your turn either step a stone to a neighbouring empty cell where it "
-                    "joins a larger group of your stones than the one it left, or slide it along "
-                    "a line over empty cells onto an enemy stone, which it captures. ")
-_END = "When the player to move has no move, the game ends and the player who moved last "
-
-
-def _summary(movement: str, priority: str, last_mover_wins: bool) -> str:
-    result = "wins." if last_mover_wins else "loses."
-    return _START + movement + priority + _END + result
+# Each game's summary is one message for the translators: the games differ in a sentence or two.
+_SUMMARIES = {
+    "mosey": N_(
+        "Light and Dark start with stones on every third cell of a hexagonal board; Light moves "
+        "first and nobody may pass. On your turn slide one of your stones along a line over empty "
+        "cells toward a friendly stone further along that line (it need not be in sight). It stops "
+        "either on an empty cell where it joins a larger group of your stones than the one it "
+        "left, or on the first enemy stone in its way, which it captures. When the player to move "
+        "has no move, the game ends and the player who moved last wins."),
+    "dont-mosey": N_(
+        "Light and Dark start with stones on every third cell of a hexagonal board; Light moves "
+        "first and nobody may pass. On your turn slide one of your stones along a line over empty "
+        "cells toward a friendly stone further along that line (it need not be in sight). It stops "
+        "either on an empty cell where it joins a larger group of your stones than the one it "
+        "left, or on the first enemy stone in its way, which it captures. When the player to move "
+        "has no move, the game ends and the player who moved last loses."),
+    "keep-a-riding": N_(
+        "Light and Dark start with stones on every third cell of a hexagonal board; Light moves "
+        "first and nobody may pass. On your turn either step a stone to a neighbouring empty cell "
+        "where it joins a larger group of your stones than the one it left, or slide it along a "
+        "line over empty cells onto an enemy stone, which it captures. A stone may capture only if "
+        "it cannot step. When the player to move has no move, the game ends and the player who "
+        "moved last wins."),
+    "firestorm": N_(
+        "Light and Dark start with stones on every third cell of a hexagonal board; Light moves "
+        "first and nobody may pass. On your turn either step a stone to a neighbouring empty cell "
+        "where it joins a larger group of your stones than the one it left, or slide it along a "
+        "line over empty cells onto an enemy stone, which it captures. A stone may capture only if "
+        "it cannot step. When the player to move has no move, the game ends and the player who "
+        "moved last loses."),
+    "conflagration": N_(
+        "Light and Dark start with stones on every third cell of a hexagonal board; Light moves "
+        "first and nobody may pass. On your turn either step a stone to a neighbouring empty cell "
+        "where it joins a larger group of your stones than the one it left, or slide it along a "
+        "line over empty cells onto an enemy stone, which it captures. Any stone may do either. "
+        "When the player to move has no move, the game ends and the player who moved last loses."),
+    "backfire": N_(
+        "Light and Dark start with stones on every third cell of a hexagonal board; Light moves "
+        "first and nobody may pass. On your turn either step a stone to a neighbouring empty cell "
+        "where it joins a larger group of your stones than the one it left, or slide it along a "
+        "line over empty cells onto an enemy stone, which it captures. A stone may step only if it "
+        "cannot capture. When the player to move has no move, the game ends and the player who "
+        "moved last loses."),
+}
 
 
 @dataclass(frozen=True)
@@ -155,10 +188,10 @@ class MoseyGame(Game[MoseyState, HexMove]):
         """Read ``C2-E2`` or ``C2xE4`` (any case, spaces allowed); there is no pass."""
         move = HexMove.parse(text, words=("pass",))
         if move.word is not None:
-            raise IllegalMove(f"passing is not allowed in {self.info.name}")
+            raise IllegalMove(Text("passing is not allowed in %(game)s", game=self._name))
         if move.origin is None or move.target is None:
-            raise IllegalMove(f"{move} is not a move in {self.info.name}: move a stone, "
-                              "e.g. C2-E2 or C2xE4")
+            raise IllegalMove(Text("%(move)s is not a move in %(game)s: move a stone, "
+                                   "e.g. C2-E2 or C2xE4", move=str(move), game=self._name))
         self.board.index(move.origin)
         self.board.index(move.target)
         return move
@@ -176,15 +209,15 @@ class MoseyGame(Game[MoseyState, HexMove]):
 
     def explain_illegal(self, state: MoseyState, move: HexMove) -> str:
         if state.over:
-            return "the game is over"
+            return Text("the game is over")
         if move.origin is None or move.target is None:
-            return f"{move} is not a move in {self.info.name}"
+            return Text("%(move)s is not a move in %(game)s", move=str(move), game=self._name)
         if move.origin not in self.board or move.target not in self.board:
-            return f"{move} leaves the board"
+            return Text("%(move)s leaves the board", move=str(move))
         own, enemy = self._sides(state)
         origin, target = self.board.index(move.origin), self.board.index(move.target)
         return explain(self.board, self.movement, own, enemy, origin, target, move.capture,
-                       self.info.name)
+                       self._name)
 
     def apply(self, state: MoseyState, move: HexMove) -> MoseyState:
         assert move.origin is not None and move.target is not None
@@ -218,12 +251,23 @@ class MoseyGame(Game[MoseyState, HexMove]):
         stuck, last = state.mover, 1 - state.mover
         winner = last if self.last_mover_wins else stuck
         has_stones = state.dark if stuck else state.light
-        why = "has no move" if has_stones else "has no stones left"
-        rule = "wins" if self.last_mover_wins else "loses"
+        values = {"seat": SEATS[stuck], "game": self._name}
+        if has_stones and self.last_mover_wins:
+            reason = Text("%(seat)s has no move; in %(game)s the last player to move wins",
+                          **values)
+        elif has_stones:
+            reason = Text("%(seat)s has no move; in %(game)s the last player to move loses",
+                          **values)
+        elif self.last_mover_wins:
+            reason = Text("%(seat)s has no stones left; in %(game)s the last player to move wins",
+                          **values)
+        else:
+            reason = Text("%(seat)s has no stones left; in %(game)s the last player to move loses",
+                          **values)
         return Outcome(
             winners=(winner,),
             scores=(float(state.light.bit_count()), float(state.dark.bit_count())),
-            reason=f"{SEATS[stuck]} {why}; in {self.info.name} the last player to move {rule}",
+            reason=reason,
         )
 
     # -- storage -------------------------------------------------------------------------------
@@ -241,14 +285,19 @@ class MoseyGame(Game[MoseyState, HexMove]):
 
     # -- drawing -------------------------------------------------------------------------------
 
-    def _status(self, state: MoseyState) -> str:
+    @property
+    def _name(self) -> Text:
+        return marked(self.info.name)
+
+    def _status(self, state: MoseyState) -> Text:
         result = self.outcome(state)
         if result is None:
-            return f"{SEATS[state.mover]} to move"
-        return f"{SEATS[result.winners[0]]} won"
+            return Text("%(seat)s to move", seat=SEATS[state.mover])
+        return Text("%(seat)s won", seat=SEATS[result.winners[0]])
 
-    def _stones_left(self, state: MoseyState) -> str:
-        return f"Stones left: Light {state.light.bit_count()}, Dark {state.dark.bit_count()}"
+    def _stones_left(self, state: MoseyState) -> Text:
+        return Text("Stones left: Light %(light)d, Dark %(dark)d",
+                    light=state.light.bit_count(), dark=state.dark.bit_count())
 
     def _stones(self, state: MoseyState) -> dict[int, str]:
         stones = {i: "white" for i in range(self.board.size) if (state.light >> i) & 1}
@@ -256,7 +305,7 @@ class MoseyGame(Game[MoseyState, HexMove]):
         return stones
 
     def piece_list(self, state: MoseyState, viewer: int | None = None) -> str:
-        return stone_list(self.board, self._stones(state), STONE_NAMES)
+        return stone_list(self.board, self._stones(state), STONE_NAMES, STONE_LISTS)
 
     def render_svg(
         self,
@@ -266,19 +315,23 @@ class MoseyGame(Game[MoseyState, HexMove]):
         cell_href: CellHref | None = None,
         *,
         chosen: Sequence[str] | None = None,
+        translator: Translator = ENGLISH,
     ) -> str:
         stones = self._stones(state)
         move = self.last_move_of(last_move)
         marks = [self.board.index(c) for c in move.cells if c in self.board] if move else []
         picked, targets = selection(self, state, self.board, chosen)
-        title = f"{self.info.name}, board of side {self.order}"
+        title = Text("%(game)s, board of side %(order)d", game=self._name, order=self.order)
         return draw_hex_board(
             self.board, stones=stones, marks=marks, cell_href=cell_href,
-            header=[f"{self.info.name}: {self._status(state)}"],
+            header=[Text("%(game)s: %(status)s", game=self._name, status=self._status(state))],
             footer=[self._stones_left(state)],
             title=title, names=STONE_NAMES, own=("white", "black")[viewer] if viewer in (0, 1)
             else None, chosen=picked, targets=targets,
-            alt=f"{title}. {self.describe(state, viewer)} {self.piece_list(state, viewer)}",
+            alt=Text.joined([Text("%(game)s, board of side %(order)d.", game=self._name,
+                                  order=self.order),
+                             self.describe(state, viewer), self.piece_list(state, viewer)]),
+            translator=translator,
         )
 
     def render_text(self, state: MoseyState, viewer: int | None = None) -> str:
@@ -299,59 +352,57 @@ class MoseyGame(Game[MoseyState, HexMove]):
         letters = [" "] * (width + 2)
         for q in range(n):
             letters[2 * q + n] = chr(ord("A") + q)
-        lines = [f"{self.info.name}: {self._status(state)} (O Light, X Dark)"]
+        lines: list[str] = [Text("%(game)s: %(status)s (O Light, X Dark)", game=self._name,
+                                 status=self._status(state))]
         lines += [f"{r + 1:2}  {''.join(rows[r]).rstrip()}" for r in sorted(rows, reverse=True)]
         lines.append("    " + "".join(letters).rstrip())
         lines.append(self._stones_left(state))
-        return "\n".join(lines)
+        return Text.joined(lines, "\n")
 
 
 class Mosey(MoseyGame):
-    info = GameInfo("mosey", "Mosey", 2, 2, (ORDER,),
-                    _summary(_TOWARD_FRIEND, "", True),
+    info = GameInfo("mosey", N_("Mosey"), 2, 2, (ORDER,),
+                    _SUMMARIES["mosey"],
                     aliases=("the-last-scavenger", "last-scavenger"))
     movement = "toward-friend"
     last_mover_wins = True
 
 
 class DontMosey(MoseyGame):
-    info = GameInfo("dont-mosey", "Don't Mosey", 2, 2, (ORDER,),
-                    _summary(_TOWARD_FRIEND, "", False),
+    info = GameInfo("dont-mosey", N_("Don't Mosey"), 2, 2, (ORDER,),
+                    _SUMMARIES["dont-mosey"],
                     aliases=("don't-mosey", "dontmosey"))
     movement = "toward-friend"
     last_mover_wins = False
 
 
 class KeepARiding(MoseyGame):
-    info = GameInfo("keep-a-riding", "Keep-a-riding", 2, 2, (ORDER,),
-                    _summary(_STEP_OR_CAPTURE, "A stone may capture only if it cannot step. ",
-                             True),
+    info = GameInfo("keep-a-riding", N_("Keep-a-riding"), 2, 2, (ORDER,),
+                    _SUMMARIES["keep-a-riding"],
                     aliases=("shakattrition", "keep-a-ridin"))
     movement = "step-first"
     last_mover_wins = True
 
 
 class Firestorm(MoseyGame):
-    info = GameInfo("firestorm", "Firestorm", 2, 2, (ORDER,),
-                    _summary(_STEP_OR_CAPTURE, "A stone may capture only if it cannot step. ",
-                             False),
+    info = GameInfo("firestorm", N_("Firestorm"), 2, 2, (ORDER,),
+                    _SUMMARIES["firestorm"],
                     aliases=("shakattrition-misere", "conflagration-firestorm"))
     movement = "step-first"
     last_mover_wins = False
 
 
 class Conflagration(MoseyGame):
-    info = GameInfo("conflagration", "Conflagration", 2, 2, (ORDER,),
-                    _summary(_STEP_OR_CAPTURE, "Any stone may do either. ", False),
+    info = GameInfo("conflagration", N_("Conflagration"), 2, 2, (ORDER,),
+                    _SUMMARIES["conflagration"],
                     aliases=("conflagration-standard",))
     movement = "either"
     last_mover_wins = False
 
 
 class Backfire(MoseyGame):
-    info = GameInfo("backfire", "Backfire", 2, 2, (ORDER,),
-                    _summary(_STEP_OR_CAPTURE, "A stone may step only if it cannot capture. ",
-                             False),
+    info = GameInfo("backfire", N_("Backfire"), 2, 2, (ORDER,),
+                    _SUMMARIES["backfire"],
                     aliases=("conflagration-backfire",))
     movement = "capture-first"
     last_mover_wins = False

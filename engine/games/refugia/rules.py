@@ -29,12 +29,17 @@ from typing import Any
 
 from engine.base import JSON, CellHref, Game, GameInfo, IllegalMove, NumberChoice, Option, Outcome
 from engine.hexboard import HexMove, hex_board, set_bits, shift_back
-from engine.hexsvg import draw_hex_board, selection, stone_list
+from engine.hexsvg import counted, draw_hex_board, selection, stone_list
+from engine.text import ENGLISH, N_, Text, Translator
 
 BOARDS = ("2-3", "2-4", "3-4", "3-5", "4-5", "4-6", "5-6", "5-7", "6-7", "6-8")
-SEATS = ("White", "Black")
+SEATS = (Text("White"), Text("Black"))
 STONES = ("white", "black")  # engine.hexsvg stone kinds of the two seats
-STONE_NAMES = {"white": "White disc", "black": "Black disc", "neutral": "neutral disc"}
+STONE_NAMES = {"white": Text("White disc"), "black": Text("Black disc"),
+               "neutral": Text("neutral disc")}
+STONE_LISTS = {"white": counted("White disc: %(cells)s.", "White discs: %(cells)s."),
+               "black": counted("Black disc: %(cells)s.", "Black discs: %(cells)s."),
+               "neutral": counted("neutral disc: %(cells)s.", "neutral discs: %(cells)s.")}
 CELL_CHARS = ".WBN"  # empty, White, Black, neutral: encode and render_text use these
 PASS = HexMove(word="pass")
 
@@ -118,14 +123,14 @@ def adjacent_pairs(shifts: tuple[int, ...], discs: int) -> int:
 class Refugia(Game[RefugiaState, HexMove]):
     info = GameInfo(
         id="refugia",
-        name="Refugia",
+        name=N_("Refugia"),
         min_players=2,
         max_players=2,
-        options=(Option("board", "Board", BOARDS, "3-4",
-                        help="a hexagon whose edges alternate between the two lengths"),),
-        summary=("Place lone discs, then move them only to cells with fewer enemies around them, "
-                 "hopping enemy discs to neutralise them and neutral stones to win them back. "
-                 "When both pass, the most adjacent pairs of own discs wins."),
+        options=(Option("board", N_("Board"), BOARDS, "3-4",
+                        help=N_("a hexagon whose edges alternate between the two lengths")),),
+        summary=N_("Place lone discs, then move them only to cells with fewer enemies around "
+                   "them, hopping enemy discs to neutralise them and neutral stones to win them "
+                   "back. When both pass, the most adjacent pairs of own discs wins."),
     )
 
     def __init__(self, **options: object) -> None:
@@ -161,8 +166,9 @@ class Refugia(Game[RefugiaState, HexMove]):
     def parse_move(self, text: str) -> HexMove:
         move = HexMove.parse(text)
         if move.capture:
-            raise IllegalMove(f"Refugia has no 'x' moves: write a placement as D4, "
-                              f"a step or hop as C2-E2, not {text.strip()!r}")
+            raise IllegalMove(Text("Refugia has no 'x' moves: write a placement as D4, "
+                                   "a step or hop as C2-E2, not %(move)s",
+                                   move=repr(text.strip())))
         for label in move.cells:
             self.board.index(label)  # raises for a cell that is not on this board
         return move
@@ -177,40 +183,46 @@ class Refugia(Game[RefugiaState, HexMove]):
         foes = (2 - state.turn, 3)
         return sum(self._occupant(state, n) in foes for n in self.board.adjacent[cell])
 
-    def _why_not(self, state: RefugiaState, move: HexMove) -> str | None:
+    def _why_not(self, state: RefugiaState, move: HexMove) -> Text | None:
         """The reason ``move`` is illegal, or None; a cell-by-cell second reading of the rules."""
         if move.word is not None or move.target is None or move.capture:
-            return None if move == PASS else f"{move} is not a Refugia move"
+            return None if move == PASS else Text("%(move)s is not a Refugia move", move=str(move))
         own, board = 1 + state.turn, self.board
         origin = None if move.origin is None else board.index(move.origin)
         if origin is not None and self._occupant(state, origin) != own:
-            return f"{move.origin} is not your disc"
+            return Text("%(cell)s is not your disc", cell=board.labels[origin])
         target = board.index(move.target)
         if self._occupant(state, target):
-            return f"{move.target} is occupied"
+            return Text("%(cell)s is occupied", cell=move.target)
         if origin is None:
             if any(self._occupant(state, n) == own for n in board.adjacent[target]):
-                return f"{move.target} is next to your own disc"
+                return Text("%(cell)s is next to your own disc", cell=move.target)
             return None
         line = board.direction(origin, target)
         if line is None or line[1] > 2:
-            return f"{move} is neither a step to a neighbouring cell nor a hop over one stone"
+            return Text("%(move)s is neither a step to a neighbouring cell nor a hop over one "
+                        "stone", move=str(move))
         over = board.between(origin, target)
         if over is not None:
             kind = self._occupant(state, over)
-            if kind in (0, own):
-                what = "an empty cell" if kind == 0 else "your own disc"
-                return f"{move} would hop over {what} on {board.labels[over]}"
+            if kind == 0:
+                return Text("%(move)s would hop over an empty cell on %(cell)s", move=str(move),
+                            cell=board.labels[over])
+            if kind == own:
+                return Text("%(move)s would hop over your own disc on %(cell)s", move=str(move),
+                            cell=board.labels[over])
         before, after = self._enemies(state, origin), self._enemies(state, target)
         if after >= before:
-            return f"{move} does not reduce the enemies around your disc ({before} -> {after})"
+            return Text("%(move)s does not reduce the enemies around your disc "
+                        "(%(before)d -> %(after)d)", move=str(move), before=before, after=after)
         return None
 
     def is_legal(self, state: RefugiaState, move: HexMove) -> bool:
         return self._why_not(state, move) is None
 
     def explain_illegal(self, state: RefugiaState, move: HexMove) -> str:
-        return self._why_not(state, move) or f"{move} is not a legal move here"
+        return self._why_not(state, move) or Text("%(move)s is not a legal move here",
+                                                  move=str(move))
 
     def apply(self, state: RefugiaState, move: HexMove) -> RefugiaState:
         me = state.turn
@@ -246,15 +258,18 @@ class Refugia(Game[RefugiaState, HexMove]):
         counts = tuple(d.bit_count() for d in state.discs)
         if scores[0] != scores[1]:
             win = int(scores[1] > scores[0])
-            reason = f"{SEATS[win]} has more adjacent pairs ({scores[win]} to {scores[1 - win]})."
+            reason = Text("%(seat)s has more adjacent pairs (%(pairs)d to %(other)d).",
+                          seat=SEATS[win], pairs=scores[win], other=scores[1 - win])
         elif counts[0] != counts[1]:
             win = int(counts[1] > counts[0])
-            reason = (f"Adjacent pairs tied at {scores[0]}; {SEATS[win]} has more discs "
-                      f"({counts[win]} to {counts[1 - win]}).")
+            reason = Text("Adjacent pairs tied at %(pairs)d; %(seat)s has more discs "
+                          "(%(discs)d to %(other)d).", pairs=scores[0], seat=SEATS[win],
+                          discs=counts[win], other=counts[1 - win])
         else:
             win = state.turn  # the final pass was made by the other seat, who loses
-            reason = (f"Adjacent pairs ({scores[0]}) and discs ({counts[0]}) tied; "
-                      f"{SEATS[1 - win]} made the final pass and loses.")
+            reason = Text("Adjacent pairs (%(pairs)d) and discs (%(discs)d) tied; "
+                          "%(seat)s made the final pass and loses.", pairs=scores[0],
+                          discs=counts[0], seat=SEATS[1 - win])
         return Outcome(winners=(win,), scores=(scores[0], scores[1]), reason=reason)
 
     # -- fast random playouts -------------------------------------------------------------------
@@ -339,30 +354,36 @@ class Refugia(Game[RefugiaState, HexMove]):
 
     def _status(self, state: RefugiaState, short: bool = False) -> list[str]:
         """A line per seat with its score and discs, then whose turn it is or who won."""
-        lines = [f"{SEATS[s]}: {_count(self.scores(state)[s], 'pair')}, "
-                 f"{_count(state.discs[s].bit_count(), 'disc')}" for s in (0, 1)]
+        lines: list[str] = [
+            Text("%(seat)s: %(pairs)s, %(discs)s", seat=SEATS[s],
+                 pairs=Text.counted("%(count)d pair", "%(count)d pairs", self.scores(state)[s]),
+                 discs=Text.counted("%(count)d disc", "%(count)d discs",
+                                    state.discs[s].bit_count()))
+            for s in (0, 1)]
         result = self.outcome(state)
         if short and result is not None:  # the reason is too long for the narrow boards' SVG
-            return [*lines, f"Game over: {SEATS[result.winners[0]]} won."]
+            return [*lines, Text("Game over: %(winners)s won.", winners=SEATS[result.winners[0]])]
         return [*lines, self.describe(state)]
 
     def describe(self, state: RefugiaState, viewer: int | None = None) -> str:
         if state.passes >= 2:
             return super().describe(state, viewer)
-        passed = " (the last move was a pass)" if state.passes else ""
-        return f"{SEATS[state.turn]} to move{passed}."
+        if state.passes:
+            return Text("%(seat)s to move (the last move was a pass).", seat=SEATS[state.turn])
+        return Text("%(seat)s to move.", seat=SEATS[state.turn])
 
     def _stones(self, state: RefugiaState) -> dict[int, str]:
         kinds = ("", *STONES, "neutral")
         return {i: kinds[k] for i in range(self.board.size) if (k := self._occupant(state, i))}
 
     def piece_list(self, state: RefugiaState, viewer: int | None = None) -> str:
-        return stone_list(self.board, self._stones(state), STONE_NAMES)
+        return stone_list(self.board, self._stones(state), STONE_NAMES, STONE_LISTS)
 
     def render_svg(self, state: RefugiaState, viewer: int | None = None,
                    last_move: HexMove | str | None = None,
                    cell_href: CellHref | None = None, *,
-                   chosen: Sequence[str] | None = None) -> str:
+                   chosen: Sequence[str] | None = None,
+                   translator: Translator = ENGLISH) -> str:
         board = self.board
         stones = self._stones(state)
         marks = []
@@ -372,13 +393,15 @@ class Refugia(Game[RefugiaState, HexMove]):
             if len(marks) == 2 and (over := board.between(*marks)) is not None:
                 marks.append(over)  # the hopped stone changed
         picked, targets = selection(self, state, board, chosen)
-        title = f"Refugia {self.options['board']}"
+        title = Text("Refugia %(board)s", board=str(self.options["board"]))
         return draw_hex_board(board, stones=stones, marks=marks, cell_href=cell_href,
                               header=self._status(state, short=True), title=title,
                               names=STONE_NAMES, own=STONES[viewer] if viewer in (0, 1) else None,
                               chosen=picked, targets=targets,
-                              alt=f"{title}. {' '.join(self._status(state))} "
-                                  f"{self.piece_list(state, viewer)}")
+                              alt=Text.joined([
+                                  Text("Refugia %(board)s.", board=str(self.options["board"])),
+                                  *self._status(state), self.piece_list(state, viewer)]),
+                              translator=translator)
 
     def render_text(self, state: RefugiaState, viewer: int | None = None) -> str:
         """Rows from the top, each cell two characters wide and indented as on the hex board."""
@@ -393,11 +416,7 @@ class Refugia(Game[RefugiaState, HexMove]):
             cells = " ".join(CELL_CHARS[self._occupant(state, i)] for i in range(start, end))
             line = (" " * (2 * q - r - left) + cells).ljust(right - left + 1)
             rows.append(f"{r + 1:>2}  {line}  {board.labels[start]}-{board.labels[end - 1]}")
-        return "\n".join([*self._status(state), *rows])
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
+        return Text.joined([*self._status(state), *rows], "\n")
 
 
 def _nth_bit(mask: int, n: int) -> int:

@@ -24,7 +24,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 
 from engine.base import JSON, CellHref
-from engine.games.rifugio.tiles import KIND_BY_NAME, position
+from engine.games.rifugio.tiles import KIND_BY_NAME, position, tile_name
 from engine.hexboard import DIRECTIONS
 from engine.strokefont import stroke_text
 from engine.svg import (
@@ -41,6 +41,7 @@ from engine.svg import (
     svg_root,
     to_string,
 )
+from engine.text import ENGLISH, N_, Text, Translator, localize
 
 WIDTH = 480
 PAD = 8
@@ -162,13 +163,14 @@ def _texture(shapes: Shapes, terrain: str, cx: float, cy: float, radius: float) 
 
 def draw(view: JSON, caption: str, title: str, *, cell_href: CellHref | None = None,
          mark: str | None = None, chosen: Sequence[str] | None = None,
-         targets: Mapping[str, bool] | None = None) -> str:
+         targets: Mapping[str, bool] | None = None, translator: Translator = ENGLISH) -> str:
     """The whole picture: caption, map, open tiles, the players' table, the commitment.
 
     For a move page, ``chosen`` (the cells clicked so far) get a dark outline and ``targets`` (the
     next click's cells) a ring on a light halo, which stands out on every terrain; the links are
-    then named by what their place holds.
+    then named by what their place holds. Every word is said through ``translator``.
     """
+    caption, title = localize(caption, translator), localize(title, translator)
     at = {label: position(label) for label, _, _ in view["tiles"]}
     options = {label: position(label) for label in view["lay_options"]}
     units = [(SQRT3 * (q - r / 2), -1.5 * r) for q, r in (*at.values(), *options.values())]
@@ -186,16 +188,18 @@ def draw(view: JSON, caption: str, title: str, *, cell_href: CellHref | None = N
         return x0 + radius * SQRT3 * (pos[0] - pos[1] / 2), y0 - radius * 1.5 * pos[1]
 
     seats = view["seats"]
-    notes = _card_lines(view)
+    notes = _card_lines(view, translator)
     panel_top = map_top + map_height + TILES_ROW
     notes_top = panel_top + ROW * (len(seats) + 1) + 10
     height = notes_top + LINE * (len(notes) + ("seed" in view)) + 2
     interactive = cell_href is not None and any(
         cell_href(label) for label in (*at, *options))
-    root = svg_root(WIDTH, height, title=title, label=f"{title} {piece_list_view(view)}",
+    root = svg_root(WIDTH, height, title=title,
+                    label=f"{title} {piece_list_view(view).render(translator)}",
                     interactive=interactive)
     # Not drawn (text is slow to rasterise), but in the file for anyone who checks.
-    sub(root, "desc", f"shuffle commitment: sha256 {view['seed_sha256']}")
+    sub(root, "desc", Text("shuffle commitment: sha256 %(sha)s",
+                           sha=view["seed_sha256"]).render(translator))
     sub(root, "rect", width=WIDTH, height=height, fill=PAPER)
     text = sub(root, "g", font_size=13, fill=INK)
     for n, line in enumerate(heading):
@@ -243,8 +247,8 @@ def draw(view: JSON, caption: str, title: str, *, cell_href: CellHref | None = N
                     else hexagon_path(cx, cy, radius * 0.9))
             shapes.add("mark", ring, fill="none", stroke=PAPER, stroke_width=6)
             shapes.add("badges", ring, fill="none", stroke=TARGET, stroke_width=3)
-    _tiles_row(shapes, view, map_top + map_height)
-    _players(shapes, view, panel_top)
+    _tiles_row(shapes, view, map_top + map_height, translator)
+    _players(shapes, view, panel_top, translator)
     shapes.write(root)
     if cell_href is not None:
         links = sub(root, "g", fill="#fff", fill_opacity=0)
@@ -252,45 +256,49 @@ def draw(view: JSON, caption: str, title: str, *, cell_href: CellHref | None = N
             href = cell_href(label)
             if href:
                 cx, cy = centre(pos)
-                name = label if chosen is None else place_name(view, label, label in options)
+                name = label if chosen is None else place_name(
+                    view, label, label in options).render(translator)
                 link = sub(links, "a", href=href, aria_label=name, data_cell=label)
                 sub(link, "path", d=hexagon_path(cx, cy, radius))
     notes_group = sub(root, "g", font_size=10, fill=INK)
     for n, line in enumerate(notes):
         sub(notes_group, "text", line, x=PAD, y=notes_top + LINE * n)
     if "seed" in view:
-        sub(notes_group, "text", f"seed: {view['seed']}", x=PAD, y=height - 5, fill=MUTED,
-            font_size=9)
+        sub(notes_group, "text", Text("seed: %(seed)s", seed=view["seed"]).render(translator),
+            x=PAD, y=height - 5, fill=MUTED, font_size=9)
     return to_string(root)
 
 
-def place_name(view: JSON, label: str, open_place: bool = False) -> str:
+def place_name(view: JSON, label: str, open_place: bool = False) -> Text:
     """What a link on the map is called: the place and what stands there."""
     seats = view["seats"]
     own = view.get("viewer")
     if open_place:
-        return f"{label}, open place for a tile"
+        return Text("%(place)s, open place for a tile", place=label)
     name = next((n for lb, n, _ in view["tiles"] if lb == label), "")
-    parts = [f"{label}, {name} tile"]
+    parts: list[str] = [Text("%(place)s, %(tile)s tile", place=label, tile=tile_name(name))]
     for s, seat in enumerate(seats):
-        whose = "your" if s == own else f"{seat['name']}'s"
         if label in seat["huts"]:
-            parts.append(f"{whose} hut")
+            parts.append(Text("your hut") if s == own
+                         else Text("%(seat)s's hut", seat=seat["name"]))
         if seat["walker"] == label:
-            parts.append(f"{whose} walker")
-    return ", ".join(parts)
+            parts.append(Text("your walker") if s == own
+                         else Text("%(seat)s's walker", seat=seat["name"]))
+    return Text.joined(parts, ", ")
 
 
-def piece_list_view(view: JSON) -> str:
+def piece_list_view(view: JSON) -> Text:
     """Where the tiles, huts and walkers are, in words (the map's text alternative)."""
-    tiles = "; ".join(f"{lb} {name}" for lb, name, _ in view["tiles"])
-    lines = [f"Tiles: {tiles}."]
+    tiles = Text.joined([Text("%(place)s %(tile)s", place=lb, tile=tile_name(name))
+                         for lb, name, _ in view["tiles"]], "; ")
+    lines: list[str] = [Text("Tiles: %(tiles)s.", tiles=tiles)]
     for seat in view["seats"]:
-        huts = ", ".join(seat["huts"]) or "none"
-        lines.append(f"{seat['name']}: walker on {seat['walker']}, huts on {huts}.")
+        huts = ", ".join(seat["huts"]) or Text("none")
+        lines.append(Text("%(seat)s: walker on %(place)s, huts on %(huts)s.", seat=seat["name"],
+                          place=seat["walker"], huts=huts))
     if view["lay_options"]:
-        lines.append(f"Open places: {', '.join(view['lay_options'])}.")
-    return " ".join(lines)
+        lines.append(Text("Open places: %(places)s.", places=", ".join(view["lay_options"])))
+    return Text.joined(lines)
 
 
 def _compass(shapes: Shapes, cx: float, cy: float) -> None:
@@ -300,33 +308,37 @@ def _compass(shapes: Shapes, cx: float, cy: float) -> None:
         shapes.label(name, cx + 16 * math.cos(angle), cy + 16 * math.sin(angle) + 3, 8, MUTED)
 
 
-def _tiles_row(shapes: Shapes, view: JSON, top: float) -> None:
-    """The open display, the tile taken, and the blind pile, drawn small with their names."""
+def _tiles_row(shapes: Shapes, view: JSON, top: float, translator: Translator = ENGLISH) -> None:
+    """The open display, the tile taken, and the blind pile, drawn small with their names.
+
+    The stroke font writes capitals only, so its words are written in lower case here."""
     shapes.add("edge", f"M{PAD} {fmt(top)}H{WIDTH - PAD}", stroke="#c9bfa8")
     slots = [(str(i), name) for i, name in enumerate(view["display"], 1)]
     if view["hand"]:
-        slots.append(("TAKEN", view["hand"]))
+        slots.append((Text("taken").render(translator), view["hand"]))
     for n, (title, name) in enumerate(slots):
         cx = PAD + 40 + 84 * n
         shapes.label(title, cx - 20, top + 16, 9, anchor="end" if n == 3 else "middle")
         tile(shapes, name, 0, cx, top + 28, 16)
         if KIND_BY_NAME[name].code:  # plain terrain speaks for itself
-            shapes.label(name, cx, top + 56, 7.5)
-    shapes.label(f"BLIND PILE {view['blind']}", WIDTH - PAD, top + 30, 9, anchor="end")
+            shapes.label(tile_name(name).render(translator), cx, top + 56, 7.5)
+    shapes.label(Text("blind pile %(count)d", count=view["blind"]).render(translator),
+                 WIDTH - PAD, top + 30, 9, anchor="end")
     if view["set_aside"]:
-        shapes.label(f"SET ASIDE {len(view['set_aside'])}", WIDTH - PAD, top + 46, 9,
-                     anchor="end")
+        shapes.label(Text("set aside %(count)d", count=len(view["set_aside"])).render(translator),
+                     WIDTH - PAD, top + 46, 9, anchor="end")
 
 
-_COLUMNS = (("AT", 40), ("HUTS LEFT", 120), ("STEP CARDS", 205), ("POINT CARDS", 295),
-            ("SCORE", 390))
+# Column headings of the players' table (drawn in capitals; keep translations short).
+_COLUMNS = ((N_("at"), 40), (N_("huts left"), 120), (N_("step cards"), 205),
+            (N_("point cards"), 295), (N_("score"), 390))
 
 
-def _players(shapes: Shapes, view: JSON, top: float) -> None:
+def _players(shapes: Shapes, view: JSON, top: float, translator: Translator = ENGLISH) -> None:
     """One row per player: walker, huts left, extra-step cards, point cards, score if known."""
     shapes.add("edge", f"M{PAD} {fmt(top)}H{WIDTH - PAD}", stroke="#c9bfa8")
     for title, x in _COLUMNS:
-        shapes.label(title, x, top + 13, 7.5, MUTED, anchor="start")
+        shapes.label(translator.gettext(title), x, top + 13, 7.5, MUTED, anchor="start")
     for s, seat in enumerate(view["seats"]):
         y = top + ROW * (s + 2) - 4
         _seat_shape(shapes, s, circle_path(PAD + 10, y - 5, 7.5))
@@ -341,17 +353,20 @@ def _players(shapes: Shapes, view: JSON, top: float) -> None:
             shapes.label(str(value), x, y, 10, anchor="start")
 
 
-def _card_lines(view: JSON) -> list[str]:
+def _card_lines(view: JSON, translator: Translator = ENGLISH) -> list[str]:
     """The point cards the viewer may see: their own, or everyone's once the game is over."""
     lines = []
     for s, seat in enumerate(view["seats"]):
         if "cards" not in seat:
             continue
-        cards = [f"{KIND_BY_NAME[name].code.upper()} {points}" for name, points in seat["cards"]]
+        cards: list[str] = [f"{KIND_BY_NAME[name].code.upper()} {points}"
+                            for name, points in seat["cards"]]
         if seat["bears"]:
-            cards.append(f"bear -3 ×{seat['bears']}")
+            cards.append(Text("bear -3 ×%(count)d", count=seat["bears"]))
         if seat["hut_cards"]:
-            cards.append(f"hut 2 ×{seat['hut_cards']}")
-        whose = "Your" if s == view["viewer"] else f"{seat['name']}'s"
-        lines += textwrap.wrap(f"{whose} cards: {', '.join(cards) or 'none'}", 84)
+            cards.append(Text("hut 2 ×%(count)d", count=seat["hut_cards"]))
+        listed = Text.joined(cards, ", ") if cards else Text("none")
+        line = (Text("Your cards: %(cards)s", cards=listed) if s == view["viewer"]
+                else Text("%(seat)s's cards: %(cards)s", seat=seat["name"], cards=listed))
+        lines += textwrap.wrap(line.render(translator), 84)
     return lines

@@ -45,11 +45,15 @@ from engine.games.rifugio.state import (
 from engine.games.rifugio.text import caption_view, describe_view, explain, text_view
 from engine.games.rifugio.tiles import EDITION, KINDS, ROTATIONS, huts_each, label, neighbour
 from engine.hexboard import DIRECTIONS
+from engine.text import ENGLISH, N_, Text, Translator
 
 __all__ = ["GAME_CLASSES", "LAY", "OVER", "SWAP", "TAKE", "WALK", "Rifugio", "RifugioMove", "State",
            "draw_order"]
 
 Pos = tuple[int, int]
+
+_EXAMPLES = "take 2, take blind, swap 1, lay 2,-1, lay 2,-1 r3, step NE, build, end"
+"""Examples of the notation, the same in every language."""
 
 _MOVE = re.compile(
     r"^(?:(take)(blind|\d)|(swap)(\d)|(lay)(-?\d{1,3}),(-?\d{1,3})(?:r(\d))?"
@@ -92,22 +96,24 @@ class RifugioMove:
     def parse(cls, text: str) -> RifugioMove:
         match = _MOVE.match("".join(text.lower().split()))
         if not match:
-            raise IllegalMove(f"{text.strip()!r} is not a move (try e.g. take 2, take blind, "
-                              "swap 1, lay 2,-1, lay 2,-1 r3, step NE, build, end)")
+            raise IllegalMove(Text("%(move)s is not a move (try e.g. %(examples)s)",
+                                   move=repr(text.strip()), examples=_EXAMPLES))
         g = match.groups()
         if g[0]:
             slot = 0 if g[1] == "blind" else int(g[1])
             if not 1 <= slot <= EDITION.display_size and g[1] != "blind":
-                raise IllegalMove(f"there are only {EDITION.display_size} open tiles")
+                raise IllegalMove(Text("there are only %(count)d open tiles",
+                                       count=EDITION.display_size))
             return cls("take", slot=slot)
         if g[2]:
             if not 1 <= int(g[3]) <= EDITION.display_size:
-                raise IllegalMove(f"there are only {EDITION.display_size} open tiles")
+                raise IllegalMove(Text("there are only %(count)d open tiles",
+                                       count=EDITION.display_size))
             return cls("swap", slot=int(g[3]))
         if g[4]:
             rot = None if g[7] is None else int(g[7])
             if rot is not None and rot > 5:
-                raise IllegalMove("a rotation is r0 to r5")
+                raise IllegalMove(Text("a rotation is r0 to r5"))
             return cls("lay", pos=(int(g[5]), int(g[6])), rot=rot)
         if g[8]:
             return cls("step", direction=DIRECTIONS.index(g[9].upper()))
@@ -139,12 +145,12 @@ class Rifugio(Game[State, RifugioMove]):
 
     info = GameInfo(
         id="rifugio",
-        name="Rifugio",
+        name=N_("Rifugio"),
         min_players=2,
         max_players=5,
-        options=(Option("players", "Players", (2, 3, 4, 5), 3,
-                        "How many hikers (two players lay two tiles a turn)."),),
-        summary=("Grow an alpine landscape of hexagonal tiles together, one tile a turn from an "
+        options=(Option("players", N_("Players"), (2, 3, 4, 5), 3,
+                        N_("How many hikers (two players lay two tiles a turn).")),),
+        summary=N_("Grow an alpine landscape of hexagonal tiles together, one tile a turn from an "
                  "open display or the blind pile, and hike through it: flowers, animals, "
                  "waterfalls, passes and mountain tops give point cards, bears cost points, and "
                  "your huts score whenever others drop in. Most points when the tiles run out "
@@ -179,7 +185,7 @@ class Rifugio(Game[State, RifugioMove]):
         table.do(move.table_move())
         return table.freeze()
 
-    def explain_illegal(self, state: State, move: RifugioMove) -> str:
+    def explain_illegal(self, state: State, move: RifugioMove) -> Text:
         return explain(Table(state), move.verb, move.slot, move.pos, move.rot, move.direction)
 
     def move_cells(self, move: RifugioMove) -> tuple[str, ...]:
@@ -201,12 +207,12 @@ class Rifugio(Game[State, RifugioMove]):
 
     def hidden_effect(self, state: State, move: RifugioMove) -> str:
         if move.verb == "take":
-            return ("you will draw the top tile of the blind pile; you see it once your move "
-                    "is played")
+            return Text("you will draw the top tile of the blind pile; you see it once your move "
+                        "is played")
         if move.verb == "lay":
-            return (f"you will lay your tile at {label(move.pos)}; then the open display is "
-                    "refilled from the blind pile")
-        return "your turn ends and the open display is refilled from the blind pile"
+            return Text("you will lay your tile at %(place)s; then the open display is "
+                        "refilled from the blind pile", place=label(move.pos))
+        return Text("your turn ends and the open display is refilled from the blind pile")
 
     def outcome(self, state: State) -> Outcome | None:
         if state.phase != OVER:
@@ -215,15 +221,18 @@ class Rifugio(Game[State, RifugioMove]):
         scores = [score(state, s) for s in range(n)]
         best = max(scores)
         winners = [s for s in range(n) if scores[s] == best]
-        reason = "most points"
+        listing = Text.joined([Text("%(seat)s %(points)d", seat=name, points=points)
+                               for name, points in zip(self.seat_names(state), scores,
+                                                       strict=True)], ", ")
+        reason = Text("most points (%(scores)s)", scores=listing)
         if len(winners) > 1:
             huts = max(hut_points(state, s) for s in winners)
             winners = [s for s in winners if hut_points(state, s) == huts]
-            reason = ("tied, most hut points" if len(winners) == 1
-                      else "tied on points and hut points: a shared win")
-        listing = ", ".join(f"{name} {points}"
-                            for name, points in zip(self.seat_names(state), scores, strict=True))
-        return Outcome(tuple(winners), tuple(float(s) for s in scores), f"{reason} ({listing})")
+            reason = (Text("tied, most hut points (%(scores)s)", scores=listing)
+                      if len(winners) == 1 else
+                      Text("tied on points and hut points: a shared win (%(scores)s)",
+                           scores=listing))
+        return Outcome(tuple(winners), tuple(float(s) for s in scores), reason)
 
     def playout(self, state: State, rng: random.Random, max_plies: int = 100_000) -> State:
         """Random legal moves (uniform among those ``legal_moves`` lists) on one mutable table."""
@@ -330,13 +339,15 @@ class Rifugio(Game[State, RifugioMove]):
         cell_href: CellHref | None = None,
         *,
         chosen: Sequence[str] | None = None,
+        translator: Translator = ENGLISH,
     ) -> str:
         move = self.last_move_of(last_move)
         cells = self.move_cells(move) if move is not None else ()
         seen = self.view(state, viewer)
         targets = None if chosen is None else self.click_targets(state, chosen)
         return draw(seen, caption_view(seen), describe_view(seen), cell_href=cell_href,
-                    mark=cells[0] if cells else None, chosen=chosen, targets=targets)
+                    mark=cells[0] if cells else None, chosen=chosen, targets=targets,
+                    translator=translator)
 
 
 GAME_CLASSES = (Rifugio,)

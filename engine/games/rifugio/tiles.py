@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.hexboard import DIRECTIONS, STEPS  # E, NE, NW, W, SW, SE and their axial steps
+from engine.text import Text
 
 TERRAINS = {"G": "grass", "F": "forest", "R": "rock", "S": "summit"}
 SETS = ("flowers", "animals", "waterfalls", "passes", "mountain tops")
@@ -107,6 +108,40 @@ START_TILE = NUM_TILES
 SET_SIZES = {s: sum(k.count for k in EDITION.kinds if k.group == s) for s in SETS}
 KIND_BY_NAME = {kind.name: kind for kind in KINDS}
 
+# What players read for each kind and terrain: the rulebook's terms (translators: use the terms of
+# the rulebook in your language). The names above stay the identifiers of views and records.
+TILE_NAMES: dict[str, Text] = {
+    "grass": Text("grass"),
+    "forest": Text("forest"),
+    "rock": Text("rock"),
+    "gentian": Text("gentian"),
+    "alpine rose": Text("alpine rose"),
+    "edelweiss": Text("edelweiss"),
+    "butterfly": Text("butterfly"),
+    "marmot": Text("marmot"),
+    "ibex": Text("ibex"),
+    "waterfall 1": Text("waterfall 1"),
+    "waterfall 2": Text("waterfall 2"),
+    "waterfall 3": Text("waterfall 3"),
+    "bear": Text("bear"),
+    "top 1": Text("top 1"),
+    "top 2": Text("top 2"),
+    "top 3": Text("top 3"),
+    "pass FF": Text("pass FF"),
+    "pass GF": Text("pass GF"),
+    "pass GG": Text("pass GG"),
+    "start": Text("start"),
+}
+TERRAIN_NAMES: dict[str, Text] = {
+    "G": TILE_NAMES["grass"], "F": TILE_NAMES["forest"], "R": TILE_NAMES["rock"],
+    "S": Text("summit"),
+}
+
+
+def tile_name(name: str) -> Text:
+    """A kind's name for players (``tile_name("ibex")``), translatable."""
+    return TILE_NAMES.get(name) or Text.verbatim(name)
+
 _LETTERS = "GFRS"
 _PASS = 4  # pass sides get their own codes: a pass side fits only its exact twin (rules C and D)
 
@@ -184,26 +219,28 @@ def fits(tile: int, rot: int, facing: Sequence[int]) -> bool:
     return touching
 
 
-def misfit(tile: int, rot: int, facing: Sequence[int]) -> str:
+def misfit(tile: int, rot: int, facing: Sequence[int]) -> Text:
     """Why ``tile`` does not fit there, in words ("" when it does)."""
     mine = SIDES[tile][rot]
     if all(f < 0 for f in facing):
-        return "a new tile must touch the landscape"
+        return Text("a new tile must touch the landscape")
     for d in range(6):
         other = facing[d]
         if other < 0 or COMPAT[mine[d]][other]:
             continue
-        a, b = TERRAINS[_LETTERS[mine[d] % _PASS]], TERRAINS[_LETTERS[other % _PASS]]
+        a, b = _LETTERS[mine[d] % _PASS], _LETTERS[other % _PASS]
         if mine[d] >= _PASS and other >= _PASS:
-            why = "two passes touch only entrance to entrance of the same terrain"
+            why = Text("two passes touch only entrance to entrance of the same terrain")
         elif mine[d] >= _PASS or other >= _PASS:
-            why = "a pass needs exactly the terrain of its side next to it"
-        elif "summit" in (a, b):
-            why = "a mountain top touches only rock"
+            why = Text("a pass needs exactly the terrain of its side next to it")
+        elif "S" in (a, b):
+            why = Text("a mountain top touches only rock")
         else:
-            why = "grass and rock never touch"
-        return f"its {a} side would touch {b} to the {DIRECTIONS[d]}: {why}"
-    return ""
+            why = Text("grass and rock never touch")
+        return Text("its %(side)s side would touch %(other)s to the %(direction)s: %(why)s",
+                    side=TERRAIN_NAMES[a], other=TERRAIN_NAMES[b], direction=DIRECTIONS[d],
+                    why=why)
+    return Text.verbatim("")
 
 
 def passable(tile: int, rot: int, d: int) -> bool:

@@ -44,11 +44,15 @@ from engine.games.stigmergy.board import (
     playout,
 )
 from engine.hexboard import HexMove
-from engine.hexsvg import draw_hex_board, selection, stone_list
+from engine.hexsvg import counted, draw_hex_board, selection, stone_list
+from engine.text import ENGLISH, N_, Text, Translator
 
-COLOUR_NAMES = {BLACK: "Black", WHITE: "White"}
-STONE_NAMES = {"black": "Black stone", "white": "White stone"}
-DOT_NAMES = {"black": "controlled by Black", "white": "controlled by White"}
+COLOUR_NAMES = {BLACK: Text("Black"), WHITE: Text("White")}
+STONE_NAMES = {"black": Text("Black stone"), "white": Text("White stone")}
+STONE_LISTS = {"black": counted("Black stone: %(cells)s.", "Black stones: %(cells)s."),
+               "white": counted("White stone: %(cells)s.", "White stones: %(cells)s.")}
+DOT_NAMES = {"black": Text("controlled by Black"), "white": Text("controlled by White")}
+SEATS_BEFORE_SIDES = (Text("First"), Text("Second"))
 SIZES = (5, 6, 7, 8, 9, 10)
 _KOMI = re.compile(r"^([+-]?)\s*(\d{1,6})$")
 
@@ -72,7 +76,8 @@ class KomiMove:
     def parse(cls, text: str) -> KomiMove:
         match = _KOMI.match(text.strip())
         if not match:
-            raise IllegalMove(f"{text.strip()!r} is not a komi (a whole number such as 7 or -3)")
+            raise IllegalMove(Text("%(move)s is not a komi (a whole number such as 7 or -3)",
+                                   move=repr(text.strip())))
         return cls(int(match.group(1) + match.group(2)))
 
 
@@ -90,8 +95,8 @@ def parse_move(text: str) -> StigmergyMove:
         return KomiMove.parse(text)
     move = HexMove.parse(text, WORD_ORDER)
     if move.origin is not None:
-        raise IllegalMove(f"{text.strip()!r} is not a Stigmergy move: stones never move "
-                          "(try D5, D5x, pass or take-button)")
+        raise IllegalMove(Text("%(move)s is not a Stigmergy move: stones never move "
+                               "(try D5, D5x, pass or take-button)", move=repr(text.strip())))
     return move
 
 
@@ -104,15 +109,16 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
 
     info = GameInfo(
         id="stigmergy",
-        name="Stigmergy",
+        name=N_("Stigmergy"),
         min_players=2,
         max_players=2,
         options=(
-            Option("size", "Board side", SIZES, 8, help="hexhex board of 61 to 271 cells"),
-            Option("komi", "Komi", ("negotiate", "none"), "negotiate",
-                   help="negotiate: the first player names the komi, the second chooses sides"),
+            Option("size", N_("Board side"), SIZES, 8, help=N_("hexhex board of 61 to 271 cells")),
+            Option("komi", N_("Komi"), ("negotiate", "none"), "negotiate",
+                   help=N_("negotiate: the first player names the komi, the second chooses "
+                           "sides")),
         ),
-        summary=("A territory game of lines of sight on a hexhex board. A cell is yours when "
+        summary=N_("A territory game of lines of sight on a hexhex board. A cell is yours when "
                  "more than half as many of your stones see it as it has neighbours. Place on "
                  "any cell your opponent does not control, replace enemy stones on cells you "
                  "control; stones plus controlled cells score."),
@@ -167,7 +173,7 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
 
     def _komi_choice(self) -> NumberChoice:
         return NumberChoice("komi", -self.komi_limit, self.komi_limit,
-                            label="Komi (added to White's score)")
+                            label=N_("Komi (added to White's score)"))
 
     def legal_moves(self, state: StigmergyState) -> list[StigmergyMove | NumberChoice]:
         if state.passes >= 2:
@@ -193,11 +199,11 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
                        value: int) -> StigmergyMove:
         return KomiMove(value)
 
-    def _cell_problem(self, state: StigmergyState, move: HexMove) -> str | None:
+    def _cell_problem(self, state: StigmergyState, move: HexMove) -> Text | None:
         """Why a placement or replacement is illegal, or None when it is legal."""
         label = move.target or ""
         if label not in self.board:
-            return f"{label} is not a cell of this board"
+            return Text("%(cell)s is not a cell of this board", cell=label)
         c = self.board.index(label)
         colour = state.colour_to_move
         black, white, black_ctrl, white_ctrl = self._analyse(state)
@@ -206,49 +212,53 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
                                   else (white_ctrl, black_ctrl))
         if not move.capture:
             if (black | white) >> c & 1:
-                return f"{label} is occupied (replace with {label}x if you control it)"
+                return Text("%(cell)s is occupied (replace with %(replace)s if you control it)",
+                            cell=label, replace=f"{label}x")
             if theirs_ctrl >> c & 1:
-                return f"{label} is controlled by {COLOUR_NAMES[3 - colour]}"
+                if colour == BLACK:
+                    return Text("%(cell)s is controlled by White", cell=label)
+                return Text("%(cell)s is controlled by Black", cell=label)
             return None
         if mine >> c & 1:
-            return f"{label} holds your own stone"
+            return Text("%(cell)s holds your own stone", cell=label)
         if not theirs >> c & 1:
-            return f"{label} is empty (place with {label})"
+            return Text("%(cell)s is empty (place with %(place)s)", cell=label, place=label)
         if not mine_ctrl >> c & 1:
-            return f"you do not control {label}"
+            return Text("you do not control %(cell)s", cell=label)
         return None
 
-    def _problem(self, state: StigmergyState, move: StigmergyMove) -> str | None:
+    def _problem(self, state: StigmergyState, move: StigmergyMove) -> Text | None:
         """Why ``move`` is illegal in ``state`` (None when it is legal)."""
         if isinstance(move, KomiMove):
             if state.komi is not None:
-                return ("the komi has already been named" if self.negotiate
-                        else "this game is played without komi")
+                return (Text("the komi has already been named") if self.negotiate
+                        else Text("this game is played without komi"))
             if move.value not in self._komi_choice():
-                return (f"komi must be a whole number from {-self.komi_limit} "
-                        f"to {self.komi_limit}")
+                return Text("komi must be a whole number from %(low)d to %(high)d",
+                            low=-self.komi_limit, high=self.komi_limit)
             return None
         if state.komi is None:
-            return (f"first name the komi: a whole number from {-self.komi_limit} "
-                    f"to {self.komi_limit}")
+            return Text("first name the komi: a whole number from %(low)d to %(high)d",
+                        low=-self.komi_limit, high=self.komi_limit)
         if move.word is None:
             return self._cell_problem(state, move)
         if move.word == "play-second":
-            return None if state.black_seat is None else "sides have already been chosen"
+            return None if state.black_seat is None else Text("sides have already been chosen")
         if move.word == "take-button":
             if not has_button(state.komi):
-                return "there is no button: the komi is even"
+                return Text("there is no button: the komi is even")
             if state.button is not None:
-                return f"the button is already held by {self.seat_names(state)[state.button]}"
+                return Text("the button is already held by %(seat)s",
+                            seat=self.seat_names(state)[state.button])
             if state.black_seat is None:
-                return "the button can be taken once sides are chosen"
+                return Text("the button can be taken once sides are chosen")
             return None
         if state.black_seat is None:
-            return "you may not pass while choosing sides"
+            return Text("you may not pass while choosing sides")
         if self._button_available(state):
-            return "you may not pass while the button is available"
+            return Text("you may not pass while the button is available")
         if "pass" not in self._words(state):
-            return "you may not pass while an empty cell is uncontrolled"
+            return Text("you may not pass while an empty cell is uncontrolled")
         return None
 
     def is_legal(self, state: StigmergyState, move: StigmergyMove) -> bool:
@@ -256,8 +266,9 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
 
     def explain_illegal(self, state: StigmergyState, move: StigmergyMove) -> str:
         if state.passes >= 2:
-            return "the game is over"
-        return self._problem(state, move) or f"{move} is not a legal move here"
+            return Text("the game is over")
+        return self._problem(state, move) or Text("%(move)s is not a legal move here",
+                                                  move=str(move))
 
     def apply(self, state: StigmergyState, move: StigmergyMove) -> StigmergyState:
         after = replace(state, mover=1 - state.mover, ply=state.ply + 1)
@@ -298,37 +309,45 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
         by_seat = [0.0, 0.0]
         by_seat[black_seat], by_seat[1 - black_seat] = black, white
         winners = () if black == white else (black_seat if black > white else 1 - black_seat,)
-        reason = f"Black {_points(black)}, White {_points(white)} ({self._terms(state)})."
+        reason = Text("Black %(black)s, White %(white)s (%(terms)s).", black=_points(black),
+                      white=_points(white), terms=self._terms(state))
         return Outcome(winners=winners, scores=(by_seat[0], by_seat[1]), reason=reason)
 
-    def _terms(self, state: StigmergyState) -> str:
-        """The komi and button, in words."""
+    def _terms(self, state: StigmergyState, capital: bool = False) -> Text:
+        """The komi and button, in words (``capital``: as the start of a line)."""
         if state.komi is None:
-            return f"komi still to be named by {self.seat_names(state)[0]}"
-        text = f"komi {state.komi}"
-        if has_button(state.komi):
-            holder = ("available" if state.button is None
-                      else f"held by {self.seat_names(state)[state.button]}")
-            text += f", button {holder}"
-        return text
+            return Text("komi still to be named by %(seat)s", seat=self.seat_names(state)[0])
+        if not has_button(state.komi):
+            return (Text("Komi %(komi)d", komi=state.komi) if capital
+                    else Text("komi %(komi)d", komi=state.komi))
+        if state.button is None:
+            return (Text("Komi %(komi)d, button available", komi=state.komi) if capital
+                    else Text("komi %(komi)d, button available", komi=state.komi))
+        holder = self.seat_names(state)[state.button]
+        return (Text("Komi %(komi)d, button held by %(seat)s", komi=state.komi, seat=holder)
+                if capital else
+                Text("komi %(komi)d, button held by %(seat)s", komi=state.komi, seat=holder))
 
     def seat_names(self, state: StigmergyState) -> tuple[str, ...]:
         if state.black_seat is None:
-            return ("First", "Second")
-        return ("Black", "White") if state.black_seat == 0 else ("White", "Black")
+            return SEATS_BEFORE_SIDES
+        black, white = COLOUR_NAMES[BLACK], COLOUR_NAMES[WHITE]
+        return (black, white) if state.black_seat == 0 else (white, black)
 
     def describe(self, state: StigmergyState, viewer: int | None = None) -> str:
         if state.passes >= 2:
             return super().describe(state, viewer)
         names = self.seat_names(state)
         if state.komi is None:
-            return f"{names[0]} to name the komi."
+            return Text("%(seat)s to name the komi.", seat=names[0])
         if state.black_seat is None:
-            return (f"Komi {state.komi}. {names[1]} to choose sides: place Black's first stone, "
-                    "or play-second.")
+            return Text("Komi %(komi)d. %(seat)s to choose sides: place Black's first stone, "
+                        "or play-second.", komi=state.komi, seat=names[1])
         black, white = self.colour_scores(state)
-        return (f"Black {_points(black)}, White {_points(white)} ({self._terms(state)}). "
-                f"{names[state.mover]} to move.")
+        return Text.joined([
+            Text("Black %(black)s, White %(white)s (%(terms)s).", black=_points(black),
+                 white=_points(white), terms=self._terms(state)),
+            Text("%(seat)s to move.", seat=names[state.mover])])
 
     # -- storage -----------------------------------------------------------------------------
 
@@ -359,26 +378,32 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
 
     def _header(self, state: StigmergyState) -> list[str]:
         if state.komi is None:
-            return ["Komi not named yet", self.describe(state)]
+            return [Text("Komi not named yet"), self.describe(state)]
         black, white = self.colour_scores(state)
         names = self.seat_names(state)
-        terms = self._terms(state)
-        lines = [f"{terms[0].upper()}{terms[1:]} · Black {_points(black)} · "
-                 f"White {_points(white)}"]
+        lines: list[str] = [Text("%(terms)s · Black %(black)s · White %(white)s",
+                                 terms=self._terms(state, capital=True), black=_points(black),
+                                 white=_points(white))]
         if state.passes >= 2:
-            lines.append(self.describe(state).split(". ")[0] + ".")
+            lines.append(self._result_line(state))
         elif state.black_seat is None:
-            lines.append(f"{names[1]} to choose sides")
+            lines.append(Text("%(seat)s to choose sides", seat=names[1]))
         else:
-            lines.append(f"{names[state.mover]} to move")
+            lines.append(Text("%(seat)s to move", seat=names[state.mover]))
         return lines
+
+    def _result_line(self, state: StigmergyState) -> Text:
+        """The first sentence of the description of a finished game: who won."""
+        described = self.describe(state)
+        first = described.parts[0] if isinstance(described, Text) and described.parts else described
+        return first if isinstance(first, Text) else Text.verbatim(first.split(". ")[0] + ".")
 
     def _stones(self, state: StigmergyState) -> dict[int, str]:
         return {c: "black" if ch == "B" else "white" for c, ch in enumerate(state.board)
                 if ch != "."}
 
     def piece_list(self, state: StigmergyState, viewer: int | None = None) -> str:
-        return stone_list(self.board, self._stones(state), STONE_NAMES)
+        return stone_list(self.board, self._stones(state), STONE_NAMES, STONE_LISTS)
 
     def render_svg(
         self,
@@ -388,6 +413,7 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
         cell_href: CellHref | None = None,
         *,
         chosen: Sequence[str] | None = None,
+        translator: Translator = ENGLISH,
     ) -> str:
         _, _, black_ctrl, white_ctrl = self._analyse(state)
         stones = self._stones(state)
@@ -402,10 +428,11 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
         picked, targets = selection(self, state, self.board, chosen)
         return draw_hex_board(self.board, stones=stones, dots=dots, marks=marks,
                               cell_href=cell_href, header=self._header(state),
-                              title="Stigmergy", names=STONE_NAMES, own=own,
+                              title=Text("Stigmergy"), names=STONE_NAMES, own=own,
                               dot_names=DOT_NAMES, chosen=picked, targets=targets,
-                              alt=f"Stigmergy. {self.describe(state, viewer)} "
-                                  f"{self.piece_list(state, viewer)}")
+                              alt=Text.joined([Text("Stigmergy."), self.describe(state, viewer),
+                                               self.piece_list(state, viewer)]),
+                              translator=translator)
 
     def render_text(self, state: StigmergyState, viewer: int | None = None) -> str:
         """Rows from the top: B/W stones, b/w empty cells Black/White controls, . the rest."""
@@ -420,7 +447,7 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
                 marks.append(ch)
             indent = " " * abs(number - self.side)
             rows.append(f"{number:>2} {indent}{' '.join(marks)}")
-        return "\n".join([*self._header(state), *rows])
+        return Text.joined([*self._header(state), *rows], "\n")
 
 
 GAME_CLASSES = (Stigmergy,)

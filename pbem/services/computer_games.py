@@ -1,0 +1,65 @@
+"""A player starts a game against the computer from their games page.
+
+The player has said yes by asking, so their seat starts accepted and no invitation is sent to
+them; every other seat is the computer at the chosen level, which accepts at once. The game
+starts straight away, and the scheduler's sweep plays the computer's moves (never a request).
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Literal
+
+from sqlmodel import Session
+
+import engine
+from engine.bots import LEVELS
+from engine.text import Text
+from pbem.errors import ServiceError
+from pbem.models import Game, Player
+from pbem.services.common import Site
+from pbem.services.games import PlayerSpec, bot_spec, create_game
+
+Starter = Literal["me", "computer", "random"]
+STARTERS: tuple[Starter, ...] = ("me", "computer", "random")
+
+
+def start_computer_game(
+    session: Session,
+    now: datetime,
+    site: Site,
+    *,
+    player: Player,
+    game_type: str,
+    options: Mapping[str, object],
+    level: str,
+    starter: Starter = "me",
+    rng: random.Random | None = None,
+) -> Game:
+    """Create and start ``game_type`` between ``player`` and the computer at ``level``.
+
+    ``starter``: who takes the first seat (with more than two seats, the player sits first or
+    last); ``random`` decides by ``rng``.
+    """
+    if level not in LEVELS:
+        raise ServiceError(Text("%(level)s is not a level; choose one of %(levels)s",
+                                level=repr(level), levels=", ".join(LEVELS)))
+    if starter not in STARTERS:
+        raise ServiceError(Text("%(starter)s is not a choice of who starts; choose one of "
+                                "%(starters)s", starter=repr(starter),
+                                starters=", ".join(STARTERS)))
+    try:
+        info = engine.game_class(game_type).info
+        seats = engine.new_game(info.id, **info.resolve(options)).num_players
+    except engine.UnknownGame as error:
+        raise ServiceError(str(error)) from None
+    if starter == "random":
+        starter = (rng or random.Random(secrets.randbits(64))).choice(("me", "computer"))
+    me = PlayerSpec(player.name, player.email, language=player.language)
+    computers = [bot_spec(level)] * (seats - 1)
+    order = [me, *computers] if starter == "me" else [*computers, me]
+    return create_game(session, now, site, game_type=info.id, options=dict(options),
+                       players=order, accepted=(player.email,))

@@ -1,0 +1,116 @@
+"""A player starts a game against the computer from their games page: game, options, level and
+who starts; no invitation to themselves, the computer's moves come from the sweep."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from flask.testing import FlaskClient
+from sqlmodel import col, select
+
+from pbem.db import Database
+from pbem.models import Game, GameStatus, OutboxEmail, Player, Seat
+from pbem.scheduler import sweep
+from pbem.services import Site
+from tests.support import start_a_game
+
+
+def games_page(database: Database, site: Site) -> tuple[str, int]:
+    """A player who has played before: their games page path and their id."""
+    start_a_game(database, datetime.now(UTC), site, "mosey")
+    with database.session() as session:
+        player = session.exec(select(Player).where(Player.email == "p0@example.test")).one()
+        assert player.id is not None
+        return site.links.my_games_url(player.id)[len(site.links.base_url):], player.id
+
+
+def new_games(database: Database, player_id: int) -> list[tuple[Game, list[Seat]]]:
+    with database.session() as session:
+        games = session.exec(select(Game).order_by(col(Game.id))).all()
+        found = []
+        for game in games:
+            seats = session.exec(select(Seat).where(Seat.game_id == game.id)
+                                 .order_by(col(Seat.seat))).all()
+            if any(s.player_id == player_id for s in seats) and game.id != 1:
+                found.append((game, list(seats)))
+        return found
+
+
+def test_the_games_page_offers_the_computer(client: FlaskClient, sqlite_database: Database,
+                                            site: Site) -> None:
+    me, _ = games_page(sqlite_database, site)
+    page = client.get(me)
+    assert f'href="{me}/computer"' in page.text
+    choose = client.get(f"{me}/computer")
+    assert choose.status_code == 200 and "?game=refugia" in choose.text
+    form = client.get(f"{me}/computer", query_string={"game": "refugia"})
+    assert 'name="level"' in form.text and 'name="starter"' in form.text
+    assert 'name="option-board"' in form.text
+
+
+def test_starting_first_goes_straight_to_the_move_page(
+    client: FlaskClient, sqlite_database: Database, site: Site, csrf: Callable[[str], str],
+) -> None:
+    me, player_id = games_page(sqlite_database, site)
+    form = client.get(f"{me}/computer", query_string={"game": "mosey"})
+    answer = client.post(f"{me}/computer", data={
+        "csrf_token": csrf(form.text), "game": "mosey", "option-order": "4", "level": "easy",
+        "starter": "me"})
+    assert answer.status_code == 303 and "/play/" in answer.location
+    [(game, seats)] = new_games(sqlite_database, player_id)
+    assert game.status == GameStatus.ACTIVE and game.to_move == 0
+    assert seats[0].player_id == player_id and seats[0].status == "accepted"
+    with sqlite_database.session() as session:
+        bot = session.get(Player, seats[1].player_id)
+        mails = session.exec(select(OutboxEmail).where(OutboxEmail.game_id == game.id)).all()
+    assert bot is not None and bot.bot_level == "easy"
+    assert [m.kind for m in mails if m.player_id == player_id] == ["turn"]  # no invitation
+
+
+def test_the_computer_starts_and_the_sweep_plays_it(
+    client: FlaskClient, sqlite_database: Database, site: Site, csrf: Callable[[str], str],
+) -> None:
+    me, player_id = games_page(sqlite_database, site)
+    form = client.get(f"{me}/computer", query_string={"game": "rifugio"})
+    answer = client.post(f"{me}/computer", data={
+        "csrf_token": csrf(form.text), "game": "rifugio", "option-players": "3",
+        "level": "easy", "starter": "computer"})
+    assert answer.status_code == 303 and "/me/" in answer.location
+    [(game, seats)] = new_games(sqlite_database, player_id)
+    assert [s.player_id == player_id for s in seats] == [False, False, True]  # last seat
+    assert game.status == GameStatus.ACTIVE and game.to_move == 0
+    sweep(sqlite_database, datetime.now(UTC), site)
+    with sqlite_database.session() as session:
+        row = session.get(Game, game.id)
+        turn = session.exec(select(OutboxEmail).where(OutboxEmail.game_id == game.id,
+                                                      OutboxEmail.kind == "turn")).all()
+    assert row is not None and row.to_move == 2  # both computer seats moved
+    assert [m.player_id for m in turn] == [player_id]
+
+
+def test_a_bad_choice_is_refused_and_starts_nothing(
+    client: FlaskClient, sqlite_database: Database, site: Site, csrf: Callable[[str], str],
+) -> None:
+    me, player_id = games_page(sqlite_database, site)
+    form = client.get(f"{me}/computer", query_string={"game": "mosey"})
+    token = csrf(form.text)
+    for data in ({"level": "genius", "starter": "me"}, {"level": "easy", "starter": "both"},
+                 {"level": "easy", "starter": "me", "option-order": "99"}):
+        answer = client.post(f"{me}/computer", data={"csrf_token": token, "game": "mosey",
+                                                     **data})
+        assert answer.status_code == 400 and 'role="alert"' in answer.text
+    assert client.post(f"{me}/computer", data={"csrf_token": token, "game": "chess"}
+                       ).status_code == 400
+    assert new_games(sqlite_database, player_id) == []
+
+
+def test_a_damaged_link_starts_nothing(client: FlaskClient, sqlite_database: Database,
+                                       site: Site, csrf: Callable[[str], str]) -> None:
+    me, player_id = games_page(sqlite_database, site)
+    form: Any = client.get(f"{me}/computer", query_string={"game": "mosey"})
+    answer = client.post(f"{me[:-3]}/computer", data={"csrf_token": csrf(form.text),
+                                                      "game": "mosey", "level": "easy"})
+    assert answer.status_code == 400
+    assert new_games(sqlite_database, player_id) == []
