@@ -59,7 +59,7 @@ def one_game(game_id: str, number: int, first: str, second: str,
     outcome = game.outcome(state)
     assert outcome is not None
     share = 1.0 / len(outcome.winners) if hero in outcome.winners else 0.0
-    if outcome.scores is not None:
+    if outcome.scores is not None and seats > 2:
         mine = outcome.scores[hero]
         place = 1 + sum(1 for s in outcome.scores if s > mine)
     else:
