@@ -29,6 +29,8 @@ from pbem.services import PlayerSpec, Site, create_game, start_game
 from tests.support import csrf_of, two_player_game
 
 # What every dashboard page shows (its navigation), and what some pages show.
+# Words these languages took from English and use as they are on such pages.
+LOANWORDS = {"nl": ("Account", "Details"), "de": ("Details", "Account"), "it": ("Account",)}
 NAVIGATION = ("Games", "New game", "Players", "Audit log", "Account")
 PAGES = {
     "/admin/": ("Create a game", "Game id, player name or email", "Filter"),
@@ -63,7 +65,8 @@ def _languages(database: Database) -> dict[str, str]:
 def _translated(language: str, *msgids: str) -> None:
     """Each of ``msgids`` has its own words in ``language`` (true once the catalog is done)."""
     reader = Reader(language)
-    same = [msgid for msgid in msgids if reader.gettext(msgid) == ENGLISH.gettext(msgid)]
+    same = [msgid for msgid in msgids if reader.gettext(msgid) == ENGLISH.gettext(msgid)
+            and msgid not in LOANWORDS.get(language, ())]
     assert not same, f"not translated into {language}: {same}"
 
 
