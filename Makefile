@@ -26,6 +26,7 @@ messages: $(STAMP)
 	$(BIN)/python -m pbem.catalogs extract
 	$(BIN)/pybabel update -i $(LOCALES)/messages.pot -d $(LOCALES) -D messages \
 	  --no-fuzzy-matching --ignore-obsolete --width 100
+	$(BIN)/python -m pbem.catalogs english
 	$(BIN)/python -m pbem.catalogs check || true
 
 # The web app on 127.0.0.1:5000 with a local mail catcher and a demo game (see README.md).

@@ -1,7 +1,8 @@
 """Keeping the four catalogs complete: what the code says against what the catalogs hold.
 
 ``python -m pbem.catalogs extract`` writes ``messages.pot`` from the code and templates (``make
-messages`` then merges it into each language); ``python -m pbem.catalogs check`` lists every
+messages`` then merges it into each language, and ``python -m pbem.catalogs english`` gives the
+English catalog's new entries their own text); ``python -m pbem.catalogs check`` lists every
 message that is missing, untranslated or fuzzy in a catalog, every catalog entry no code uses,
 and every translation whose ``%(name)s`` values differ from the original. The test suite runs the
 same check.
@@ -80,6 +81,22 @@ def problems_in(catalog: Catalog, used: Catalog, language: str) -> Iterator[str]
             yield f"{language}: {_key(message)!r}: {error}"
 
 
+def fill_english() -> int:
+    """Give every new entry of the English catalog its own message id as its text: English is
+    the source language, and its catalog lets the wording change without touching the code."""
+    path = TRANSLATIONS / "en" / "LC_MESSAGES" / "messages.po"
+    with open(path, "rb") as handle:
+        catalog = read_po(handle, locale="en")
+    filled = 0
+    for message in catalog:
+        if message.id and not _translated(message):
+            message.string = message.id if isinstance(message.id, str) else tuple(message.id)
+            filled += 1
+    with open(path, "wb") as out:
+        write_po(out, catalog, no_location=True, sort_output=True, width=100)
+    return filled
+
+
 def main(argv: list[str]) -> int:
     command = argv[1] if len(argv) > 1 else "check"
     if command == "extract":
@@ -87,9 +104,11 @@ def main(argv: list[str]) -> int:
             write_po(out, extract(), omit_header=True, no_location=True, sort_output=True,
                      width=100)
         return 0
+    if command == "english":
+        print(f"{fill_english()} English entries filled in")
+        return 0
     used = extract()
-    found = [line for language in LANGUAGES if language != "en"
-             for line in problems(language, used)]
+    found = [line for language in LANGUAGES for line in problems(language, used)]
     print("\n".join(found) or "all catalogs complete")
     return 1 if found else 0
 

@@ -55,9 +55,8 @@ def supported(language: str | None, default: str = "en") -> str:
 
 @cache
 def translations(language: str) -> NullTranslations:
-    """The compiled catalog of ``language`` (English is the messages as written)."""
-    if language == "en":
-        return NullTranslations()
+    """The compiled catalog of ``language`` (English: the messages as written, unless the
+    English catalog words them otherwise)."""
     return Translations.load(str(TRANSLATIONS), [language], domain="messages")
 
 

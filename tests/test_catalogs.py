@@ -22,13 +22,13 @@ def test_the_code_has_messages_to_translate(used: Catalog) -> None:
     assert "it is not your turn" in ids
 
 
-@pytest.mark.parametrize("language", ["nl", "de", "it"])
+@pytest.mark.parametrize("language", ["en", "nl", "de", "it"])
 def test_catalog_is_complete(language: str, used: Catalog) -> None:
     found = list(problems(language, used))
     assert not found, f"{len(found)} problems, e.g.:\n" + "\n".join(found[:40])
 
 
-@pytest.mark.parametrize("language", ["nl", "de", "it"])
+@pytest.mark.parametrize("language", ["en", "nl", "de", "it"])
 def test_compiled_catalog_is_up_to_date(language: str) -> None:
     folder = TRANSLATIONS / language / "LC_MESSAGES"
     po, mo = folder / "messages.po", folder / "messages.mo"
