@@ -59,9 +59,11 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
         language,
         play,
         players,
+        ratings,
         replaced,
         rules,
         security,
+        signin,
         turns,
     )
 
@@ -72,7 +74,8 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
     replaced.init_app(app, database)
     monitoring.init_app(app, database)
     rules.init_app(app)
-    for blueprint in (games.bp, play.bp, turns.bp, invites.bp, players.bp, computer.bp):
+    for blueprint in (games.bp, play.bp, turns.bp, invites.bp, players.bp, computer.bp,
+                      ratings.bp, signin.bp):
         app.register_blueprint(blueprint)
     if config["ENV"] == "development":
         app.register_blueprint(dev.bp)  # /dev/mail shows every caught message: never in production

@@ -1,5 +1,6 @@
 """The tables: players, games, seats, moves, the mail outbox, board images, the audit log, and the
-organisers' accounts (players have none: their signed links are their identity).
+organisers' accounts (players have no password: their signed links are their identity, and a
+one-time link by email signs them in).
 
 Relationships are plain foreign keys queried explicitly; it keeps each service's SQL visible.
 Times are timezone-aware UTC in Python; the database stores them as UTC.
@@ -102,6 +103,9 @@ class Player(SQLModel, table=True):
     # A computer player's level (easy, normal, strong; engine.bots.LEVELS); None for people.
     # Bots never get mail: their address is internal (pbem.services.games.bot_spec).
     bot_level: str | None = None
+    # Part of every signed-in session (pbem.web.signin): "sign out everywhere" adds one, and
+    # sessions made before no longer load.
+    session_version: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class Game(SQLModel, table=True):
@@ -142,6 +146,9 @@ class Game(SQLModel, table=True):
     created_at: datetime = _time()
     started_at: datetime | None = _time(nullable=True)
     finished_at: datetime | None = _time(nullable=True)
+    # Counts for the players' ratings when it ends by the rules, a resignation or a forfeit
+    # (never with a computer player, never adjudicated or aborted): pbem.services.ratings.
+    rated: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
 
 
 class Seat(SQLModel, table=True):
@@ -302,7 +309,8 @@ class AdminUser(SQLModel, table=True):
         return False
 
     def get_id(self) -> str:
-        return f"{self.id}:{self.session_version}"
+        # "admin:" tells the one user loader (pbem.admin) this is an organiser, not a player.
+        return f"admin:{self.id}:{self.session_version}"
 
 
 class SeatReplacement(SQLModel, table=True):
@@ -333,3 +341,50 @@ class InboundMail(SQLModel, table=True):
     outcome: str = ""  # played, command, refused, ignored, bounce
     detail: str = ""
     answered: bool = False  # an email went back to the sender
+
+
+class PlayerRating(SQLModel, table=True):
+    """A player's rating in one game id (OpenSkill's mean and uncertainty; pbem.ratings)."""
+
+    __tablename__ = "player_ratings"
+    __table_args__ = (UniqueConstraint("player_id", "game_type"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    player_id: int = Field(foreign_key="players.id", index=True)
+    game_type: str = Field(index=True)
+    mu: float
+    sigma: float
+    games: int = 0
+    updated_at: datetime = _time()
+
+
+class RatingChange(SQLModel, table=True):
+    """What one rated game did to one player's rating: the history a graph is drawn from, and
+    what ``pbem ratings rebuild`` writes again."""
+
+    __tablename__ = "rating_changes"
+    __table_args__ = (UniqueConstraint("game_id", "player_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    player_id: int = Field(foreign_key="players.id", index=True)
+    game_type: str
+    mu_before: float
+    sigma_before: float
+    mu_after: float
+    sigma_after: float
+    at: datetime = _time()
+
+
+class SignInLink(SQLModel, table=True):
+    """A one-time sign-in link mailed to a player (pbem.web.signin): only the SHA-256 of its
+    token is kept, so the table's rows cannot be used to sign in."""
+
+    __tablename__ = "sign_in_links"
+
+    id: int | None = Field(default=None, primary_key=True)
+    player_id: int = Field(foreign_key="players.id", index=True)
+    token_hash: str = Field(index=True, unique=True)  # sha256 hex of the mailed token
+    created_at: datetime = _time()
+    expires_at: datetime = _time()
+    used_at: datetime | None = _time(nullable=True)  # set once: the link signs in only once

@@ -1,7 +1,8 @@
 """The organisers' dashboard: accounts, games, players, mail and audit logs.
 
-``init_app`` wires it into the app made by :func:`pbem.create_app`: Flask-Login, the dashboard
-blueprints under ``/admin``, the login rate limits.
+``init_app`` wires it into the app made by :func:`pbem.create_app`: Flask-Login (for organisers
+and for players signed in by email alike), the dashboard blueprints under ``/admin``, the login
+rate limits.
 """
 
 from __future__ import annotations
@@ -28,9 +29,10 @@ def init_app(app: Flask, database: Database) -> None:
         game_detail,
         limits,
     )
-    from pbem.admin.sessions import load_admin
+    from pbem.admin.sessions import current_organiser, load_admin
     from pbem.admin.words import word
     from pbem.models import AdminUser
+    from pbem.web.signin import SignedInPlayer, load_player
 
     production = app.config["ENV"] == "production"
     https = app.config["BASE_URL"].startswith("https://")
@@ -47,14 +49,22 @@ def init_app(app: Flask, database: Database) -> None:
     login_manager.init_app(app)
 
     @login_manager.user_loader
-    def load_user(user_id: str) -> AdminUser | None:
-        return load_admin(database, user_id)
+    def load_user(user_id: str) -> AdminUser | SignedInPlayer | None:
+        # One loader for both kinds of session: "admin:<id>:<version>" is an organiser (the
+        # dashboard's), "player:<id>:<version>" a player signed in by email (pbem.web.signin).
+        kind, _, rest = user_id.partition(":")
+        if kind == "admin":
+            return load_admin(database, rest)
+        if kind == "player":
+            return load_player(database, rest)
+        return None  # a session from before the prefixes: log in again
 
     @login_manager.unauthorized_handler
     def to_login() -> Response:
         return redirect(url_for("admin_auth.login", next=request.full_path.rstrip("?")))
 
     app.add_template_global(word, "admin_word")
+    app.add_template_global(current_organiser, "current_organiser")
     for blueprint in (auth.bp, dashboard.bp, game_detail.bp, game_actions.bp, audit_views.bp,
                       account.bp):
         app.register_blueprint(blueprint)

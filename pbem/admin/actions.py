@@ -171,7 +171,9 @@ def _tell_of_replacement(session: Session, now: datetime, site: Site, row: Game,
 
 def adjudicate(session: Session, now: datetime, site: Site, *, game_id: int,
                winners: Sequence[int], reason: str, actor: str) -> Game:
-    """End a running game with the organiser's result: ``winners`` are seats (none: a draw)."""
+    """End a running game with the organiser's result: ``winners`` are seats (none: a draw).
+    A rated game becomes unrated first (the audit entry says ``unrated``): ratings count
+    results that were played."""
     row = lock_game(session, game_id)
     if row.status != GameStatus.ACTIVE:
         raise GameNotActive(Text("only a running game can be adjudicated"))
@@ -181,11 +183,13 @@ def adjudicate(session: Session, now: datetime, site: Site, *, game_id: int,
     game, state = current_state(row)
     players = players_of(session, seats)
     labels = labels_for(game, state, [players[s.player_id].name for s in seats])
+    # The organiser's result is not a played one: it never counts for ratings.
+    was_rated, row.rated = row.rated, False
     end_game(row, now, winners=list(winners),
              result=adjudication_sentence(labels, winners, reason))
     session.add(row)
     audit(session, now, "game adjudicated", game_id=game_id, actor=actor, winners=list(winners),
-          reason=reason)
+          reason=reason, **({"unrated": True} if was_rated else {}))
     send_game_over(session, now, site, row, game, state, seats)
     return row
 

@@ -7,13 +7,18 @@ from urllib.parse import urlsplit
 
 from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
-from flask_login import current_user, login_required, logout_user
+from flask_login import logout_user
 from werkzeug.wrappers import Response
 
 from pbem.admin.account_forms import LoginForm
 from pbem.admin.accounts import authenticate
 from pbem.admin.limits import forget_account_failures
-from pbem.admin.sessions import end_all_sessions, start_session
+from pbem.admin.sessions import (
+    current_organiser,
+    end_all_sessions,
+    organiser_required,
+    start_session,
+)
 from pbem.web.support import database, utc_now
 
 bp = Blueprint("admin_auth", __name__, url_prefix="/admin")
@@ -42,7 +47,7 @@ def _page(form: LoginForm, error: str, next_url: str, status: int) -> tuple[str,
 
 @bp.route("/login", methods=["GET", "POST"])
 def login() -> Response | tuple[str, int]:
-    if current_user.is_authenticated:
+    if current_organiser() is not None:  # a signed-in player logs in like anyone else
         return redirect(url_for("admin.games_list"))
     form = LoginForm()
     # The limiter (pbem.admin.limits) has counted this POST before the view runs.
@@ -60,10 +65,12 @@ def login() -> Response | tuple[str, int]:
 
 
 @bp.post("/logout")
-@login_required
+@organiser_required
 def logout() -> Response:
     # Logging out ends the account's every session: a copy of this cookie must not live on.
-    end_all_sessions(database(), current_user.id)
+    organiser = current_organiser()
+    assert organiser is not None and organiser.id is not None
+    end_all_sessions(database(), organiser.id)
     logout_user()
     session.clear()
     return redirect(url_for("admin_auth.login"))

@@ -44,6 +44,8 @@ class NewGameFields(FlaskForm):
     timeout_policy = StringField()
     reminders = StringField(default=DEFAULT_REMINDERS)
     vacations_allowed = BooleanField(default=True)
+    # Counts for the players' ratings (pbem.services.ratings); never with a computer player.
+    rated = BooleanField(default=False)
     # Of the players this form creates; players known already keep theirs. The page offers
     # LANGUAGES, each by its own name; read_form checks the choice.
     language = StringField(_l("Language of new players"))
@@ -97,9 +99,11 @@ def default_language() -> str:
 
 def _typed(form: NewGameFields) -> dict[str, str]:
     values = {name: str(f.data or "").strip() for name, f in form._fields.items()
-              if name not in ("csrf_token", "vacations_allowed")}
+              if name not in ("csrf_token", "vacations_allowed", "rated")}
     if form.vacations_allowed.data:
         values["vacations_allowed"] = "on"
+    if form.rated.data:
+        values["rated"] = "on"
     return values
 
 
@@ -174,6 +178,9 @@ def read_form(info: engine.GameInfo) -> CreateGameForm:
         except engine.UnknownGame as error:
             errors[key] = says(error)
     _players(result)
+    if form.rated.data and any(p.bot_level for p in result.players):
+        errors["rated"] = _("a game with a computer player cannot be rated: untick the box "
+                            "or give every seat to a person")
     if (values.get("seat_order") or "given") not in ("given", "random"):
         errors["seat_order"] = _("choose the order as given or random")
     try:
@@ -199,5 +206,6 @@ def read_form(info: engine.GameInfo) -> CreateGameForm:
     if not errors:
         result.service_args = {"time_control": control, "timeout_policy": policy,
                                "reminders": reminders,
-                               "vacations_allowed": bool(form.vacations_allowed.data)}
+                               "vacations_allowed": bool(form.vacations_allowed.data),
+                               "rated": bool(form.rated.data)}
     return result

@@ -6,10 +6,11 @@ CSRF tokens are checked app-wide by CSRFProtect (:mod:`pbem.web.csrf`) before an
 from __future__ import annotations
 
 from flask import Blueprint
-from flask_login import current_user, login_required
+from flask_login import current_user
 from werkzeug.wrappers import Response
 
 from engine.text import Text
+from pbem.admin.sessions import organiser_required
 from pbem.models import AdminUser
 from pbem.web.language import current_reader
 
@@ -21,7 +22,7 @@ def admin_blueprint(name: str) -> Blueprint:
     bp = Blueprint(name, __name__, url_prefix="/admin")
 
     @bp.before_request
-    @login_required
+    @organiser_required  # a signed-in player is no organiser
     def guard() -> None:
         return None
 

@@ -4,6 +4,8 @@
     pbem serve --host 127.0.0.1 --port 5000
     pbem create-game mosey --option order=5 --player "Ann <ann@example.org>" \\
                            --player "Bob <bob@example.org>" --per-move 3d
+    pbem create-game refugia --rated --player ... # counts for the players' ratings
+    pbem ratings rebuild        # every rating again from the rated games (pbem.cli.ratings)
     pbem start-game 12          # start it although not everyone has accepted
     pbem abort-game 12 --reason "a player left"
     pbem deliver
@@ -104,10 +106,12 @@ def serve(host: str, port: int) -> None:
 @click.option("--language", default=None, type=click.Choice(list(LANGUAGES)),
               help="The language of the players this creates (their emails and pages); players"
                    " pbem knows already keep theirs [default: PBEM_DEFAULT_LANGUAGE].")
+@click.option("--rated", is_flag=True,
+              help="The game counts for the players' ratings (people only, no computer player).")
 def create_game_command(game: str, options: tuple[str, ...], players: tuple[str, ...],
                         per_move: str | None, random_seats: bool, time_control: str | None,
                         timeout_policy: str | None, no_vacations: bool,
-                        language: str | None) -> None:
+                        language: str | None, rated: bool) -> None:
     """Create a game and email the invitations; prints its id and page URL."""
     from pbem.admin.actions import welcome_new_players
     from pbem.clock.controls import BadTimeControl, parse_time_control
@@ -130,6 +134,10 @@ def create_game_command(game: str, options: tuple[str, ...], players: tuple[str,
     site = site_from_config(database, config)
     try:
         specs = [parse_player(p) for p in players]
+        if rated and any(spec.bot_level for spec in specs):
+            raise click.BadParameter("a game with a computer player cannot be rated: leave out"
+                                     " --rated or give every seat to a person",
+                                     param_hint="--rated")
         with database.write() as session:
             now = datetime.now(UTC)
             # Before the game: its invitations are written in each player's language.
@@ -140,7 +148,7 @@ def create_game_command(game: str, options: tuple[str, ...], players: tuple[str,
                               per_move=parse_duration(per_move) if per_move else None,
                               random_seats=random_seats, time_control=control,
                               timeout_policy=timeout_policy,
-                              vacations_allowed=not no_vacations)
+                              vacations_allowed=not no_vacations, rated=rated)
     except ServiceError as error:
         raise click.ClickException(str(error)) from None
     click.echo(f"game {row.id}: {site.links.game_url(row.public_id)}")
@@ -337,10 +345,12 @@ def _register_admin_commands() -> None:
     from pbem.admin.cli import create_admin_command
     from pbem.cli.mail_in import dkim_keygen_command, fetch_mail_command, inbound_command
     from pbem.cli.operators import backup_command, sweep_command
+    from pbem.cli.ratings import ratings_group
 
     main.add_command(create_admin_command)
     main.add_command(sweep_command)
     main.add_command(backup_command)
+    main.add_command(ratings_group)
     for command in (inbound_command, fetch_mail_command, dkim_keygen_command):
         main.add_command(command)
 

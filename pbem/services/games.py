@@ -127,6 +127,7 @@ def create_game(
     reminders: Sequence[timedelta] | None = None,
     vacations_allowed: bool = True,
     accepted: Collection[str] = (),
+    rated: bool = False,
 ) -> Game:
     """Make a game and invite its players (seat order as given, or shuffled).
 
@@ -135,6 +136,9 @@ def create_game(
     one of :data:`~pbem.clock.deadlines.POLICIES`; None: the game's default), reminders before each
     deadline (default 24 h and 2 h), and whether players' absences stop it. Players whose
     addresses are in ``accepted`` asked for the game themselves: their seats start accepted.
+    A ``rated`` game counts for its players' ratings (:mod:`pbem.services.ratings`); a game with
+    a computer player never does, so it is made unrated whatever was asked (the dashboard and
+    the command line refuse to ask).
     """
     if time_control is not None and per_move is not None:
         raise ServiceError(Text("give either a time per move or a time control, not both"))
@@ -169,6 +173,7 @@ def create_game(
         organiser_id=player_for(session, now, organiser, default_language=site.default_language).id
         if organiser else None,
         created_at=now,
+        rated=rated and not any(p.bot_level for p in players),
     )
     session.add(row)
     session.flush()
@@ -185,7 +190,7 @@ def create_game(
     session.flush()
     audit(session, now, "game created", game_id=row.id, game_type=info.id, options=resolved,
           time_control=row.time_control, timeout_policy=row.timeout_policy,
-          vacations_allowed=row.vacations_allowed)
+          vacations_allowed=row.vacations_allowed, rated=row.rated)
     # Bots get no invitation (notify.enqueue), nor do players who asked for the game.
     _invite(session, now, site, row, seats)
     if all(s.status == SeatStatus.ACCEPTED for s in seats):  # only bots: nobody to wait for

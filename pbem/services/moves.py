@@ -39,6 +39,7 @@ from pbem.services.notify import (
     subject_line,
     title_of,
 )
+from pbem.services.ratings import rate_game
 from pbem.services.results import (
     in_words,
     labels_for,
@@ -363,9 +364,14 @@ def send_game_over(
     game: engine.Game, state: Any, seats: list[Seat],  # type: ignore[type-arg]
     mail: _Mailing | None = None,
 ) -> None:
+    """Everyone learns the result, as it is for them: won, lost, shared or a draw.
+
+    Every way a game ends (its rules in :func:`apply_move`, :func:`resign`, a forfeit on time,
+    an adjudication) comes here in the transaction that ends it, so the players' ratings are
+    updated here too: with the game, or not at all (:mod:`pbem.services.ratings`)."""
     if row.id is None:
         return
-    """Everyone learns the result, as it is for them: won, lost, shared or a draw."""
+    rate_game(session, now, row, seats)
     mail = mail or _Mailing.of(session, row, game, state, seats)
     names = mail.context["player_names"]
     for seat in seats:

@@ -26,6 +26,7 @@ from pbem.positions import current_state, engine_game, moves_of, state_at
 from pbem.services.common import players_of, seats_of
 from pbem.services.results import result_in, result_sentence
 from pbem.web.language import current_reader
+from pbem.web.ratings import seat_ratings
 from pbem.web.support import (
     DamagedLink,
     board_svg,
@@ -105,6 +106,7 @@ def render_game_page(
         moves = moves_of(session, row.id)
         seats = seats_of(session, row.id)
         players = players_of(session, seats)
+        ratings = seat_ratings(session, row, seats)
     game = engine_game(row)
     shown = request.args.get("ply", type=int)
     if shown is None or not 0 <= shown <= len(moves):
@@ -121,7 +123,7 @@ def render_game_page(
     return render_template(
         "game.html",
         row=row, info=game.info, options=game.options, moves=moves, names=names,
-        lineup=[(s, players[s.player_id]) for s in seats], labels=labels,
+        lineup=[(s, players[s.player_id]) for s in seats], labels=labels, ratings=ratings,
         turns=turns_of(moves),
         result=result_text(row, labels, seats, [players[s.player_id].name for s in seats]),
         terms=terms_for(row.game_type, game.options, reader=reader),

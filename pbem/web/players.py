@@ -38,6 +38,7 @@ from pbem.services.vacations import (
 from pbem.templating import render_email
 from pbem.web.csrf import check_csrf
 from pbem.web.language import current_reader
+from pbem.web.ratings import rating_lines
 from pbem.web.support import (
     damaged_link,
     database,
@@ -178,13 +179,14 @@ def _my_games_page(token: str, player_id: int, *, absence_error: str = "",
             .where(Seat.player_id == player_id).order_by(col(Game.created_at).desc())
         ).all()
         games = [_game_line(session, game, seat, player_id) for game, seat in rows]
+        ratings = rating_lines(session, player_id)
     g.pbem_settings_url = "#settings"
     typed = request.form if settings_error else {}
     return render_template("me.html", player=player, games=games, token=token,
                            languages=LANGUAGES, saved=bool(request.args.get("saved")),
                            absences=absences, absence_error=absence_error, days_left=left,
                            allowance=allowance, year=year, zones=time_zones(),
-                           settings_error=settings_error, typed=typed), status
+                           settings_error=settings_error, typed=typed, ratings=ratings), status
 
 
 def _game_line(session: Session, game: Game, seat: Seat, player_id: int) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from flask import Flask
@@ -27,6 +27,7 @@ from pbem.models import (
 )
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, create_game
+from pbem.web.signin import issue_link
 from tests.support import csrf_of, start_a_game
 
 TABLES = (Game, Move, Seat, Player, OutboxEmail, PlayerAbsence, AuditEntry)
@@ -41,6 +42,8 @@ class Probe:
     query: dict[str, str]
     form: dict[str, str]
     needs_csrf: bool = True
+    # What the browser does first (signing in, for the routes of a signed-in player).
+    setup: Callable[[FlaskClient], None] | None = None
 
     @property
     def damaged(self) -> str:
@@ -72,6 +75,16 @@ def _probes(database: Database, now: datetime, site: Site, game_id: str,
     game, state = current_state(row)
     move = str(game.legal_moves(state)[0])
     path = len(site.links.base_url)
+    with database.session() as session:
+        player_pk = session.exec(select(Player.id).where(
+            Player.email == "p0@example.test")).first()
+    assert player_pk is not None
+
+    def signed_in(browser: FlaskClient) -> None:
+        link = f"/sign-in/{_sign_in_token(database, player_pk)}"
+        page = browser.get(link)
+        assert browser.post(link, data={"csrf_token": csrf_of(page.text)}).status_code == 303
+
     return {
         "play.confirm_page": lambda: Probe(
             f"{site.links.move_url(game_pk, row.to_move or 0, row.ply)[path:]}/confirm",
@@ -95,7 +108,20 @@ def _probes(database: Database, now: datetime, site: Site, game_id: str,
                                              needs_csrf=False),
         # The home page's "email me my links": its real POST queues an email.
         "players.email_links": lambda: Probe("/links", {}, {"email": "p0@example.test"}),
+        # Signing in by email: asking for a link queues an email; the link's GET only shows
+        # its button, whose POST signs in; signing out, here or everywhere, needs a session.
+        "signin.request_link": lambda: Probe("/sign-in", {}, {"email": "p0@example.test"}),
+        "signin.complete": lambda: Probe(f"/sign-in/{_sign_in_token(database, player_pk)}",
+                                         {}, {}),
+        "signin.sign_out": lambda: Probe("/sign-out", {}, {}, setup=signed_in),
+        "signin.sign_out_everywhere": lambda: Probe("/sign-out-everywhere", {}, {},
+                                                    setup=signed_in),
     }
+
+
+def _sign_in_token(database: Database, player_id: int) -> str:
+    with database.write() as session:
+        return issue_link(session, datetime.now(UTC), player_id)
 
 
 def _player_post_endpoints(app: Flask) -> set[str]:
@@ -114,6 +140,8 @@ def test_links_and_forged_posts_change_nothing_on_any_player_route(
     for endpoint in sorted(endpoints):
         probe = probes[endpoint]()
         browser = app.test_client()
+        if probe.setup is not None:
+            probe.setup(browser)
         before = _snapshot(sqlite_database)
         for answer in (browser.head(probe.url, query_string=probe.query),
                        browser.get(probe.url, query_string=probe.query)):

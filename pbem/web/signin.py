@@ -1,0 +1,316 @@
+"""Players sign in by email: a one-time link, then a Flask-Login session.
+
+- ``/sign-in`` asks for an address and mails that player a link, answering the same whether or
+  not the address is known (nobody can find out who plays here). Requests are counted per address
+  and per client in the dashboard limiter's storage, as ``/links`` does.
+- The link's token is ``secrets.token_urlsafe(32)``; only its SHA-256 is stored. It works once,
+  within ``LINK_MINUTES``, and only by POST: opening it shows a page with a "Sign in" button, so
+  a mail scanner that follows links cannot use it up.
+- The session's user id is ``"player:<id>:<session_version>"`` (the dashboard's organisers are
+  ``"admin:..."``; one user loader in :mod:`pbem.admin` reads both). "Sign out everywhere" adds
+  one to ``Player.session_version``, so every older session stops loading. Unlike an organiser's,
+  a player's session is not bound to the client's address: phones change addresses all day.
+- A signed-in player's ``/account`` is their games page (``/me/<token>``, unchanged).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from email.utils import make_msgid
+from typing import Any
+
+from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
+from flask_babel import gettext as _
+from flask_babel import ngettext
+from flask_login import current_user, login_user, logout_user
+from limits import parse as parse_limit
+from sqlalchemy import update
+from sqlmodel import Session, col, delete, select
+from werkzeug.wrappers import Response
+
+from pbem.db import Database
+from pbem.i18n import Reader
+from pbem.models import OutboxEmail, Player, SignInLink
+from pbem.services.common import audit
+from pbem.templating import render_email
+from pbem.web.csrf import check_csrf
+from pbem.web.support import database, message_page, read_as_player, site, utc_now
+
+bp = Blueprint("signin", __name__)
+
+LINK_MINUTES = 15
+SIGN_IN_LIMIT = "5 per hour"  # per address and per client: enough for a typo, useless for spam
+KEEP_OLD_LINKS = timedelta(days=1)  # used and expired links are deleted after this
+
+
+@dataclass(frozen=True)
+class SignedInPlayer:
+    """Flask-Login's user for a player's session: who, and the session version it was made
+    with. A plain object, not the table's row, so nothing loaded here goes stale in a session."""
+
+    id: int
+    name: str
+    email: str
+    session_version: int
+
+    @property
+    def is_authenticated(self) -> bool:
+        return True
+
+    @property
+    def is_active(self) -> bool:
+        return True
+
+    @property
+    def is_anonymous(self) -> bool:
+        return False
+
+    def get_id(self) -> str:
+        return f"player:{self.id}:{self.session_version}"
+
+    @classmethod
+    def of(cls, player: Player) -> SignedInPlayer:
+        assert player.id is not None
+        return cls(player.id, player.name, player.email, player.session_version)
+
+
+def load_player(db: Database, user_id: str) -> SignedInPlayer | None:
+    """The player whose session this is, if it is still theirs; ``user_id`` is what follows
+    ``player:`` in the session (``"7:0"``)."""
+    number, _sep, version = user_id.partition(":")
+    if not number.isdigit() or not version.isdigit() or len(number) > 18:
+        return None
+    with db.session() as db_session:
+        player = db_session.get(Player, int(number))
+    if player is None or player.bot_level is not None or player.session_version != int(version):
+        return None
+    return SignedInPlayer.of(player)
+
+
+def current_player() -> SignedInPlayer | None:
+    """The player signed in to this session; None for nobody and for an organiser."""
+    user = current_user._get_current_object()
+    return user if isinstance(user, SignedInPlayer) else None
+
+
+@bp.app_context_processor
+def signed_in() -> dict[str, Any]:
+    """Every page's navigation says who is signed in (base.html)."""
+    try:
+        player = current_player()
+    except Exception:  # an error page must still render when the database does not answer
+        player = None
+    return {"signed_in_player": player}
+
+
+# -- the links ----------------------------------------------------------------------------------
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def issue_link(db_session: Session, now: datetime, player_id: int) -> str:
+    """A new sign-in link's token for ``player_id`` (stored as its hash only); earlier links of
+    the player keep working until they expire, and long-dead ones are deleted."""
+    db_session.exec(delete(SignInLink).where(
+        col(SignInLink.player_id) == player_id,
+        col(SignInLink.expires_at) < now - KEEP_OLD_LINKS))
+    token = secrets.token_urlsafe(32)
+    db_session.add(SignInLink(player_id=player_id, token_hash=token_hash(token), created_at=now,
+                              expires_at=now + timedelta(minutes=LINK_MINUTES)))
+    return token
+
+
+def link_problem(db_session: Session, now: datetime, token: str) -> tuple[str, int] | None:
+    """Why ``token`` cannot sign anyone in (as a page), or None when it can."""
+    link = db_session.exec(select(SignInLink).where(
+        SignInLink.token_hash == token_hash(token))).one_or_none()
+    if link is None:
+        return message_page(
+            _("This sign-in link does not work"),
+            _("The link you followed is not one we sent, or part of it got lost on the way (long "
+              "links are sometimes cut in two by mail programs). Copy the whole link from the "
+              "email into the address bar, or ask for a new one."), 400,
+            game_url=url_for("signin.sign_in_page"))
+    if link.used_at is not None:
+        return message_page(
+            _("This sign-in link has been used"),
+            _("Each sign-in link works only once. If you are not signed in, ask for a new "
+              "link."), 410, game_url=url_for("signin.sign_in_page"))
+    if link.expires_at <= now:
+        return message_page(
+            _("This sign-in link has expired"),
+            ngettext("Sign-in links work for %(num)d minute. Please ask for a new one.",
+                     "Sign-in links work for %(num)d minutes. Please ask for a new one.",
+                     LINK_MINUTES), 410, game_url=url_for("signin.sign_in_page"))
+    return None
+
+
+def use_link(db_session: Session, now: datetime, token: str) -> int | None:
+    """Mark the link used and return its player's id; None if it is unknown, used or expired.
+    One UPDATE decides, so of two requests at once only one signs in."""
+    table = SignInLink.__table__  # type: ignore[attr-defined]
+    hashed = token_hash(token)
+    done = db_session.execute(update(table).where(
+        table.c.token_hash == hashed, table.c.used_at.is_(None), table.c.expires_at > now,
+    ).values(used_at=now))
+    if done.rowcount != 1:  # type: ignore[attr-defined]
+        return None
+    return db_session.exec(select(SignInLink.player_id).where(
+        SignInLink.token_hash == hashed)).one()
+
+
+def _sign_in_allowed(address: str) -> bool:
+    """Count this request against the address and the client; False once either is over (as
+    pbem.web.players counts requests for games page links, in a scope of its own)."""
+    limiter = current_app.extensions.get("pbem.limiter")
+    if limiter is None:
+        return True
+    item = parse_limit(SIGN_IN_LIMIT)
+    site_key = hashlib.sha256(current_app.config["BASE_URL"].encode()).hexdigest()[:12]
+    keys = ("address:" + hashlib.sha256(address.encode()).hexdigest()[:32],
+            f"ip:{request.remote_addr or 'unknown'}")
+    # Both are hit (no short circuit), so a client cycling addresses still spends its own count.
+    results = [limiter.limiter.hit(item, f"pbem-sign-in:{site_key}", key) for key in keys]
+    return all(results)
+
+
+def _enqueue_link(db_session: Session, now: datetime, player: Player) -> None:
+    """The sign-in link into the outbox, in the player's language; it belongs to no game."""
+    assert player.id is not None
+    token = issue_link(db_session, now, player.id)
+    reader = Reader.of(player, current_app.config.get("DEFAULT_LANGUAGE", "en"))
+    subject = reader.gettext("Your sign-in link")
+    context = {"player": player, "subject": subject, "minutes": LINK_MINUTES,
+               "sign_in_url": f"{site().links.base_url}/sign-in/{token}"}
+    db_session.add(OutboxEmail(
+        player_id=player.id, kind="sign_in", to_address=player.email, to_name=player.name,
+        subject=subject,
+        text_body=render_email("email/sign_in.txt", reader, **context),
+        html_body=render_email("email/sign_in.html", reader, **context),
+        message_id=make_msgid(idstring="signin", domain=site().mail_domain),
+        next_attempt_at=now, created_at=now))
+    audit(db_session, now, "sign-in link sent", player_id=player.id)
+
+
+# -- the pages ----------------------------------------------------------------------------------
+
+@bp.get("/sign-in")
+def sign_in_page() -> tuple[str, int]:
+    return render_template("sign_in.html", minutes=LINK_MINUTES), 200
+
+
+@bp.post("/sign-in")
+def request_link() -> tuple[str, int]:
+    """Mail the address's player a sign-in link; the answer is the same for any address."""
+    check_csrf()
+    address = request.form.get("email", "").strip().lower()[:320]
+    if not _sign_in_allowed(address):
+        return message_page(_("Please wait"), _("Too many requests for sign-in links. Please "
+                                                 "try again in an hour."), 429)
+    if address:
+        with database().write() as db_session:
+            player = db_session.exec(
+                select(Player).where(Player.email == address)).one_or_none()
+            if player is not None and player.bot_level is None:  # bots get no mail
+                _enqueue_link(db_session, utc_now(), player)
+    return render_template("sign_in_sent.html", minutes=LINK_MINUTES), 200
+
+
+@bp.get("/sign-in/<token>")
+def confirm_page(token: str) -> tuple[str, int]:
+    """Only shows: the button on it signs in (a mail scanner's GET must not use the link)."""
+    with database().session() as db_session:
+        problem = link_problem(db_session, utc_now(), token)
+        if problem is not None:
+            return problem
+        link = db_session.exec(select(SignInLink).where(
+            SignInLink.token_hash == token_hash(token))).one()
+        player = db_session.get(Player, link.player_id)
+    assert player is not None  # a link's player is a foreign key
+    read_as_player(player)  # the page of their link is in their language
+    return render_template("sign_in_confirm.html", token=token, name=player.name), 200
+
+
+@bp.post("/sign-in/<token>")
+def complete(token: str) -> Response | tuple[str, int]:
+    check_csrf()
+    now = utc_now()
+    with database().write() as db_session:
+        player_id = use_link(db_session, now, token)
+        player = db_session.get(Player, player_id) if player_id is not None else None
+        signed = SignedInPlayer.of(player) if player is not None else None
+        if signed is not None:
+            audit(db_session, now, "signed in", player_id=signed.id)
+    if signed is None:
+        with database().session() as db_session:
+            problem = link_problem(db_session, now, token)
+        return problem or message_page(_("This sign-in link does not work"),
+                                       _("Please ask for a new one."), 400,
+                                       game_url=url_for("signin.sign_in_page"))
+    # A fresh session: nothing from before (an organiser's login, a CSRF token) carries over.
+    session.clear()
+    login_user(signed)
+    session.permanent = True  # stays signed in across browser restarts, until signed out
+    return redirect(url_for("signin.account"), 303)
+
+
+@bp.get("/account")
+def account() -> Response:
+    """A signed-in player's games and settings: their games page."""
+    player = current_player()
+    if player is None:
+        return redirect(url_for("signin.sign_in_page"), 303)
+    return redirect(site().links.my_games_url(player.id), 303)
+
+
+@bp.get("/sign-out")
+def sign_out_page() -> Response | tuple[str, int]:
+    player = current_player()
+    if player is None:
+        return redirect(url_for("signin.sign_in_page"), 303)
+    return render_template("sign_in_sign_out.html", player=player), 200
+
+
+@bp.post("/sign-out")
+def sign_out() -> Response | tuple[str, int]:
+    """Ends this session only. An organiser's session is no player's: it is left alone."""
+    check_csrf()
+    player = current_player()
+    if player is None:
+        return redirect(url_for("signin.sign_in_page"), 303)
+    with database().write() as db_session:
+        audit(db_session, utc_now(), "signed out", player_id=player.id)
+    logout_user()
+    session.clear()
+    return message_page(_("You are signed out"),
+                        _("To sign in again, ask for a new sign-in link."),
+                        game_url=url_for("signin.sign_in_page"))
+
+
+@bp.post("/sign-out-everywhere")
+def sign_out_everywhere() -> Response | tuple[str, int]:
+    """Every other session of this player ends (their version is counted up); this one goes
+    on with the new version."""
+    check_csrf()
+    player = current_player()
+    if player is None:
+        return redirect(url_for("signin.sign_in_page"), 303)
+    table = Player.__table__  # type: ignore[attr-defined]
+    with database().write() as db_session:
+        # Counted up in SQL, not read and written back: two at once both count.
+        db_session.execute(update(table).where(table.c.id == player.id)
+                           .values(session_version=table.c.session_version + 1))
+        audit(db_session, utc_now(), "signed out everywhere", player_id=player.id)
+        row = db_session.get(Player, player.id)
+        assert row is not None
+        signed = SignedInPlayer.of(row)
+    session.clear()
+    login_user(signed)
+    session.permanent = True
+    return message_page(_("Signed out on all other devices"),
+                        _("Your other sessions have ended; you are still signed in here."),
+                        game_url=url_for("signin.account"))
