@@ -31,7 +31,21 @@ CellHref = Callable[[str], "str | None"]
 """Maps a cell label (as in the notation) to a link target, or None for no link."""
 
 
-class IllegalMove(ValueError):
+class PlayerError(ValueError):
+    """A refusal meant for a player: its message is a :class:`~engine.text.Text` (plain strings
+    are kept, and read the same in every language)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+
+    @property
+    def text(self) -> Text:
+        """The reason as a translatable text."""
+        reason = self.args[0] if self.args else ""
+        return reason if isinstance(reason, Text) else Text.verbatim(str(reason))
+
+
+class IllegalMove(PlayerError):
     """A move that cannot be played here; the message is meant for the player.
 
     The message is a :class:`~engine.text.Text`, so the server can say it in the player's
@@ -42,30 +56,12 @@ class IllegalMove(ValueError):
     ('Z9 is not a cell of this board', '%(cell)s is not a cell of this board')
     """
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
 
-    @property
-    def text(self) -> Text:
-        """The reason as a translatable text (plain strings come back unchanged in any language)."""
-        reason = self.args[0] if self.args else ""
-        return reason if isinstance(reason, Text) else Text.verbatim(str(reason))
-
-
-class UnknownGame(ValueError):
+class UnknownGame(PlayerError):
     """An unknown game id or option value; the message names the valid choices.
 
     Like :class:`IllegalMove`, the message is a :class:`~engine.text.Text` (``error.text``).
     """
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-
-    @property
-    def text(self) -> Text:
-        """The message as a translatable text."""
-        reason = self.args[0] if self.args else ""
-        return reason if isinstance(reason, Text) else Text.verbatim(str(reason))
 
 
 @dataclass(frozen=True)

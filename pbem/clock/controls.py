@@ -60,7 +60,6 @@ from pbem.clock.arithmetic import (
     local_date,
     zone_info,
 )
-from pbem.i18n import ENGLISH, Reader
 
 __all__ = [
     "DEFAULT_ALLOWANCE_DAYS",
@@ -83,14 +82,11 @@ __all__ = [
     "counted_time",
     "days_in_year",
     "deadline_after",
-    "describe_control",
-    "describe_duration",
     "format_duration",
     "local_date",
     "parse_duration",
     "parse_time_control",
     "reminder_times",
-    "short_duration",
     "time_control_from_dict",
     "zone_info",
 ]
@@ -153,61 +149,6 @@ def format_duration(duration: timedelta) -> str:
     days, hours = divmod(hours, 24)
     text = "".join(f"{n}{unit}" for n, unit in ((days, "d"), (hours, "h"), (minutes, "m")) if n)
     return text or "0m"
-
-
-def describe_duration(duration: timedelta, reader: Reader = ENGLISH, *,
-                      units: int | None = None) -> str:
-    """A duration in words for ``reader``, whole minutes: "1 day 12 hours", "30 minutes"
-    (``units``: at most that many of the largest units, as people say "about").
-
-    >>> describe_duration(timedelta(days=1, hours=2, minutes=5), units=2)
-    '1 day 2 hours'
-    >>> describe_duration(timedelta(0))
-    'no time'
-    """
-    minutes = max(int(duration.total_seconds() // 60), 0)
-    days, rest = divmod(minutes, 24 * 60)
-    hours, minutes = divmod(rest, 60)
-    parts = []
-    if days:
-        parts.append(reader.ngettext("%(count)d day", "%(count)d days", days))
-    if hours:
-        parts.append(reader.ngettext("%(count)d hour", "%(count)d hours", hours))
-    if minutes:
-        parts.append(reader.ngettext("%(count)d minute", "%(count)d minutes", minutes))
-    return " ".join(parts[:units]) or reader.gettext("no time")
-
-
-def short_duration(duration: timedelta, reader: Reader = ENGLISH) -> str:
-    """A duration in a notice: the canonical text ("1d12h", what organisers type) in English,
-    words in other languages (whose speakers need not know our abbreviations)."""
-    if reader.language == "en" and duration >= ZERO and not duration % MINUTE:
-        return format_duration(duration)
-    return describe_duration(duration, reader)
-
-
-def describe_control(control: TimeControl, reader: Reader = ENGLISH) -> str:
-    """A time control in words for players, in ``reader``'s language (the text form of
-    ``str(control)`` is for forms and the command line, and stays as it is).
-
-    >>> describe_control(PerMove(timedelta(days=3)))
-    '3 days per move'
-    >>> describe_control(Fischer(weekends_off=True))
-    '2 days to start, plus 1 day per move, at most 4 days; weekends off'
-    """
-    if isinstance(control, Fischer):
-        values = {"initial": describe_duration(control.initial, reader),
-                  "increment": describe_duration(control.increment, reader),
-                  "maximum": describe_duration(control.maximum, reader)}
-        if control.weekends_off:
-            return reader.gettext("%(initial)s to start, plus %(increment)s per move, at most "
-                                  "%(maximum)s; weekends off", **values)
-        return reader.gettext("%(initial)s to start, plus %(increment)s per move, at most "
-                              "%(maximum)s", **values)
-    per_move = describe_duration(control.per_move, reader)
-    if control.weekends_off:
-        return reader.gettext("%(time)s per move; weekends off", time=per_move)
-    return reader.gettext("%(time)s per move", time=per_move)
 
 
 def _check(name: str, value: object, *, positive: bool) -> None:

@@ -11,8 +11,9 @@ from datetime import datetime, timedelta
 from sqlmodel import Session
 
 from engine.text import Text
-from pbem.clock.controls import format_duration, short_duration
+from pbem.clock.controls import format_duration
 from pbem.clock.deadlines import SECOND, refresh_due, remaining, set_deadline, time_control_of
+from pbem.clock.wording import short_duration
 from pbem.models import Game, GameStatus, Player
 from pbem.services.common import (
     GameNotActive,

@@ -25,12 +25,7 @@ from typing import Any
 from sqlmodel import Session
 
 from engine.text import N_
-from pbem.clock.controls import (
-    describe_duration,
-    format_duration,
-    reminder_times,
-    short_duration,
-)
+from pbem.clock.controls import format_duration, reminder_times
 from pbem.clock.deadlines import (
     POLICY_LABELS,
     SECOND,
@@ -39,6 +34,7 @@ from pbem.clock.deadlines import (
     reminder_offsets,
     set_deadline,
 )
+from pbem.clock.wording import describe_duration, short_duration
 from pbem.i18n import ENGLISH, Reader, supported
 from pbem.models import Game, GameStatus, MoveSource, Player, Seat
 from pbem.positions import current_state

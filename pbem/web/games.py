@@ -19,8 +19,8 @@ from markupsafe import Markup, escape
 from sqlmodel import select
 
 import engine
-from pbem.clock.controls import describe_control
 from pbem.clock.deadlines import POLICY_LABELS, default_timeout_policy, time_control_of
+from pbem.clock.wording import describe_control
 from pbem.models import Game, GameStatus, Move, Seat
 from pbem.positions import current_state, engine_game, moves_of, state_at
 from pbem.services.common import players_of, seats_of

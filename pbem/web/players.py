@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 from datetime import date, timedelta
 from email.utils import make_msgid
@@ -13,7 +12,6 @@ from zoneinfo import available_timezones
 from flask import Blueprint, current_app, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from limits import parse as parse_limit
 from sqlmodel import Session, col, select
 from werkzeug.wrappers import Response
 
@@ -48,6 +46,7 @@ from pbem.web.support import (
     reason_of,
     site,
     utc_now,
+    within_limits,
 )
 from pbem.web.terms import seat_label, seat_names, words
 
@@ -65,7 +64,7 @@ def email_links() -> tuple[str, int]:
     known or not, so nobody can find out who plays here; both limits count every request."""
     check_csrf()
     address = request.form.get("email", "").strip().lower()[:320]
-    if not _links_allowed(address):
+    if not within_limits("pbem-links", LINKS_LIMIT, address):
         return message_page(_("Please wait"), _("Too many requests for links. Please try again "
                                                  "in an hour."), 429)
     with database().write() as session:
@@ -73,20 +72,6 @@ def email_links() -> tuple[str, int]:
         if player is not None:
             _enqueue_links(session, player)
     return message_page(_("Check your mail"), str(LINKS_SENT))
-
-
-def _links_allowed(address: str) -> bool:
-    """Count this request against the address and the client; False once either is over."""
-    limiter = current_app.extensions.get("pbem.limiter")
-    if limiter is None:  # an app without the dashboard's limiter: nothing to count with
-        return True
-    item = parse_limit(LINKS_LIMIT)
-    site_key = hashlib.sha256(current_app.config["BASE_URL"].encode()).hexdigest()[:12]
-    keys = ("address:" + hashlib.sha256(address.encode()).hexdigest()[:32],
-            f"ip:{request.remote_addr or 'unknown'}")
-    # Both are hit (no short circuit), so a client cycling addresses still spends its own count.
-    results = [limiter.limiter.hit(item, f"pbem-links:{site_key}", key) for key in keys]
-    return all(results)
 
 
 def _enqueue_links(session: Session, player: Player) -> None:

@@ -26,7 +26,6 @@ from flask import Blueprint, current_app, redirect, render_template, request, se
 from flask_babel import gettext as _
 from flask_babel import ngettext
 from flask_login import current_user, login_user, logout_user
-from limits import parse as parse_limit
 from sqlalchemy import update
 from sqlmodel import Session, col, delete, select
 from werkzeug.wrappers import Response
@@ -37,7 +36,14 @@ from pbem.models import OutboxEmail, Player, SignInLink
 from pbem.services.common import audit
 from pbem.templating import render_email
 from pbem.web.csrf import check_csrf
-from pbem.web.support import database, message_page, read_as_player, site, utc_now
+from pbem.web.support import (
+    database,
+    message_page,
+    read_as_player,
+    site,
+    utc_now,
+    within_limits,
+)
 
 bp = Blueprint("signin", __name__)
 
@@ -163,21 +169,6 @@ def use_link(db_session: Session, now: datetime, token: str) -> int | None:
         SignInLink.token_hash == hashed)).one()
 
 
-def _sign_in_allowed(address: str) -> bool:
-    """Count this request against the address and the client; False once either is over (as
-    pbem.web.players counts requests for games page links, in a scope of its own)."""
-    limiter = current_app.extensions.get("pbem.limiter")
-    if limiter is None:
-        return True
-    item = parse_limit(SIGN_IN_LIMIT)
-    site_key = hashlib.sha256(current_app.config["BASE_URL"].encode()).hexdigest()[:12]
-    keys = ("address:" + hashlib.sha256(address.encode()).hexdigest()[:32],
-            f"ip:{request.remote_addr or 'unknown'}")
-    # Both are hit (no short circuit), so a client cycling addresses still spends its own count.
-    results = [limiter.limiter.hit(item, f"pbem-sign-in:{site_key}", key) for key in keys]
-    return all(results)
-
-
 def _enqueue_link(db_session: Session, now: datetime, player: Player) -> None:
     """The sign-in link into the outbox, in the player's language; it belongs to no game."""
     assert player.id is not None
@@ -208,7 +199,7 @@ def request_link() -> tuple[str, int]:
     """Mail the address's player a sign-in link; the answer is the same for any address."""
     check_csrf()
     address = request.form.get("email", "").strip().lower()[:320]
-    if not _sign_in_allowed(address):
+    if not within_limits("pbem-sign-in", SIGN_IN_LIMIT, address):
         return message_page(_("Please wait"), _("Too many requests for sign-in links. Please "
                                                  "try again in an hour."), 429)
     if address:

@@ -180,3 +180,24 @@ def named_svg(labels: list[str], svg: Markup) -> Markup:
     from markupsafe import escape
 
     return Markup(with_names([str(escape(label)) for label in labels], str(svg)))
+
+
+def within_limits(scope: str, limit: str, address: str) -> bool:
+    """Count this request against the email ``address`` and the client's IP in ``scope`` (a
+    form that sends mail: games page links, sign-in links); False once either is over
+    ``limit`` ("5 per hour"). Both are always counted, so a client cycling addresses still
+    spends its own allowance. Without the dashboard's limiter nothing is counted."""
+    import hashlib
+
+    from flask import request
+    from limits import parse as parse_limit
+
+    limiter = current_app.extensions.get("pbem.limiter")
+    if limiter is None:
+        return True
+    item = parse_limit(limit)
+    site_key = hashlib.sha256(current_app.config["BASE_URL"].encode()).hexdigest()[:12]
+    keys = ("address:" + hashlib.sha256(address.encode()).hexdigest()[:32],
+            f"ip:{request.remote_addr or 'unknown'}")
+    results = [limiter.limiter.hit(item, f"{scope}:{site_key}", key) for key in keys]
+    return all(results)

@@ -26,6 +26,7 @@ from pbem.db import Database
 from pbem.i18n import ENGLISH, LANGUAGE_COOKIE, LANGUAGES, Reader
 from pbem.models import Game, Player
 from pbem.services import PlayerSpec, Site, create_game, start_game
+from tests.admin.test_admin_games import _form
 from tests.support import csrf_of, two_player_game
 
 # What every dashboard page shows (its navigation), and what some pages show.
@@ -40,15 +41,6 @@ PAGES = {
     "/admin/account": ("Your account", "Change the password", "Sign out everywhere else"),
     "/admin/games/new": ("Create a game", "Which game?", "Next: players and options"),
 }
-
-
-def _form(game_type: str, **fields: str) -> dict[str, str]:
-    values = {"game": game_type, "name-0": "Ann", "email-0": "ann@example.test",
-              "name-1": "Bob", "email-1": "bob@example.test", "seat_order": "given",
-              "time_control": "3d", "timeout_policy": "pass", "reminders": "24h, 2h",
-              "vacations_allowed": "on"}
-    values.update(fields)
-    return values
 
 
 def _known_player(database: Database, email: str, language: str) -> None:

@@ -15,7 +15,7 @@ import html as html_lib
 import random
 import re
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -27,7 +27,7 @@ from pbem.db import Database
 from pbem.models import Game
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, create_game
-from tests.support import ADMIN_EMAIL, ADMIN_PASSWORD, csrf_of
+from tests.support import ADMIN_EMAIL, ADMIN_PASSWORD, csrf_of, start_a_game
 
 GAME = "keep-a-riding"  # a short two-player game on a small board
 
@@ -196,7 +196,10 @@ def test_the_dashboard_in_the_organisers_language(
 ) -> None:
     from pbem.admin.accounts import create_admin
 
-    play_whole_game(language, client, sqlite_database, mailbox, site, csrf)
+    people = [PlayerSpec(name, f"{name.lower()}@example.test", language=language)
+              for name in NAMES]
+    start_a_game(sqlite_database, datetime.now(UTC), site, GAME, players=people,
+                 per_move=timedelta(days=3))
     with sqlite_database.write() as session:
         create_admin(session, datetime.now(UTC), ADMIN_EMAIL, ADMIN_PASSWORD)
     headers = {"Accept-Language": f"{language},en;q=0.5"}

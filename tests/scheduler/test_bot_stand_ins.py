@@ -10,10 +10,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from pbem.db import Database
 from pbem.models import GameStatus, MoveSource, Seat
 from pbem.positions import current_state
 from pbem.scheduler.bots import PLAYOUTS, STAND_IN_LEVEL, STAND_IN_NOTES
-from pbem.services import submit_move
+from pbem.services import Site, submit_move
 from tests.support import ClockGames
 
 START = datetime(2025, 3, 3, 12, 0, tzinfo=UTC)
@@ -67,8 +68,10 @@ def test_policy_bot_in_dutch_says_so_in_dutch(clock_games: ClockGames) -> None:
 
 
 def test_forfeit_bot_lets_the_computer_finish_a_three_player_game(
-    clock_games: ClockGames, monkeypatch: pytest.MonkeyPatch,
+    sqlite_database: Database, site: Site, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # A whole Rifugio game: on SQLite only (the other tests here cover both databases).
+    clock_games = ClockGames(sqlite_database, site)
     monkeypatch.setitem(PLAYOUTS, STAND_IN_LEVEL, 12)  # a quick stand-in: the rules are the test
     game_id = clock_games.start("rifugio", START, options={"players": 3}, per_move=2 * DAY,
                                 timeout_policy="forfeit-bot")

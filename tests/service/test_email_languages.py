@@ -18,7 +18,8 @@ import pytest
 from sqlmodel import col, select
 
 import engine
-from pbem.clock.controls import Fischer, PerMove, describe_control, describe_duration
+from pbem.clock.controls import Fischer, PerMove
+from pbem.clock.wording import describe_control, describe_duration
 from pbem.db import Database
 from pbem.i18n import Reader
 from pbem.links import Links
