@@ -60,6 +60,12 @@ def translations(language: str) -> NullTranslations:
     return Translations.load(str(TRANSLATIONS), [language], domain="messages")
 
 
+@cache
+def _locale(language: str) -> Locale:
+    """Babel's locale data for ``language``, parsed once (every date and number needs it)."""
+    return Locale.parse(language)
+
+
 def zone(time_zone: str | None) -> ZoneInfo:
     try:
         return ZoneInfo(time_zone or "UTC")
@@ -86,7 +92,7 @@ class Reader:
 
     @property
     def locale(self) -> Locale:
-        return Locale.parse(self.language)
+        return _locale(self.language)
 
     def gettext(self, message: str, **values: Any) -> str:
         """``message`` in this language, with ``%(name)s`` values filled in."""

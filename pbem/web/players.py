@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from datetime import date, timedelta
-from email.utils import make_msgid
 from functools import cache
 from typing import Any
 from zoneinfo import available_timezones
@@ -20,9 +19,9 @@ from engine.text import Text
 from pbem.addresses import BadName, check_name
 from pbem.clock.controls import DEFAULT_ALLOWANCE_DAYS, BadAbsence, local_date
 from pbem.clock.deadlines import recompute_deadlines_of
-from pbem.i18n import LANGUAGES, Reader
+from pbem.i18n import LANGUAGES
 from pbem.links import DamagedLink
-from pbem.models import Game, GameStatus, OutboxEmail, Player, Seat
+from pbem.models import Game, GameStatus, Player, Seat
 from pbem.positions import current_state
 from pbem.services.common import audit, players_of, seats_of
 from pbem.services.results import result_in
@@ -33,7 +32,6 @@ from pbem.services.vacations import (
     days_left,
     remove_absence,
 )
-from pbem.templating import render_email
 from pbem.web.csrf import check_csrf
 from pbem.web.language import current_reader
 from pbem.web.ratings import rating_lines
@@ -42,6 +40,7 @@ from pbem.web.support import (
     database,
     load_token,
     message_page,
+    queue_player_mail,
     read_as_player,
     reason_of,
     site,
@@ -77,18 +76,10 @@ def email_links() -> tuple[str, int]:
 def _enqueue_links(session: Session, player: Player) -> None:
     """The games page link into the outbox; it belongs to no game."""
     assert player.id is not None
-    now, links = utc_now(), site().links
-    reader = Reader.of(player, current_app.config.get("DEFAULT_LANGUAGE", "en"))
-    subject = reader.gettext("Your games page link")
-    context = {"player": player, "my_games_url": links.my_games_url(player.id),
-               "subject": subject}
-    session.add(OutboxEmail(
-        player_id=player.id, kind="links", to_address=player.email, to_name=player.name,
-        subject=subject,
-        text_body=render_email("email/links.txt", reader, **context),
-        html_body=render_email("email/links.html", reader, **context),
-        message_id=make_msgid(idstring="links", domain=site().mail_domain),
-        next_attempt_at=now, created_at=now))
+    now = utc_now()
+    queue_player_mail(session, now, player, kind="links",
+                      subject=lambda reader: reader.gettext("Your games page link"),
+                      my_games_url=site().links.my_games_url(player.id))
     audit(session, now, "games page link sent", player_id=player.id)
 
 

@@ -19,10 +19,9 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from email.utils import make_msgid
 from typing import Any
 
-from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
+from flask import Blueprint, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
 from flask_babel import ngettext
 from flask_login import current_user, login_user, logout_user
@@ -31,14 +30,13 @@ from sqlmodel import Session, col, delete, select
 from werkzeug.wrappers import Response
 
 from pbem.db import Database
-from pbem.i18n import Reader
-from pbem.models import OutboxEmail, Player, SignInLink
+from pbem.models import Player, SignInLink
 from pbem.services.common import audit
-from pbem.templating import render_email
 from pbem.web.csrf import check_csrf
 from pbem.web.support import (
     database,
     message_page,
+    queue_player_mail,
     read_as_player,
     site,
     utc_now,
@@ -173,17 +171,10 @@ def _enqueue_link(db_session: Session, now: datetime, player: Player) -> None:
     """The sign-in link into the outbox, in the player's language; it belongs to no game."""
     assert player.id is not None
     token = issue_link(db_session, now, player.id)
-    reader = Reader.of(player, current_app.config.get("DEFAULT_LANGUAGE", "en"))
-    subject = reader.gettext("Your sign-in link")
-    context = {"player": player, "subject": subject, "minutes": LINK_MINUTES,
-               "sign_in_url": f"{site().links.base_url}/sign-in/{token}"}
-    db_session.add(OutboxEmail(
-        player_id=player.id, kind="sign_in", to_address=player.email, to_name=player.name,
-        subject=subject,
-        text_body=render_email("email/sign_in.txt", reader, **context),
-        html_body=render_email("email/sign_in.html", reader, **context),
-        message_id=make_msgid(idstring="signin", domain=site().mail_domain),
-        next_attempt_at=now, created_at=now))
+    queue_player_mail(db_session, now, player, kind="sign_in",
+                      subject=lambda reader: reader.gettext("Your sign-in link"),
+                      minutes=LINK_MINUTES,
+                      sign_in_url=f"{site().links.base_url}/sign-in/{token}")
     audit(db_session, now, "sign-in link sent", player_id=player.id)
 
 

@@ -201,3 +201,24 @@ def within_limits(scope: str, limit: str, address: str) -> bool:
             f"ip:{request.remote_addr or 'unknown'}")
     results = [limiter.limiter.hit(item, f"{scope}:{site_key}", key) for key in keys]
     return all(results)
+
+
+def queue_player_mail(session: Any, now: datetime, player: Player, *, kind: str,
+                      subject: Callable[[Reader], str], **context: Any) -> None:
+    """An email to ``player`` about no game (their games page link, a sign-in link), in their
+    language: ``email/<kind>.txt`` and ``.html`` with ``context``, the subject made for them."""
+    from email.utils import make_msgid
+
+    from pbem.models import OutboxEmail
+    from pbem.templating import render_email
+
+    assert player.id is not None
+    reader = Reader.of(player, current_app.config.get("DEFAULT_LANGUAGE", "en"))
+    values = {"player": player, "subject": subject(reader), **context}
+    session.add(OutboxEmail(
+        player_id=player.id, kind=kind, to_address=player.email, to_name=player.name,
+        subject=values["subject"],
+        text_body=render_email(f"email/{kind}.txt", reader, **values),
+        html_body=render_email(f"email/{kind}.html", reader, **values),
+        message_id=make_msgid(idstring=kind.replace("_", ""), domain=site().mail_domain),
+        next_attempt_at=now, created_at=now))

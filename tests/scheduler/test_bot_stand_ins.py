@@ -43,7 +43,7 @@ def test_policy_bot_plays_one_turn_for_a_timed_out_player(clock_games: ClockGame
     with clock_games.database.write() as session:  # seat 1 answers; seat 0 is asked again
         submit_move(session, late, clock_games.site, game_id=game_id, seat=1, ply=1,
                     text=str(game.random_move(state, random.Random(1))))
-    turns = [e for e in clock_games.emails("turn", to="p0@example.test")]
+    turns = clock_games.emails("turn", to="p0@example.test")
     assert turns and turns[-1].created_at == late  # their next turn is theirs again
     notices = [e for e in clock_games.emails() if "computer plays this turn" in e.text_body]
     assert {e.to_address for e in notices} >= {"p1@example.test"}
