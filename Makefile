@@ -58,8 +58,9 @@ imap-server:
 	      service dovecot stop 2>/dev/null || true; }; } || \
 	  echo "could not install dovecot-imapd: IMAP tests will be skipped"
 
+# Spread over every core (pytest-xdist); a test that needs a server starts its own on a free port.
 pytest: $(STAMP) translations browser imap-server
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist worksteal
 
 test: lint typecheck pytest
 

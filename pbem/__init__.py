@@ -51,6 +51,8 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
 
     from pbem import admin, monitoring
     from pbem.web import (
+        archive,
+        challenges,
         computer,
         csrf,
         dev,
@@ -59,11 +61,15 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
         language,
         play,
         players,
+        profiles,
         ratings,
         replaced,
+        replay,
         rules,
         security,
+        seeks,
         signin,
+        tournaments,
         turns,
     )
 
@@ -75,7 +81,8 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
     monitoring.init_app(app, database)
     rules.init_app(app)
     for blueprint in (games.bp, play.bp, turns.bp, invites.bp, players.bp, computer.bp,
-                      ratings.bp, signin.bp):
+                      ratings.bp, signin.bp, archive.bp, replay.bp, profiles.bp, tournaments.bp,
+                      challenges.bp, seeks.bp):
         app.register_blueprint(blueprint)
     if config["ENV"] == "development":
         app.register_blueprint(dev.bp)  # /dev/mail shows every caught message: never in production

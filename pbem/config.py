@@ -93,6 +93,19 @@ def load_config(
         "HEALTH_MAX_BACKLOG": int(get("HEALTH_MAX_BACKLOG", "1000")),
         # Prometheus metrics on /metrics (off: 404). Counts come from the database at each scrape.
         "METRICS": _flag(get("METRICS", "off")),
+        # Who may get an account by signing in (docs/challenges.md): open (anyone), invite (only
+        # addresses someone invited to a game) or closed (no new accounts at all).
+        "SIGNUP": get("SIGNUP", "invite").strip().lower(),
+        # What players may choose when they start games themselves: time controls (";" between
+        # them, as "3d per move") and timeout policies (","), approved by the site.
+        "CHALLENGE_TIME_CONTROLS": get("CHALLENGE_TIME_CONTROLS",
+                                       "3d per move; 7d per move; fischer; 1d per move"),
+        "CHALLENGE_POLICIES": get("CHALLENGE_POLICIES", "default, forfeit, random, hold"),
+        # Days a challenge or seek waits for its players before it expires.
+        "CHALLENGE_DAYS": int(get("CHALLENGE_DAYS", "7")),
+        # Per player: challenges and seeks open at once, and games waiting or under way.
+        "MAX_OPEN_CHALLENGES": int(get("MAX_OPEN_CHALLENGES", "5")),
+        "MAX_ACTIVE_GAMES": int(get("MAX_ACTIVE_GAMES", "30")),
         # Flask's own switch for the Werkzeug debugger (a Python shell for anyone who can make
         # the app fail): read so that production can refuse it.
         "FLASK_DEBUG": _flag(values.get("FLASK_DEBUG") or ""),
@@ -116,6 +129,8 @@ def check_config(config: Mapping[str, Any]) -> None:
         raise ConfigError("PBEM_VACATION_DAYS must be zero or more")
     if config.get("DEFAULT_LANGUAGE", "en") not in ("en", "nl", "de", "it"):
         raise ConfigError("PBEM_DEFAULT_LANGUAGE must be one of en, nl, de, it")
+    if config.get("SIGNUP", "invite") not in ("open", "invite", "closed"):
+        raise ConfigError("PBEM_SIGNUP must be one of open, invite, closed")
     if config["SMTP_TLS"] not in {"none", "starttls", "ssl"}:
         raise ConfigError("PBEM_SMTP_TLS must be one of none, starttls, ssl")
 

@@ -14,19 +14,24 @@ from typing import Any
 
 import pytest
 from aiosmtpd.controller import Controller
+from click.testing import CliRunner
 from flask import Flask
 from flask.testing import FlaskClient
 
 import engine
+import pbem.ratelimit  # noqa: F401  (its table must be on the metadata the test databases use)
 from pbem import create_app
 from pbem.db import Database
 from pbem.links import Links
 from pbem.services import Site
 from tests.support import (
+    ADMIN_EMAIL,
+    ADMIN_PASSWORD,
     BACKENDS,
     BASE_URL,
     MAIL_FROM,
     SECRET,
+    Cli,
     ClockGames,
     Mailbox,
     SmtpHandler,
@@ -111,6 +116,19 @@ def client(app: Flask) -> FlaskClient:
 
 
 @pytest.fixture
+def admin_client(client: FlaskClient, sqlite_database: Database) -> FlaskClient:
+    """A test client logged in to the dashboard as ADMIN_EMAIL."""
+    from pbem.admin.accounts import create_admin
+
+    with sqlite_database.write() as session:
+        create_admin(session, datetime.now(UTC), ADMIN_EMAIL, ADMIN_PASSWORD)
+    token = csrf_of(client.get("/admin/login").text)
+    assert client.post("/admin/login", data={"csrf_token": token, "email": ADMIN_EMAIL,
+                                             "password": ADMIN_PASSWORD}).status_code == 302
+    return client
+
+
+@pytest.fixture
 def mailbox(sqlite_database: Database, smtp_server: SmtpServer) -> Mailbox:
     return Mailbox(sqlite_database, smtp_server)
 
@@ -129,3 +147,19 @@ def clock_games(database: Database, site: Site) -> ClockGames:
 @pytest.fixture
 def sqlite_clock_games(sqlite_database: Database, site: Site) -> ClockGames:
     return ClockGames(sqlite_database, site)
+
+
+@pytest.fixture
+def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Cli]:
+    """``pbem`` commands in ``tmp_path``, on a database that ``pbem db upgrade`` made."""
+    from pbem.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    env = {"PBEM_DATABASE_URL": url, "PBEM_SECRET_KEY": "cli-secret",
+           "PBEM_BASE_URL": "https://pbem.example", "PBEM_MAIL_FROM": "pbem <pbem@example.test>"}
+    runner = CliRunner()
+    assert runner.invoke(main, ["db", "upgrade"], env=env).exit_code == 0
+    command = Cli(env, Database(url), runner)
+    yield command
+    command.database.dispose()

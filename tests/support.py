@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner, Result
 from sqlalchemy import create_engine, text
 from sqlmodel import SQLModel
 
@@ -182,6 +183,20 @@ class Mailbox:
         found = [u for u in cls.links(message) if u.startswith(f"{BASE_URL}{path}")]
         assert found, f"no {path} link in: {cls.links(message)}"
         return found[0]
+
+
+@dataclass
+class Cli:
+    """The ``pbem`` command line on a migrated SQLite file, run as an operator would."""
+
+    env: dict[str, str]
+    database: Database
+    runner: CliRunner
+
+    def __call__(self, *args: str) -> Result:
+        from pbem.cli import main
+
+        return self.runner.invoke(main, list(args), env=self.env)
 
 
 def csrf_of(html: str) -> str:

@@ -24,10 +24,12 @@ def init_app(app: Flask, database: Database) -> None:
         account,
         audit_views,
         auth,
+        challenges,
         dashboard,
         game_actions,
         game_detail,
         limits,
+        tournaments,
     )
     from pbem.admin.sessions import current_organiser, load_admin
     from pbem.admin.words import word
@@ -66,6 +68,6 @@ def init_app(app: Flask, database: Database) -> None:
     app.add_template_global(word, "admin_word")
     app.add_template_global(current_organiser, "current_organiser")
     for blueprint in (auth.bp, dashboard.bp, game_detail.bp, game_actions.bp, audit_views.bp,
-                      account.bp):
+                      account.bp, challenges.bp, tournaments.bp):
         app.register_blueprint(blueprint)
     limits.init_app(app, database)

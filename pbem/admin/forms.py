@@ -46,16 +46,22 @@ class NewGameFields(FlaskForm):
     vacations_allowed = BooleanField(default=True)
     # Counts for the players' ratings (pbem.services.ratings); never with a computer player.
     rated = BooleanField(default=False)
+    # Left out of the public archive and profiles; its pages stay reachable by their links.
+    unlisted = BooleanField(default=False)
     # Of the players this form creates; players known already keep theirs. The page offers
     # LANGUAGES, each by its own name; read_form checks the choice.
     language = StringField(_l("Language of new players"))
 
 
+def option_fields(info: engine.GameInfo) -> dict[str, Any]:
+    """A field per option of the game (``option-board``, ...), its default filled in."""
+    return {f"option-{o.name}": StringField(default=str(o.default)) for o in info.options}
+
+
 @cache
 def form_class(info: engine.GameInfo) -> type[NewGameFields]:
     """The form of one game: a choice per option, a name and an address per seat."""
-    fields: dict[str, Any] = {f"option-{o.name}": StringField(default=str(o.default))
-                              for o in info.options}
+    fields = option_fields(info)
     for row in range(info.max_players):
         fields |= {f"name-{row}": StringField(default=""),
                    f"email-{row}": StringField(default=""),
@@ -64,14 +70,35 @@ def form_class(info: engine.GameInfo) -> type[NewGameFields]:
 
 
 @dataclass
-class CreateGameForm:
-    """What was typed (``values``), what is wrong (``errors``), and, when valid, what it means."""
+class GameForm:
+    """What was typed (``values``), what is wrong (``errors``), and, when valid, what it means:
+    the players and the game's options (a game's form, or a tournament's)."""
 
     info: engine.GameInfo
     values: dict[str, str]
     errors: dict[str, str] = field(default_factory=dict)
     players: list[PlayerSpec] = field(default_factory=list)
     options: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def policies(self) -> list[tuple[str, str]]:
+        return [(p, POLICY_LABELS[p]) for p in POLICIES]
+
+    def read_options(self) -> None:
+        """The game's options as typed (each its default when left empty), or their errors."""
+        for option in self.info.options:
+            key = f"option-{option.name}"
+            try:
+                self.options[option.name] = option.coerce(self.values.get(key)
+                                                          or str(option.default))
+            except engine.UnknownGame as error:
+                self.errors[key] = says(error)
+
+
+@dataclass
+class CreateGameForm(GameForm):
+    """The create-game form; ``service_args`` go on to ``create_game`` when it is valid."""
+
     service_args: dict[str, Any] = field(default_factory=dict)
     language: str = "en"  # of the players this form creates
 
@@ -87,24 +114,24 @@ class CreateGameForm:
             (f"bot:{level}", _("the computer (%(level)s)", level=names.get(level, level)))
             for level in LEVELS]
 
-    @property
-    def policies(self) -> list[tuple[str, str]]:
-        return [(p, POLICY_LABELS[p]) for p in POLICIES]
-
 
 def default_language() -> str:
     """The language new players get unless the organiser chooses (``PBEM_DEFAULT_LANGUAGE``)."""
     return supported(current_app.config.get("DEFAULT_LANGUAGE"), "en")
 
 
-def _typed(form: NewGameFields) -> dict[str, str]:
+def typed(form: FlaskForm, boxes: tuple[str, ...]) -> dict[str, str]:
+    """What was typed in each field, as text; a ticked checkbox of ``boxes`` is "on"."""
     values = {name: str(f.data or "").strip() for name, f in form._fields.items()
-              if name not in ("csrf_token", "vacations_allowed", "rated")}
-    if form.vacations_allowed.data:
-        values["vacations_allowed"] = "on"
-    if form.rated.data:
-        values["rated"] = "on"
+              if name != "csrf_token" and name not in boxes}
+    for box in boxes:
+        if form[box].data:
+            values[box] = "on"
     return values
+
+
+def _typed(form: NewGameFields) -> dict[str, str]:
+    return typed(form, ("vacations_allowed", "rated", "unlisted"))
 
 
 def blank_form(info: engine.GameInfo) -> CreateGameForm:
@@ -171,12 +198,7 @@ def read_form(info: engine.GameInfo) -> CreateGameForm:
     form.validate()  # the CSRF token; the fields' own checks follow, in this order
     result = CreateGameForm(info, _typed(form))
     values, errors = result.values, result.errors
-    for option in info.options:
-        key = f"option-{option.name}"
-        try:
-            result.options[option.name] = option.coerce(values.get(key) or str(option.default))
-        except engine.UnknownGame as error:
-            errors[key] = says(error)
+    result.read_options()
     _players(result)
     if form.rated.data and any(p.bot_level for p in result.players):
         errors["rated"] = _("a game with a computer player cannot be rated: untick the box "
@@ -207,5 +229,6 @@ def read_form(info: engine.GameInfo) -> CreateGameForm:
         result.service_args = {"time_control": control, "timeout_policy": policy,
                                "reminders": reminders,
                                "vacations_allowed": bool(form.vacations_allowed.data),
-                               "rated": bool(form.rated.data)}
+                               "rated": bool(form.rated.data),
+                               "listed": not form.unlisted.data}
     return result

@@ -108,10 +108,12 @@ def serve(host: str, port: int) -> None:
                    " pbem knows already keep theirs [default: PBEM_DEFAULT_LANGUAGE].")
 @click.option("--rated", is_flag=True,
               help="The game counts for the players' ratings (people only, no computer player).")
+@click.option("--unlisted", is_flag=True,
+              help="Leave the game out of the public archive and player profiles.")
 def create_game_command(game: str, options: tuple[str, ...], players: tuple[str, ...],
                         per_move: str | None, random_seats: bool, time_control: str | None,
                         timeout_policy: str | None, no_vacations: bool,
-                        language: str | None, rated: bool) -> None:
+                        language: str | None, rated: bool, unlisted: bool) -> None:
     """Create a game and email the invitations; prints its id and page URL."""
     from pbem.admin.actions import welcome_new_players
     from pbem.clock.controls import BadTimeControl, parse_time_control
@@ -148,7 +150,8 @@ def create_game_command(game: str, options: tuple[str, ...], players: tuple[str,
                               per_move=parse_duration(per_move) if per_move else None,
                               random_seats=random_seats, time_control=control,
                               timeout_policy=timeout_policy,
-                              vacations_allowed=not no_vacations, rated=rated)
+                              vacations_allowed=not no_vacations, rated=rated,
+                              listed=not unlisted)
     except ServiceError as error:
         raise click.ClickException(str(error)) from None
     click.echo(f"game {row.id}: {site.links.game_url(row.public_id)}")
@@ -346,11 +349,13 @@ def _register_admin_commands() -> None:
     from pbem.cli.mail_in import dkim_keygen_command, fetch_mail_command, inbound_command
     from pbem.cli.operators import backup_command, sweep_command
     from pbem.cli.ratings import ratings_group
+    from pbem.cli.tournaments import tournament_group
 
     main.add_command(create_admin_command)
     main.add_command(sweep_command)
     main.add_command(backup_command)
     main.add_command(ratings_group)
+    main.add_command(tournament_group)
     for command in (inbound_command, fetch_mail_command, dkim_keygen_command):
         main.add_command(command)
 

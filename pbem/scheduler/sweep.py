@@ -32,6 +32,7 @@ from sqlmodel import col, select
 from pbem.db import Database
 from pbem.models import Game
 from pbem.scheduler.bots import BotResult, play_bots
+from pbem.services.challenges import expire_stale
 from pbem.services.common import Site
 from pbem.services.timeouts import handle_due_game
 
@@ -83,6 +84,7 @@ def sweep(
     """
     summary = SweepSummary()
     play_bots(database, now, site, summary.add_bot_result)
+    expire_stale(database, now, site)  # challenges nobody took up in time
     # Games not to pick again in this sweep: failed, or found with nothing to do (a game that
     # is due again at a new ply, such as the second step of a timed-out turn, is picked again).
     left_alone: set[int] = set()

@@ -128,6 +128,7 @@ def create_game(
     vacations_allowed: bool = True,
     accepted: Collection[str] = (),
     rated: bool = False,
+    listed: bool = True,
 ) -> Game:
     """Make a game and invite its players (seat order as given, or shuffled).
 
@@ -174,6 +175,7 @@ def create_game(
         if organiser else None,
         created_at=now,
         rated=rated and not any(p.bot_level for p in players),
+        listed=listed,  # False: left out of the public archive and profiles
     )
     session.add(row)
     session.flush()

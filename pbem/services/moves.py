@@ -15,6 +15,7 @@ from engine.text import N_, Text
 from pbem.i18n import ENGLISH, Reader
 from pbem.models import Game, GameStatus, Move, MoveSource, Player, Seat
 from pbem.positions import current_state, moves_of
+from pbem.services.challenges import rematch_url
 from pbem.services.common import (
     GameMovedOn,
     GameNotActive,
@@ -48,6 +49,7 @@ from pbem.services.results import (
     result_sentence,
     shown_result,
 )
+from pbem.services.tournaments import tournament_game_ended
 
 MAX_NOTE = 500
 MAX_AUTOMATIC_MOVES = 10_000  # a stand-in playing out a long game; only a bug would reach it
@@ -372,6 +374,7 @@ def send_game_over(
     if row.id is None:
         return
     rate_game(session, now, row, seats)
+    tournament_game_ended(session, now, site, row)
     mail = mail or _Mailing.of(session, row, game, state, seats)
     names = mail.context["player_names"]
     for seat in seats:
@@ -384,5 +387,5 @@ def send_game_over(
             board=mail.board(seat.seat),
             context=lambda reader, seat=seat: mail.context_for(
                 seat, reader, mine=outcome_for(row.winners, seat.seat),
-                result=mail.result(reader)),
+                result=mail.result(reader), rematch_url=rematch_url(site, row, seat)),
         )

@@ -98,6 +98,8 @@ def my_games(token: str) -> tuple[str, int] | Response:
         check_csrf()
         if request.form.get("action") in ("add_absence", "cancel_absence"):
             return _change_absences(token, player_id)
+        if request.form.get("action") == "profile":
+            return _change_profile(token, player_id)
         try:
             name, zone = _checked_settings()
         except BadName as error:
@@ -121,6 +123,20 @@ def my_games(token: str) -> tuple[str, int] | Response:
             audit(session, utc_now(), "preferences changed", player_id=player_id)
         return redirect(url_for("players.my_games", token=token, saved=1), 303)
     return _my_games_page(token, player_id)
+
+
+def _change_profile(token: str, player_id: int) -> Response | tuple[str, int]:
+    """Hide or show the player's public profile (pbem.web.profiles); the box unticked shows it."""
+    hidden = request.form.get("profile_hidden") == "on"
+    with database().write() as session:
+        player = session.get(Player, player_id)
+        if player is None:
+            return damaged_link()
+        player.profile_hidden = hidden
+        session.add(player)
+        audit(session, utc_now(), "profile hidden" if hidden else "profile shown",
+              player_id=player_id)
+    return redirect(url_for("players.my_games", token=token, saved=1, _anchor="profile"), 303)
 
 
 def _checked_settings() -> tuple[str, str]:

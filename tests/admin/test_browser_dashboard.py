@@ -8,116 +8,50 @@ Screenshots of the main pages go to artifacts/screenshots/ (not committed) for p
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlmodel import select
+from sqlmodel import Session, select
 
 import engine
-from pbem import create_app
 from pbem.admin.accounts import create_admin
-from pbem.db import Database
-from pbem.mail.catcher import database_store, start_catcher
-from pbem.mail.outbox import SmtpSettings, deliver_pending
-from pbem.migrate import upgrade
 from pbem.models import Game
+from tests.browser_support import (
+    Server,
+    chromium,
+    needs_chromium,
+    new_page,
+    open_mail_to,
+    screenshot,
+    serving_with_mail,
+)
 from tests.support import two_player_game
 
-CHROMIUM = Path("/usr/bin/chromium")
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-               "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 ADMIN = "organiser@example.test"
 PASSWORD = "browser test password"
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
-                                reason="Debian's chromium is not installed at /usr/bin/chromium "
-                                       "(make test installs it)")
+pytestmark = needs_chromium
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@dataclass
-class Server:
-    base: str
-    database: Database
-    smtp: SmtpSettings
-
-    def deliver(self) -> None:
-        """One pass over the outbox into the mail catcher (pbem dev runs this every 2 s)."""
-        deliver_pending(self.database, self.smtp, datetime.now(UTC))
+def _an_organiser(session: Session) -> None:
+    create_admin(session, datetime.now(UTC), ADMIN, PASSWORD)
 
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[Server]:
-    from werkzeug.serving import make_server
-
-    url = f"sqlite:///{tmp_path / 'browser.db'}"
-    upgrade(url)  # the real migration chain
-    database = Database(url)
-    with database.write() as session:
-        create_admin(session, datetime.now(UTC), ADMIN, PASSWORD)
-    smtp_port, web_port = _free_port(), _free_port()
-    catcher = start_catcher(database_store(database), host="127.0.0.1", port=smtp_port)
-    base = f"http://127.0.0.1:{web_port}"
-    config = {"ENV": "development", "SECRET_KEY": "browser-secret", "BASE_URL": base,
-              "DATABASE": database, "DATABASE_URL": url, "SMTP_HOST": "127.0.0.1",
-              "SMTP_PORT": smtp_port, "SMTP_TLS": "none", "MAIL_FROM": "pbem <pbem@localhost>"}
-    app = create_app(config, read_env=False)
-    http = make_server("127.0.0.1", web_port, app, threaded=True)
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
-    thread.start()
-    yield Server(base, database, SmtpSettings(host="127.0.0.1", port=smtp_port,
-                                              mail_from=config["MAIL_FROM"], timeout=10))
-    http.shutdown()
-    catcher.stop()
-    database.dispose()
+    with serving_with_mail(tmp_path / "browser.db", "browser-secret", _an_organiser) as served:
+        yield served
 
 
 @pytest.fixture
 def page(server: Server) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        context = browser.new_context(viewport={"width": 1200, "height": 900})
-        context.set_default_timeout(10_000)
-        yield context.new_page()
-        context.close()
-        browser.close()
-
-
-def _shot(page: Any, name: str) -> None:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
-
-
-def _open_mail_to(page: Any, server: Server, address: str, link_text: str) -> None:
-    """In the mail catcher, open the newest message to ``address`` with a link ``link_text``.
-
-    Every email of a game has the same subject (mail clients thread them), so this opens them
-    newest first as a reader would, until one has the link.
-    """
-    page.goto(f"{server.base}/dev/mail")
-    count = page.locator("tr", has_text=address).count()
-    for index in range(count):
-        page.goto(f"{server.base}/dev/mail")
-        page.locator("tr", has_text=address).nth(index).get_by_role("link").click()
-        page.wait_for_url(re.compile(r"/dev/mail/\d+$"))
-        if page.frame_locator("iframe").get_by_role("link", name=link_text).count():
-            return
-    raise AssertionError(f"no email to {address} with a link {link_text!r}")
+    with chromium() as browser:
+        opened = new_page(browser, bypass_csp=False)
+        yield opened
+        opened.context.close()
 
 
 def _click_link_in_mail(page: Any, text: str) -> None:
@@ -140,7 +74,7 @@ def test_an_organiser_runs_a_game_in_the_browser(page: Any, server: Server) -> N
     page.keyboard.type(ADMIN)
     page.keyboard.press("Tab")
     page.keyboard.type(PASSWORD)
-    _shot(page, "01-login")
+    screenshot(page, "01-login")
     page.keyboard.press("Enter")
     expect(page.get_by_role("heading", name="Games")).to_be_visible()
     page.keyboard.press("Tab")  # the first stop is the skip link, then the menu
@@ -160,7 +94,7 @@ def test_an_organiser_runs_a_game_in_the_browser(page: Any, server: Server) -> N
     page.get_by_role("button", name=re.compile("Create the game")).click()
     expect(page.get_by_text("The game was not created")).to_be_visible()
     expect(page.get_by_label("Player 1: name")).to_have_value("Ann")  # kept
-    _shot(page, "02-create-game-errors")
+    screenshot(page, "02-create-game-errors")
     page.get_by_label("Player 2: email").fill("bob@example.test")
     page.get_by_role("button", name=re.compile("Create the game")).click()
     expect(page.locator(".flash")).to_contain_text("Game created")
@@ -170,9 +104,9 @@ def test_an_organiser_runs_a_game_in_the_browser(page: Any, server: Server) -> N
     # Both players accept from the invitation in the mail catcher.
     server.deliver()
     for address in ("ann@example.test", "bob@example.test"):
-        _open_mail_to(page, server, address, "Accept or decline")
+        open_mail_to(page, server, address, "Accept or decline")
         if address.startswith("ann"):
-            _shot(page, "03-mail-catcher-invitation")
+            screenshot(page, "03-mail-catcher-invitation")
         _click_link_in_mail(page, "Accept or decline")
         page.get_by_role("button", name="Accept").click()
         expect(page.get_by_role("heading", name="Invitation accepted")).to_be_visible()
@@ -184,9 +118,9 @@ def test_an_organiser_runs_a_game_in_the_browser(page: Any, server: Server) -> N
         mover = row.to_move
     addresses = ["ann@example.test", "bob@example.test"]
     server.deliver()
-    _open_mail_to(page, server, addresses[mover], "Make your move")
+    open_mail_to(page, server, addresses[mover], "Make your move")
     _click_link_in_mail(page, "Make your move")
-    _shot(page, "04-move-page")
+    screenshot(page, "04-move-page")
     clicked: list[str] = []
     for _ in range(6):  # a move is one or a few clicks, depending on the game
         if "/confirm" in page.url:
@@ -208,13 +142,13 @@ def test_an_organiser_runs_a_game_in_the_browser(page: Any, server: Server) -> N
         row = session.get(Game, game_pk)
         assert row is not None and row.ply == 1
     expect(page.locator("#moves li")).to_have_count(1)
-    _shot(page, "05-game-detail")
+    screenshot(page, "05-game-detail")
 
     # Extend the deadline, with its confirm page.
     before = page.locator("#deadline").inner_text()
     page.get_by_role("link", name="Extend deadline").click()
     page.get_by_label("Extra time").fill("1d")
-    _shot(page, "06-confirm-extend")
+    screenshot(page, "06-confirm-extend")
     page.get_by_role("button", name=re.compile("Confirm")).click()
     expect(page.locator(".flash")).to_contain_text("Deadline extended by 1d")
     assert page.locator("#deadline").inner_text() != before
@@ -225,7 +159,7 @@ def test_an_organiser_runs_a_game_in_the_browser(page: Any, server: Server) -> N
         row = session.exec(select(Game).where(Game.id == game_pk)).one()
         waiting = row.to_move
     assert waiting is not None
-    _open_mail_to(page, server, addresses[waiting], "Make your move")
+    open_mail_to(page, server, addresses[waiting], "Make your move")
     old_link = page.frame_locator("iframe").get_by_role(
         "link", name="Make your move").get_attribute("href")
     assert old_link and "/play/" in old_link
@@ -239,9 +173,9 @@ def test_an_organiser_runs_a_game_in_the_browser(page: Any, server: Server) -> N
     response = page.goto(old_link)
     assert response is not None and response.status == 410
     expect(page.get_by_role("heading", name="This link is no longer yours")).to_be_visible()
-    _shot(page, "07-replaced-link")
+    screenshot(page, "07-replaced-link")
     server.deliver()
-    _open_mail_to(page, server, "cat@example.test", "Make your move")
+    open_mail_to(page, server, "cat@example.test", "Make your move")
     _click_link_in_mail(page, "Make your move")
     expect(page.locator(".board svg a").first).to_be_visible()
 
@@ -249,11 +183,11 @@ def test_an_organiser_runs_a_game_in_the_browser(page: Any, server: Server) -> N
     for path, name in (("/admin/", "08-games"), ("/admin/mail", "09-mail-log"),
                        ("/admin/audit", "10-audit"), ("/admin/players", "11-players")):
         page.goto(server.base + path)
-        _shot(page, name)
+        screenshot(page, name)
     expect(page.get_by_text("cat@example.test")).to_be_visible()
     page.set_viewport_size({"width": 390, "height": 844})
     for path, name in ((game_url, "12-phone-game"), (f"{server.base}/admin/", "13-phone-games")):
         page.goto(path)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 390 + 1, f"{name}: the page is {width}px wide on a 390px phone"
-        _shot(page, name)
+        screenshot(page, name)

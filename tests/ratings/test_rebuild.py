@@ -7,20 +7,17 @@ import itertools
 import random
 import threading
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
-from click.testing import CliRunner
 from sqlmodel import col, select
 
 from pbem.admin import actions
-from pbem.cli import main
 from pbem.db import Database
 from pbem.models import Player, RatingChange
 from pbem.services import Site, resign, submit_move
 from pbem.services.ratings import rebuild
 from tests.ratings.support import QUICK, changes, last_move, play_out, ratings, start
-from tests.support import ClockGames
+from tests.support import Cli, ClockGames
 
 
 def _history(database: Database) -> list[tuple[Any, ...]]:
@@ -64,18 +61,11 @@ def test_rebuilding_gives_the_ratings_the_games_gave(database: Database, now: da
     assert _history(database) == live_history
 
 
-def test_the_rebuild_command(tmp_path: Path, monkeypatch: Any, site: Site,
-                             now: datetime) -> None:
-    monkeypatch.chdir(tmp_path)
-    url = f"sqlite:///{tmp_path / 'cli.db'}"
-    env = {"PBEM_DATABASE_URL": url, "PBEM_SECRET_KEY": "cli-secret",
-           "PBEM_BASE_URL": "https://pbem.example", "PBEM_MAIL_FROM": "pbem <pbem@example.test>"}
-    runner = CliRunner()
-    assert runner.invoke(main, ["db", "upgrade"], env=env).exit_code == 0
-    database = Database(url)
+def test_the_rebuild_command(cli: Cli, site: Site, now: datetime) -> None:
+    database = cli.database
     play_out(database, now, site, start(database, now, site, "ann", "bob"), random.Random(1))
     live = ratings(database)
-    done = runner.invoke(main, ["ratings", "rebuild"], env=env)
+    done = cli("ratings", "rebuild")
     assert done.exit_code == 0, done.output
     assert done.output == "ratings rebuilt from 1 rated game for 2 players\n"
     assert ratings(database) == live

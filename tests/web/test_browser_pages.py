@@ -9,36 +9,34 @@ context bypasses the CSP to inject axe-core; the pages themselves need no script
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlmodel import select
 
-from pbem import create_app
 from pbem.db import Database
 from pbem.migrate import upgrade
 from pbem.models import Game, Player
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, create_game
+from tests.browser_support import (
+    axe_violations,
+    chromium,
+    needs_chromium,
+    new_page,
+    screenshot,
+    serving,
+)
 from tests.support import free_port, start_a_game
 
-CHROMIUM = Path("/usr/bin/chromium")
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-               "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
-AXE = Path(__import__("axe_playwright_python").__file__).with_name("axe.min.js")
 # Violations inside the board's SVG are the engine's drawing (engine/hexsvg.py and each game's
 # drawing): reported apart from the page around the board, to say where to look.
 IN_SVG = "svg"
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
-                                reason="Debian's chromium is not installed at /usr/bin/chromium "
-                                       "(make test installs it)")
+pytestmark = needs_chromium
 
 
 @dataclass
@@ -106,56 +104,34 @@ def _games(database: Database, site: Site, base: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site_]:
-    from werkzeug.serving import make_server
-
     folder = tmp_path_factory.mktemp("browser-pages")
     url = f"sqlite:///{folder / 'pages.db'}"
     upgrade(url)
     database = Database(url)
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    app = create_app({"ENV": "development", "SECRET_KEY": "browser-pages-secret",
-                      "BASE_URL": base, "DATABASE": database, "DATABASE_URL": url,
-                      "SMTP_HOST": "127.0.0.1", "SMTP_PORT": free_port(), "SMTP_TLS": "none",
-                      "MAIL_FROM": "pbem <pbem@localhost>"}, read_env=False)
-    site: Site = app.extensions["pbem.site"]
-    http = make_server("127.0.0.1", port, app, threaded=True)
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
-    thread.start()
-    yield Site_(base, database, site, _games(database, site, base))
-    http.shutdown()
+    with serving(database, url, "browser-pages-secret", free_port()) as app:
+        site: Site = app.extensions["pbem.site"]
+        base = app.config["BASE_URL"]
+        yield Site_(base, database, site, _games(database, site, base))
     database.dispose()
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        yield chromium
-        chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
-@pytest.fixture
-def new_page(browser: Any) -> Iterator[Callable[[int], Any]]:
-    contexts: list[Any] = []
+@pytest.fixture(name="new_page")
+def new_page_fixture(browser: Any) -> Iterator[Callable[[int], Any]]:
+    pages: list[Any] = []
 
     def make(width: int = 1280) -> Any:
-        context = browser.new_context(viewport={"width": width, "height": 900}, bypass_csp=True)
-        context.set_default_timeout(15_000)
-        contexts.append(context)
-        return context.new_page()
+        pages.append(new_page(browser, width, timeout=15_000))
+        return pages[-1]
 
     yield make
-    for context in contexts:
-        context.close()
-
-
-def _axe(page: Any) -> list[dict[str, Any]]:
-    page.add_script_tag(path=str(AXE))
-    result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
-    return list(result["violations"])
+    for page in pages:
+        page.context.close()
 
 
 def _split(violations: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
@@ -193,7 +169,7 @@ def test_axe_finds_no_violations(name: str, served: Site_, new_page: Any) -> Non
             pytest.skip(f"{name}: that game has no board move in its opening")
         response = page.goto(served.urls[name])
         assert response is not None and response.status in (200, 400, 404, 422), name
-    around, inside = _split(_axe(page))
+    around, inside = _split(axe_violations(page))
     assert not around and not inside, f"{name}:\n" + "\n".join([*around, *inside])
 
 
@@ -209,7 +185,7 @@ def test_axe_finds_no_violations_on_the_dashboard(served: Site_, new_page: Any) 
     page = new_page(1280)
     found: dict[str, list[str]] = {}
     page.goto(f"{served.base}/admin/login")
-    found["/admin/login"] = [line for part in _split(_axe(page)) for line in part]
+    found["/admin/login"] = [line for part in _split(axe_violations(page)) for line in part]
     page.fill("input[name=email]", "axe@example.test")
     page.fill("input[name=password]", "a long enough password")
     page.click("button[type=submit]")
@@ -220,14 +196,8 @@ def test_axe_finds_no_violations_on_the_dashboard(served: Site_, new_page: Any) 
                  f"/admin/games/{game.id}/replace"]:
         response = page.goto(f"{served.base}{path}")
         assert response is not None and response.status == 200, path
-        found[path] = [line for part in _split(_axe(page)) for line in part]
+        found[path] = [line for part in _split(axe_violations(page)) for line in part]
     assert {path: lines for path, lines in found.items() if lines} == {}
-
-
-def _shot(page: Any, name: str) -> None:
-    """For people to look at (artifacts/ is not committed)."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
 
 
 def _cell_box(page: Any) -> dict[str, float]:
@@ -254,7 +224,7 @@ def test_boards_fill_the_screen_and_cells_are_big_enough_to_tap(
     assert min(cell["width"], cell["height"]) >= 24, cell
     # The board scrolls inside its box; the page itself stays phone-wide.
     assert phone.evaluate("document.documentElement.scrollWidth") <= 391
-    _shot(phone, "20-phone-zoomed-board")
+    screenshot(phone, "20-phone-zoomed-board")
     desktop = new_page(1280)
     for name in ("refugia move", "stigmergy-10 move", "mosey move"):
         desktop.goto(served.urls[name])
@@ -262,9 +232,9 @@ def test_boards_fill_the_screen_and_cells_are_big_enough_to_tap(
         assert 600 <= width <= 730, f"{name}: the board is {width}px wide on a 1280px screen"
         cell = _cell_box(desktop)
         assert min(cell["width"], cell["height"]) >= 24, (name, cell)
-    _shot(desktop, "21-desktop-board")
+    screenshot(desktop, "21-desktop-board")
     desktop.goto(served.urls["rifugio whole turn, a step taken"])
-    _shot(desktop, "22-whole-turn")
+    screenshot(desktop, "22-whole-turn")
 
 
 def test_a_click_on_a_cell_lands_on_that_cell_and_the_skip_link_passes_the_board(

@@ -59,6 +59,26 @@ class Browser:
             return error.code, error.read().decode()
 
 
+def post_at_once(url: str, browsers: list[Browser],
+                 forms: list[dict[str, str]]) -> list[tuple[int, str]]:
+    """Each browser posts its form to ``url``, all at the same moment; the answers (status,
+    page) in the order they came."""
+    barrier = threading.Barrier(len(browsers))
+    answers: list[tuple[int, str]] = []
+
+    def post(browser: Browser, form: dict[str, str]) -> None:
+        barrier.wait()
+        answers.append(browser.open(url, form))
+
+    threads = [threading.Thread(target=post, args=(b, f))
+               for b, f in zip(browsers, forms, strict=True)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return answers
+
+
 def _schema(database: object) -> dict[str, str]:
     """The PBEM_* setting that puts the server in the test's PostgreSQL schema."""
     engine = database.engine  # type: ignore[attr-defined]
@@ -96,21 +116,7 @@ def test_the_losing_half_of_a_double_confirm_gets_the_not_played_page(
                     f"{url}/confirm?{urllib.parse.urlencode({'move': move})}")
                 assert status == 200
                 forms.append({"csrf_token": csrf_of(page), "move": move})
-            barrier = threading.Barrier(2)
-            answers: list[tuple[int, str]] = []
-
-            def confirm(browser: Browser, form: dict[str, str], url: str = url,
-                        barrier: threading.Barrier = barrier,
-                        answers: list[tuple[int, str]] = answers) -> None:
-                barrier.wait()
-                answers.append(browser.open(f"{url}/confirm", form))
-
-            threads = [threading.Thread(target=confirm, args=(b, f))
-                       for b, f in zip(browsers, forms, strict=True)]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
+            answers = post_at_once(f"{url}/confirm", browsers, forms)
             statuses = sorted(status for status, _ in answers)
             codes.append(statuses)
             assert all(status < 500 for status in statuses), answers

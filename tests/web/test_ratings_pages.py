@@ -221,13 +221,12 @@ def test_a_rated_games_page_shows_each_players_rating(
 
 # -- in a real browser: axe-core, and the graph on a phone -----------------------------------------
 
+from tests.browser_support import CHROMIUM, axe_violations  # noqa: E402
 from tests.web.test_browser_pages import (  # noqa: E402 (the browser tests' server and Chromium)
-    CHROMIUM,
     Site_,
-    _axe,
     _split,
     browser,  # noqa: F401 (a fixture)
-    new_page,  # noqa: F401 (a fixture)
+    new_page_fixture,  # noqa: F401 (the new_page fixture)
     served,  # noqa: F401 (a fixture)
 )
 
@@ -256,11 +255,11 @@ def rated_urls(served: Site_) -> dict[str, str]:  # noqa: F811 (the fixture abov
                                   "rated game"])
 @pytest.mark.parametrize("width", [1280, 390])
 def test_rating_pages_pass_axe_and_fit_a_phone(
-    name: str, width: int, rated_urls: dict[str, str], new_page: Any,  # noqa: F811
+    name: str, width: int, rated_urls: dict[str, str], new_page: Any,
 ) -> None:
     page = new_page(width)
     response = page.goto(rated_urls[name])
     assert response is not None and response.status == 200, name
-    around, inside = _split(_axe(page))
+    around, inside = _split(axe_violations(page))
     assert not around and not inside, f"{name}:\n" + "\n".join([*around, *inside])
     assert page.evaluate("document.documentElement.scrollWidth") <= width, name

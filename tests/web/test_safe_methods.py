@@ -15,6 +15,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlmodel import select
 
+import engine
 from pbem.db import Database
 from pbem.models import (
     AuditEntry,
@@ -116,7 +117,83 @@ def _probes(database: Database, now: datetime, site: Site, game_id: str,
         "signin.sign_out": lambda: Probe("/sign-out", {}, {}, setup=signed_in),
         "signin.sign_out_everywhere": lambda: Probe("/sign-out-everywhere", {}, {},
                                                     setup=signed_in),
+        # Challenges, seeks, rematches and open sign-up (pbem.web.challenges, seeks, signin).
+        **_challenge_probes(database, now, site, game_id, player_pk, signed_in),
     }
+
+
+def _challenge_probes(database: Database, now: datetime, site: Site, game_id: str,
+                      player_pk: int, signed_in: Callable[[FlaskClient], None],
+                      ) -> dict[str, Callable[[], Probe]]:
+    from pbem.services.challenge_rules import ChallengeRules, challenge_url, make_rematch_url
+    from pbem.services.challenges import create_challenge
+    from pbem.services.moves import resign
+
+    now = datetime.now(UTC)  # challenges expire: made now, they are open while probed
+    rules = ChallengeRules(time_controls=("3d per move",))
+    with database.write() as session:
+        me = session.get(Player, player_pk)
+        assert me is not None
+        options = {o.name: o.choices[0] for o in engine.GAMES[game_id].options}
+        invite = create_challenge(session, now, site, rules, creator=me, game_type=game_id,
+                                  options=options, time_control="3d per move",
+                                  timeout_policy="default", invitees=[PlayerSpec(
+                                      "Ivy", "ivy@example.test")])
+        answered = create_challenge(session, now, site, rules, creator=me, game_type=game_id,
+                                    options=options, time_control="3d per move",
+                                    timeout_policy="default", invitees=[PlayerSpec(
+                                        "Ivy", "ivy@example.test")])
+        seek = create_challenge(session, now, site, rules, creator=me, game_type=game_id,
+                                options=options, time_control="3d per move",
+                                timeout_policy="default", seek=True)
+        ivy = session.exec(select(Player.id).where(Player.email == "ivy@example.test")).one()
+        invite_url = challenge_url(site, answered.id or 0, ivy)
+        invite_public, seek_public = invite.public_id, seek.public_id
+    over = start_a_game(database, now, site, game_id)
+    with database.write() as session:
+        resign(session, now, site, game_id=over, seat=1)
+    path = len(site.links.base_url)
+
+    def joiner(browser: FlaskClient) -> None:  # someone else joins the seek
+        with database.write() as session:
+            other = Player(name="Joe", email="joe@example.test", created_at=now)
+            session.add(other)
+            session.flush()
+            token = issue_link(session, datetime.now(UTC), other.id or 0)
+        page = browser.get(f"/sign-in/{token}")
+        browser.post(f"/sign-in/{token}", data={"csrf_token": csrf_of(page.text)})
+
+    def open_sign_up(browser: FlaskClient) -> None:
+        browser.application.config["SIGNUP"] = "open"
+
+    from itsdangerous import URLSafeTimedSerializer
+
+    sign_up = URLSafeTimedSerializer(site.links.secret_key, salt="pbem-signup").dumps(
+        {"e": "newcomer@example.test"})
+    options_form = {f"option-{k}": str(v) for k, v in options.items()}
+    return {
+        "challenges.new_challenge": lambda: Probe(
+            "/challenges/new", {"game": game_id}, {
+                "game": game_id, "kind": "seek", "time_control": "3d per move",
+                "policy": "default", "seat_order": "first", **options_form},
+            setup=signed_in),
+        "challenges.challenge_action": lambda: Probe(
+            f"/challenges/{invite_public}", {}, {"action": "cancel"}, setup=signed_in),
+        "challenges.invitation": lambda: Probe(invite_url[path:], {"action": "accept"},
+                                               {"action": "decline"}),
+        "seeks.join": lambda: Probe(f"/seeks/{seek_public}/join", {}, {}, setup=joiner),
+        "challenges.rematch": lambda: Probe(
+            make_rematch_url(site, over, 0, _holder(database, over))[path:],
+            {"action": "accept"}, {"action": "accept"}),
+        "signin.sign_up": lambda: Probe(f"/sign-up/{sign_up}", {}, {"name": "Newcomer"},
+                                        setup=open_sign_up),
+    }
+
+
+def _holder(database: Database, game_pk: int) -> int:
+    with database.session() as session:
+        return session.exec(select(Seat.player_id).where(Seat.game_id == game_pk,
+                                                         Seat.seat == 0)).one()
 
 
 def _sign_in_token(database: Database, player_id: int) -> str:

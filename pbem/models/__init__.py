@@ -106,6 +106,8 @@ class Player(SQLModel, table=True):
     # Part of every signed-in session (pbem.web.signin): "sign out everywhere" adds one, and
     # sessions made before no longer load.
     session_version: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    # The player asked that their profile page (pbem.web.profiles) be shown to nobody else.
+    profile_hidden: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
 
 
 class Game(SQLModel, table=True):
@@ -149,6 +151,9 @@ class Game(SQLModel, table=True):
     # Counts for the players' ratings when it ends by the rules, a resignation or a forfeit
     # (never with a computer player, never adjudicated or aborted): pbem.services.ratings.
     rated: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
+    # In the public archive and on profiles (pbem.web.archive); an unlisted game's pages are
+    # still reachable by their unguessable links.
+    listed: bool = Field(default=True, sa_column_kwargs={"server_default": "1"})
 
 
 class Seat(SQLModel, table=True):
@@ -388,3 +393,8 @@ class SignInLink(SQLModel, table=True):
     created_at: datetime = _time()
     expires_at: datetime = _time()
     used_at: datetime | None = _time(nullable=True)  # set once: the link signs in only once
+
+
+# Each area's tables, imported here so that SQLModel.metadata (and so Alembic) knows them all.
+from pbem.models.challenges import *  # noqa: E402, F403
+from pbem.models.tournaments import *  # noqa: E402, F403

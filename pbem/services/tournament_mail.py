@@ -1,0 +1,136 @@
+"""A tournament's emails: one thread per player (the first email's Message-ID is kept on the
+entry, and every later one answers it), in the player's language.
+
+- ``tournament_welcome``: you are in (when the organiser creates the tournament);
+- ``tournament_round``: your games of a round, with a link to each (a round robin's games are
+  all made at the start, so its one email lists every round);
+- ``tournament_standings``: the final standings, or that the tournament was cancelled.
+
+Each game's own emails (your turn, game over) come from the game as for any other game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from email.utils import make_msgid
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+import engine
+from pbem.i18n import Reader
+from pbem.models import OutboxEmail, Player
+from pbem.models.tournaments import Tournament, TournamentEntry
+from pbem.services.common import Site
+from pbem.services.tournament_standings import (
+    StandingsView,
+    entries_of,
+    points_text,
+    standings_view,
+)
+from pbem.templating import render_email
+
+
+def standings_url(site: Site, tournament: Tournament) -> str:
+    return f"{site.links.base_url}/tournaments/{tournament.slug}"
+
+
+def _players(session: Session, entries: Sequence[TournamentEntry]) -> dict[int, Player]:
+    ids = [e.player_id for e in entries]
+    return {p.id: p for p in session.exec(select(Player).where(col(Player.id).in_(ids)))
+            if p.id is not None}
+
+
+def _send(session: Session, now: datetime, site: Site, tournament: Tournament,
+          entry: TournamentEntry, player: Player, kind: str,
+          subject: Callable[[Reader], str], context: dict[str, Any]) -> None:
+    """One email of the player's tournament thread, in their language."""
+    assert player.id is not None
+    reader = site.reader_for(player)
+    values = {"player": player, "subject": subject(reader), "tournament": tournament,
+              "game_name": reader.gettext(engine.GAMES[tournament.game_type].name)
+              if tournament.game_type in engine.GAMES else tournament.game_type,
+              "standings_url": standings_url(site, tournament),
+              "my_games_url": site.links.my_games_url(player.id),
+              "points_text": points_text, **context}
+    message_id = make_msgid(idstring=kind.replace("_", ""), domain=site.mail_domain)
+    session.add(OutboxEmail(
+        player_id=player.id, kind=kind, to_address=player.email, to_name=player.name,
+        subject=values["subject"],
+        text_body=render_email(f"email/{kind}.txt", reader, **values),
+        html_body=render_email(f"email/{kind}.html", reader, **values),
+        message_id=message_id, in_reply_to=entry.thread_message_id,
+        next_attempt_at=now, created_at=now))
+    if not entry.thread_message_id:
+        entry.thread_message_id = message_id  # the first email starts the player's thread
+        session.add(entry)
+
+
+def send_welcome(session: Session, now: datetime, site: Site, tournament: Tournament) -> None:
+    """"You are in": the format, the other players, and where the standings will be."""
+    assert tournament.id is not None
+    entries = entries_of(session, tournament.id)
+    players = _players(session, entries)
+    names = [players[e.player_id].name for e in entries]
+    for entry in entries:
+        _send(session, now, site, tournament, entry, players[entry.player_id],
+              "tournament_welcome",
+              lambda reader: reader.gettext("Tournament %(name)s: you are in",
+                                            name=tournament.name),
+              {"names": names})
+
+
+def send_rounds(session: Session, now: datetime, site: Site, tournament: Tournament,
+                rounds: Sequence[int]) -> None:
+    """Each player still in gets their games of ``rounds`` (and their byes), linked."""
+    assert tournament.id is not None
+    view = standings_view(session, tournament)
+    entries = [e for e in entries_of(session, tournament.id) if e.withdrawn_at is None]
+    players = _players(session, entries)
+    first = min(rounds)
+    for entry in entries:
+        me = entry.player_id
+        mine: list[dict[str, object]] = []
+        for number, games, byes in view.rounds:
+            if number not in rounds:
+                continue
+            if me in byes:
+                mine.append({"round": number, "bye": True})
+            for game in games:
+                if me in game.players:
+                    seat = game.players.index(me)
+                    mine.append({
+                        "round": number, "bye": False, "seat": seat + 1,
+                        "seats": len(game.players),
+                        "opponents": [view.names[p] for p in game.players if p != me],
+                        "url": site.links.seat_view_url(game.game_id, seat, holder=me)})
+        if not mine:
+            continue
+
+        def subject(reader: Reader, count: int = len(rounds)) -> str:
+            if count > 1:
+                return reader.gettext("Tournament %(name)s: your games", name=tournament.name)
+            return reader.gettext("Tournament %(name)s: round %(round)d",
+                                  name=tournament.name, round=first)
+
+        _send(session, now, site, tournament, entry, players[me], "tournament_round", subject,
+              {"games": mine, "round": first, "rounds": list(rounds)})
+
+
+def send_standings(session: Session, now: datetime, site: Site, tournament: Tournament, *,
+                   cancelled: bool = False) -> None:
+    """The final standings (or the standings when it was cancelled) to every entry."""
+    assert tournament.id is not None
+    view: StandingsView = standings_view(session, tournament)
+    entries = entries_of(session, tournament.id)
+    players = _players(session, entries)
+    for entry in entries:
+        def subject(reader: Reader) -> str:
+            if cancelled:
+                return reader.gettext("Tournament %(name)s: cancelled", name=tournament.name)
+            return reader.gettext("Tournament %(name)s: final standings", name=tournament.name)
+
+        _send(session, now, site, tournament, entry, players[entry.player_id],
+              "tournament_standings", subject,
+              {"rows": view.rows, "cancelled": cancelled, "swiss": view.swiss})

@@ -1,0 +1,148 @@
+"""The public archive (/archive): finished, listed games, newest first, a page at a time.
+
+Filters come from a plain GET form, so the page works without JavaScript and a search can be
+bookmarked: the game id (``mosey``), part of a player's name (any case), and the days the game
+finished between (UTC, both included). Unlisted games never appear, whatever is searched.
+Each row links the game's replay and its record.
+
+Paging is a small offset paginator of its own: the dashboard's (pbem.admin.queries) lives in
+another package, and pbem's packages do not import each other (tests/test_layers.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+
+from flask import Blueprint, render_template, request, url_for
+from flask_babel import gettext as _
+from sqlmodel import Session, col, func, select
+
+import engine
+from pbem.models import Game, GameStatus, Player, Seat
+from pbem.services.common import players_of, seats_of
+from pbem.services.results import result_in
+from pbem.web.language import current_reader
+from pbem.web.replay import profile_url, record_links
+from pbem.web.support import database
+from pbem.web.terms import words
+
+bp = Blueprint("archive", __name__)
+
+PAGE_SIZE = 20
+MAX_PAGE = 100_000  # beyond any real archive; keeps OFFSET a sane number
+MAX_NAME = 100
+
+
+@dataclass
+class Filters:
+    """What the form asked for (as typed, to show again) and what it means."""
+
+    typed: dict[str, str]
+    errors: dict[str, str] = field(default_factory=dict)
+    game: str = ""
+    player: str = ""
+    since: date | None = None
+    until: date | None = None
+    page: int = 1
+
+
+def _day(typed: str, name: str, errors: dict[str, str]) -> date | None:
+    if not typed:
+        return None
+    try:
+        return date.fromisoformat(typed)
+    except ValueError:
+        errors[name] = _("%(text)s is not a date like 2025-07-31", text=repr(typed[:40]))
+        return None
+
+
+def read_filters(args: Any) -> Filters:
+    """The filters from the query string, each mistake said next to its field."""
+    typed = {name: str(args.get(name, "")).strip()[:MAX_NAME]
+             for name in ("game", "player", "from", "to", "page")}
+    found = Filters(typed)
+    errors = found.errors
+    if typed["game"]:
+        if typed["game"] in engine.GAMES:
+            found.game = typed["game"]
+        else:
+            errors["game"] = _("there is no game called %(game)s", game=repr(typed["game"]))
+    found.player = typed["player"]
+    found.since = _day(typed["from"], "from", errors)
+    found.until = _day(typed["to"], "to", errors)
+    if found.since and found.until and found.since > found.until:
+        errors["to"] = _("the last day comes before the first day")
+    if typed["page"]:
+        if typed["page"].isdigit() and 1 <= int(typed["page"]) <= MAX_PAGE:
+            found.page = int(typed["page"])
+        else:
+            errors["page"] = _("%(text)s is not a page number", text=repr(typed["page"][:20]))
+    return found
+
+
+def archive_query(filters: Filters) -> Any:
+    """Finished, listed games matching ``filters`` (a select of Game, not yet ordered)."""
+    query = select(Game).where(Game.status == GameStatus.FINISHED, col(Game.listed).is_(True))
+    if filters.game:
+        query = query.where(Game.game_type == filters.game)
+    if filters.player:
+        # Case-insensitive substring; autoescape so that % and _ in a name are plain letters.
+        named = (select(Seat.game_id).join(Player, col(Player.id) == col(Seat.player_id))
+                 .where(func.lower(Player.name).contains(filters.player.lower(),
+                                                         autoescape=True)))
+        query = query.where(col(Game.id).in_(named))
+    if filters.since:
+        query = query.where(col(Game.finished_at) >= datetime.combine(filters.since, time(),
+                                                                      UTC))
+    if filters.until:
+        end = datetime.combine(filters.until + timedelta(days=1), time(), UTC)
+        query = query.where(col(Game.finished_at) < end)
+    return query
+
+
+def archive_page(session: Session, filters: Filters) -> tuple[list[Game], int]:
+    """One page of the archive, newest first, and how many games match in all."""
+    query = archive_query(filters)
+    total = session.exec(select(func.count()).select_from(query.subquery())).one()
+    rows = session.exec(query.order_by(col(Game.finished_at).desc(), col(Game.id).desc())
+                        .offset((filters.page - 1) * PAGE_SIZE).limit(PAGE_SIZE)).all()
+    return list(rows), int(total)
+
+
+def _line(session: Session, row: Game) -> dict[str, Any]:
+    """A row of the list: the game, its players (linked to their profiles), the result."""
+    assert row.id is not None
+    seats = seats_of(session, row.id)
+    players = players_of(session, seats)
+    info = engine.GAMES.get(row.game_type)
+    reader = current_reader()
+    people = [players[s.player_id] for s in seats]
+    return {
+        "row": row, "title": words(reader, info.name) if info else row.game_type,
+        "players": [(p.name, profile_url(p)) for p in people],
+        "result": result_in(row, seats, [p.name for p in people], reader),
+        "replay": url_for("replay.replay", public_id=row.public_id, ply=0),
+        "downloads": record_links(row.public_id),
+    }
+
+
+@bp.get("/archive")
+def archive() -> tuple[str, int]:
+    filters = read_filters(request.args)
+    lines: list[dict[str, Any]] = []
+    total = 0
+    if not filters.errors:
+        with database().session() as session:
+            rows, total = archive_page(session, filters)
+            lines = [_line(session, row) for row in rows]
+    pages = max(1, -(-total // PAGE_SIZE))
+    kept: dict[str, Any] = {k: v for k, v in filters.typed.items() if v and k != "page"}
+    reader = current_reader()
+    return render_template(
+        "archive.html", filters=filters, lines=lines, total=total, page=filters.page,
+        pages=pages, games=[(game_id, words(reader, info.name))
+                            for game_id, info in engine.GAMES.items()],
+        page_url=lambda number: url_for("archive.archive", **kept, page=number),
+    ), 400 if filters.errors else 200

@@ -1,0 +1,45 @@
+"""Public tournament pages: /tournaments lists the listed ones that have started, and
+/tournaments/<slug> shows one tournament's standings, tie-breaks, crosstable and rounds, every
+game linked to its public page.
+
+An unlisted tournament is never listed; its page is reached only by its slug, which is
+unguessable (like a game's public id), so the organiser decides who gets the address. Public
+pages show names only, never an email address.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, render_template
+
+import engine
+from pbem.services.tournament_standings import points_text, standings_view
+from pbem.services.tournaments import listed_tournaments, tournament_by_slug
+from pbem.web.language import current_reader
+from pbem.web.support import database
+from pbem.web.terms import words
+
+bp = Blueprint("tournaments", __name__)
+
+
+def game_name(game_type: str) -> str:
+    """The game's name in the page's language (the id itself for a game no longer offered)."""
+    info = engine.GAMES.get(game_type)
+    return words(current_reader(), info.name) if info else game_type
+
+
+@bp.get("/tournaments")
+def tournaments_index() -> str:
+    with database().session() as session:
+        shown = listed_tournaments(session)
+    return render_template("tournaments.html", tournaments=shown, game_name=game_name)
+
+
+@bp.get("/tournaments/<slug>")
+def tournament_page(slug: str) -> str:
+    with database().session() as session:
+        tournament = tournament_by_slug(session, slug)
+        if tournament is None:
+            abort(404)
+        view = standings_view(session, tournament)
+    return render_template("tournament.html", view=view, points_text=points_text,
+                           game_name=game_name(view.tournament.game_type))

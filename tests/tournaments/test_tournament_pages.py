@@ -1,0 +1,196 @@
+"""The dashboard's tournament pages (create through the form, bad input, start, withdraw,
+cancel) and the public standings pages (listed and unlisted), with the test client."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+from flask.testing import FlaskClient
+from sqlmodel import select
+
+import pbem.ratelimit  # noqa: F401  (its table must be on the metadata the test databases use)
+from pbem.db import Database
+from pbem.models import Game, GameStatus, OutboxEmail, Player, Seat
+from pbem.models.tournaments import Tournament, TournamentEntry, TournamentStatus
+from pbem.services import PlayerSpec, Site, resign
+from pbem.services.tournaments import create_tournament, start_tournament
+from tests.support import ADMIN_EMAIL, csrf_of
+
+PLAYERS = "Ann <ann@example.test>\nbob@example.test\n\nCid Third <cid@example.test>\n" \
+          "Dee <dee@example.test>"
+
+
+def _form(client: FlaskClient, **changes: str) -> dict[str, str]:
+    page = client.get("/admin/tournaments/new?game=mosey")
+    assert page.status_code == 200
+    return {"csrf_token": csrf_of(page.text), "game": "mosey", "name": "Autumn cup",
+            "option-order": "4", "players": PLAYERS, "format": "round-robin", "rounds": "3",
+            "table_size": "2", "time_control": "3d", "timeout_policy": "forfeit",
+            "language": "en", "listed": "on", **changes}
+
+
+def _tournaments(database: Database) -> list[Tournament]:
+    with database.session() as session:
+        return list(session.exec(select(Tournament)))
+
+
+def test_an_organiser_creates_and_starts_a_tournament_through_the_dashboard(
+        admin_client: FlaskClient, sqlite_database: Database) -> None:
+    assert "Tournaments" in admin_client.get("/admin/").text  # the nav link
+    created = admin_client.post("/admin/tournaments/new", data=_form(admin_client))
+    assert created.status_code == 303, created.text
+    [tournament] = _tournaments(sqlite_database)
+    assert tournament.status == TournamentStatus.PENDING and tournament.created_by == ADMIN_EMAIL
+    assert tournament.time_control is not None and tournament.timeout_policy == "forfeit"
+    page = admin_client.get(created.location)
+    assert page.status_code == 200 and "Cid Third" in page.text and "bob@example.test" in page.text
+    with sqlite_database.session() as session:
+        names = {p.email: p.name for p in session.exec(select(Player))}
+    assert names["bob@example.test"] == "bob"  # a bare address: named after it
+    started = admin_client.post("/admin/tournaments/start", data={
+        "csrf_token": csrf_of(page.text), "tournament_id": tournament.id})
+    assert started.status_code == 303
+    page = admin_client.get(started.location)
+    assert "Tournament started" in page.text and "Round 3" in page.text
+    with sqlite_database.session() as session:
+        games = session.exec(select(Game)).all()
+    assert len(games) == 6 and all(g.status == GameStatus.ACTIVE for g in games)
+    assert "Autumn cup" in admin_client.get("/admin/tournaments").text
+
+
+BAD_INPUT = [
+    ({"name": ""}, "name", "give the tournament a name"),
+    ({"players": "Ann <ann@example.test>\nnot an address"}, "players", "line 2"),
+    ({"players": "ann@example.test\nANN@example.test"}, "players", "listed twice"),
+    ({"players": "ann@example.test\nbot:easy"}, "players", "not the computer"),
+    ({"players": "ann@example.test"}, "players", "at least two"),
+    ({"rounds": "many"}, "rounds", "whole number"),
+    ({"time_control": "soon"}, "time_control", ""),
+    ({"format": "swiss", "rounds": "9"}, "form", "1 to 3 rounds"),
+]
+
+
+def test_bad_input_is_shown_next_to_its_field_and_nothing_is_made(
+        admin_client: FlaskClient, sqlite_database: Database) -> None:
+    for changes, field, message in BAD_INPUT:
+        data = _form(admin_client, **changes)
+        answer = admin_client.post("/admin/tournaments/new", data=data)
+        assert answer.status_code == 422, changes
+        assert f'id="{field}-error"' in answer.text and message in answer.text, changes
+        kept = data["name"] or data["players"].splitlines()[0]
+        assert kept.replace("<", "&lt;").replace(">", "&gt;") in answer.text  # typed, kept
+        assert _tournaments(sqlite_database) == []
+
+
+def test_an_unknown_game_and_a_missing_token_are_refused(
+        admin_client: FlaskClient, sqlite_database: Database) -> None:
+    assert admin_client.get("/admin/tournaments/new?game=chess").status_code == 404
+    assert "Which game?" in admin_client.get("/admin/tournaments/new").text
+    data = _form(admin_client)
+    del data["csrf_token"]
+    assert admin_client.post("/admin/tournaments/new", data=data).status_code == 400
+    assert _tournaments(sqlite_database) == []
+
+
+def test_the_dashboard_needs_an_organiser(client: FlaskClient) -> None:
+    assert client.get("/admin/tournaments").status_code == 302
+    assert client.post("/admin/tournaments/cancel").status_code in (302, 400)
+
+
+def _started(database: Database, site: Site, *, listed: bool) -> Tournament:
+    now = datetime.now(UTC)
+    with database.write() as session:
+        tournament = create_tournament(
+            session, now, site, name="Listed" if listed else "Private", game_type="mosey",
+            options={"order": 4}, fmt="round-robin", listed=listed,
+            players=[PlayerSpec(n, f"{n.lower()}@example.test") for n in ("Ann", "Bob", "Cid")])
+        assert tournament.id is not None
+        start_tournament(session, now, site, tournament_id=tournament.id)
+        session.expunge(tournament)
+        return tournament
+
+
+def test_withdrawing_and_cancelling_from_the_tournament_page(
+        admin_client: FlaskClient, sqlite_database: Database, site: Site) -> None:
+    tournament = _started(sqlite_database, site, listed=True)
+    page = admin_client.get(f"/admin/tournaments/{tournament.id}")
+    with sqlite_database.session() as session:
+        bob = session.exec(select(Player).where(Player.name == "Bob")).one()
+    answer = admin_client.post("/admin/tournaments/withdraw", data={
+        "csrf_token": csrf_of(page.text), "tournament_id": tournament.id, "player_id": bob.id})
+    page = admin_client.get(answer.location)
+    assert "has withdrawn" in page.text and "withdrew" in page.text
+    with sqlite_database.session() as session:
+        entry = session.exec(select(TournamentEntry).where(
+            TournamentEntry.player_id == bob.id)).one()
+        assert entry.withdrawn_at is not None
+        assert len(session.exec(select(Seat).where(Seat.player_id == bob.id,
+                                                   Seat.resigned == True)).all()) == 2  # noqa: E712
+    again = admin_client.post("/admin/tournaments/withdraw", data={
+        "csrf_token": csrf_of(page.text), "tournament_id": tournament.id, "player_id": bob.id})
+    assert "already withdrawn" in admin_client.get(again.location).text
+    answer = admin_client.post("/admin/tournaments/cancel", data={
+        "csrf_token": csrf_of(page.text), "tournament_id": tournament.id, "reason": "a test"})
+    assert "cancelled" in admin_client.get(answer.location).text
+    assert _tournaments(sqlite_database)[0].status == TournamentStatus.CANCELLED
+    assert admin_client.get("/admin/tournaments/999").status_code == 404
+    assert admin_client.post("/admin/tournaments/start", data={
+        "csrf_token": csrf_of(page.text), "tournament_id": 999}).status_code == 404
+
+
+def test_standings_pages_public_and_unlisted(
+        client: FlaskClient, sqlite_database: Database, site: Site) -> None:
+    listed = _started(sqlite_database, site, listed=True)
+    private = _started(sqlite_database, site, listed=False)
+    with sqlite_database.write() as session:  # Ann beats Bob in the listed one
+        game = session.exec(select(Game).where(Game.id == 1)).one()
+        seats = session.exec(select(Seat).where(Seat.game_id == game.id)).all()
+        players = {p.id: p.name for p in session.exec(select(Player))}
+        loser = next(s.seat for s in seats if players[s.player_id] != "Cid")
+        winner_name = next(players[s.player_id] for s in seats if s.seat != loser)
+        assert game.id is not None
+        resign(session, datetime.now(UTC), site, game_id=game.id, seat=loser)
+    index = client.get("/tournaments")
+    assert index.status_code == 200
+    assert "Listed" in index.text and "Private" not in index.text
+    assert private.slug not in index.text
+    page = client.get(f"/tournaments/{listed.slug}")
+    assert page.status_code == 200
+    assert f"/g/{game.public_id}" in page.text  # the crosstable and the rounds link the game
+    assert "Sonneborn-Berger" in page.text and "Direct encounter" in page.text
+    assert "@example.test" not in page.text  # names only
+    standings = page.text.split('class="standings"')[1].split("</table>")[0]
+    first = re.search(r"<tr><td>1</td><td>([^<]+)</td><td>([^<]+)</td>", standings)
+    # Three players: everyone has a bye (a win) in one round; the game's winner leads with 2.
+    assert first is not None and first.groups() == (winner_name, "2")
+    assert client.get(f"/tournaments/{private.slug}").status_code == 200
+    assert client.get("/tournaments/not-a-slug").status_code == 404
+    assert client.get(f"/tournaments/{private.id}").status_code == 404
+    with sqlite_database.session() as session:  # the players were told where the page is
+        bodies = [m.text_body for m in session.exec(select(OutboxEmail).where(
+            OutboxEmail.kind == "tournament_welcome"))]
+    assert any(f"/tournaments/{private.slug}" in b for b in bodies)
+
+
+def test_a_tournament_of_tables_through_the_dashboard(
+        admin_client: FlaskClient, sqlite_database: Database) -> None:
+    page = admin_client.get("/admin/tournaments/new?game=rifugio")
+    assert page.status_code == 200
+    assert 'name="option-players"' not in page.text  # each table's size sets it
+    players = "\n".join(f"P{n} <p{n}@example.test>" for n in range(6))
+    created = admin_client.post("/admin/tournaments/new", data={
+        "csrf_token": csrf_of(page.text), "game": "rifugio", "name": "Tables", "players": players,
+        "format": "swiss", "rounds": "2", "table_size": "3", "time_control": "3d",
+        "language": "en"})
+    assert created.status_code == 303, created.text
+    [tournament] = _tournaments(sqlite_database)
+    assert not tournament.listed  # the box was left unticked
+    detail = admin_client.get(created.location)
+    admin_client.post("/admin/tournaments/start", data={
+        "csrf_token": csrf_of(detail.text), "tournament_id": tournament.id})
+    with sqlite_database.session() as session:
+        games = session.exec(select(Game)).all()
+        seats = session.exec(select(Seat)).all()
+    assert len(games) == 2 and all(g.options["players"] == 3 for g in games)
+    assert len(seats) == 6 and len({s.player_id for s in seats}) == 6
