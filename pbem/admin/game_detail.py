@@ -14,6 +14,7 @@ from pbem.admin.support import admin_blueprint
 from pbem.models import AuditEntry, Game, GameStatus, Move, MoveSource, Player, Seat, SeatStatus
 from pbem.positions import current_state, moves_of
 from pbem.services.common import players_of, seats_of
+from pbem.services.records import is_over
 from pbem.services.results import result_in
 from pbem.web.language import current_reader
 from pbem.web.support import board_svg, database, site, utc_now
@@ -94,7 +95,10 @@ def game_detail(game_id: int) -> str:
     return render_template(
         "admin/game.html", row=row, info=game.info, options=game.options, moves=moves,
         names=names, seats=[(s, players[s.player_id], last_acted.get(s.seat)) for s in seats],
-        board=board_svg(game, state, None, last), describe=game.describe(state),
+        board=board_svg(game, state, None, last),
+        # An ended game's result is in the status line; the engine's "Light to move" would be
+        # wrong after a resignation, forfeit or adjudication.
+        describe=None if is_over(row) else game.describe(state),
         clock=clock_facts(row), overdue=is_overdue(row, now), mail=mail.rows, audit=audit,
         running=row.status == GameStatus.ACTIVE,
         open=row.status in (GameStatus.INVITED, GameStatus.ACTIVE),

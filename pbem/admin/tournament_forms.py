@@ -47,10 +47,11 @@ class TournamentFields(FlaskForm):
 
 
 class ActionForm(FlaskForm):
-    """A tournament page's button: the CSRF token, the tournament, for a withdrawal the
-    player, for a cancellation the reason."""
+    """A tournament page's button: the CSRF token, the tournament, for closing a round that
+    round, for a withdrawal the player, for a cancellation the reason."""
 
     tournament_id = IntegerField(default=None)
+    round = IntegerField(default=None)
     player_id = IntegerField(default=None)
     reason = StringField(default="")
 

@@ -146,7 +146,10 @@ def start() -> Response:
 @bp.post("/tournaments/close-round")
 def close() -> Response:
     def run(session: Session, tournament_id: int, form: ActionForm) -> str:
-        close_round(session, utc_now(), site(), tournament_id=tournament_id, actor=actor())
+        if not isinstance(form.round.data, int):
+            abort(400)  # the page's form always names the round it closes
+        close_round(session, utc_now(), site(), tournament_id=tournament_id,
+                    round_number=form.round.data, actor=actor())
         return _("Round closed: the next round is paired. Games still running go on and count "
                  "when they end.")
 

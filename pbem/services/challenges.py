@@ -27,6 +27,7 @@ from pbem.clock.controls import TimeControl, parse_time_control
 from pbem.clock.wording import describe_control
 from pbem.db import Database
 from pbem.errors import ServiceError
+from pbem.game_options import options_in_words
 from pbem.i18n import Reader
 from pbem.models import (
     Challenge,
@@ -95,10 +96,13 @@ def check_waiting(row: Challenge, now: datetime) -> None:
 
 
 def describe(row: Challenge, reader: Reader, names: Sequence[str] = ()) -> dict[str, object]:
-    """What an email or page says about a challenge, in ``reader``'s language."""
+    """What an email or page says about a challenge, in ``reader``'s language: ``choices`` is
+    its options as the form words them, ``rated`` whether the game will count for ratings."""
     info = engine.GAMES.get(row.game_type)
     return {"challenge": row, "game_name": reader.gettext(info.name) if info else row.game_type,
-            "options": row.options or {}, "clock": describe_control(
+            "options": row.options or {},
+            "choices": options_in_words(row.game_type, row.options or {}, reader),
+            "rated": row.rated, "clock": describe_control(
                 parse_time_control(row.time_control), reader), "names": list(names)}
 
 
@@ -119,6 +123,13 @@ def create_challenge(
     if seat_order not in SeatOrder.ALL:
         raise ServiceError(Text("choose who sits first: %(choices)s",
                                 choices=", ".join(SeatOrder.ALL)))
+    # Before the seat count: a name listed twice is the mistake to name, not "2 seats, not 3".
+    addresses = [spec.email.lower() for spec in invitees if spec.bot_level is None]
+    if creator.email in addresses:
+        raise ServiceError(Text("you are in the game already: invite the others"))
+    twice = next((a for n, a in enumerate(addresses) if a in addresses[:n]), None)
+    if twice is not None:
+        raise ServiceError(Text("%(address)s is listed twice", address=twice))
     try:
         info = engine.game_class(game_type).info
         resolved = info.resolve(dict(options))
@@ -137,11 +148,6 @@ def create_challenge(
         from pbem.clock.deadlines import check_policy
 
         check_policy(policy, info.id)
-    addresses = [spec.email.lower() for spec in invitees if spec.bot_level is None]
-    if creator.email in addresses:
-        raise ServiceError(Text("you are in the game already: invite the others"))
-    if len(set(addresses)) != len(addresses):
-        raise ServiceError(Text("each player needs their own email address"))
     check_challenge_limit(session, rules, creator)
     check_game_limit(session, rules, creator)
     people: list[Player] = []
@@ -155,7 +161,9 @@ def create_challenge(
         people.append(player)
     row = Challenge(public_id=secrets.token_urlsafe(12), creator_id=creator.id,
                     game_type=info.id, options=resolved, seats=seats, time_control=time_control,
-                    timeout_policy=policy, seat_order=seat_order, rated=rated,
+                    timeout_policy=policy, seat_order=seat_order,
+                    # a computer player's game is never rated (create_game): say so from the start
+                    rated=rated and not any(s.bot_level for s in invitees),
                     kind=ChallengeKind.SEEK if seek else ChallengeKind.INVITE,
                     created_at=now, expires_at=now + timedelta(days=rules.days))
     session.add(row)
@@ -266,7 +274,9 @@ def close(session: Session, now: datetime, site: Site, row: Challenge, status: s
             continue  # only its creator waited for it
         mail_player(session, now, site, player, kind="challenge_closed",
                     subject=lambda reader: {
-                        ChallengeStatus.DECLINED: reader.gettext("Challenge declined"),
+                        ChallengeStatus.DECLINED: reader.gettext("Rematch declined")
+                        if row.kind == ChallengeKind.REMATCH
+                        else reader.gettext("Challenge declined"),
                         ChallengeStatus.EXPIRED: reader.gettext("Challenge expired"),
                     }.get(status, reader.gettext("Challenge cancelled")),
                     status=status, by_name=by.name if by is not None else "",

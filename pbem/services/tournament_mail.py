@@ -4,6 +4,7 @@ entry, and every later one answers it), in the player's language.
 - ``tournament_welcome``: you are in (when the organiser creates the tournament);
 - ``tournament_round``: your games of a round, with a link to each (a round robin's games are
   all made at the start, so its one email lists every round);
+- ``tournament_withdrawn``: the organiser withdrew you (your running games were forfeited);
 - ``tournament_standings``: the final standings, or that the tournament was cancelled.
 
 Each game's own emails (your turn, game over) come from the game as for any other game.
@@ -115,7 +116,8 @@ def send_rounds(session: Session, now: datetime, site: Site, tournament: Tournam
                                   name=tournament.name, round=first)
 
         _send(session, now, site, tournament, entry, players[me], "tournament_round", subject,
-              {"games": mine, "round": first, "rounds": list(rounds)})
+              {"games": mine, "round": first, "rounds": list(rounds),
+               "last": first >= tournament.rounds})
 
 
 def send_standings(session: Session, now: datetime, site: Site, tournament: Tournament, *,
@@ -134,3 +136,15 @@ def send_standings(session: Session, now: datetime, site: Site, tournament: Tour
         _send(session, now, site, tournament, entry, players[entry.player_id],
               "tournament_standings", subject,
               {"rows": view.rows, "cancelled": cancelled, "swiss": view.swiss})
+
+
+def send_withdrawn(session: Session, now: datetime, site: Site, tournament: Tournament,
+                   entry: TournamentEntry) -> None:
+    """Tell the player the organiser withdrew them: otherwise they learn it only from their
+    games' emails, which say a resignation they never made."""
+    players = _players(session, [entry])
+    _send(session, now, site, tournament, entry, players[entry.player_id],
+          "tournament_withdrawn",
+          lambda reader: reader.gettext("Tournament %(name)s: you were withdrawn",
+                                        name=tournament.name),
+          {"started": tournament.started_at is not None})

@@ -40,7 +40,7 @@ from pbem.models.tournaments import (
 )
 from pbem.services.common import ServiceError, Site, audit, lock_game
 from pbem.services.games import PlayerSpec, abort_game, create_game, player_for
-from pbem.services.tournament_mail import send_rounds, send_standings, send_welcome
+from pbem.services.tournament_mail import send_rounds, send_standings, send_welcome, send_withdrawn
 from pbem.services.tournament_standings import (
     all_byes,
     entries_of,
@@ -284,13 +284,16 @@ def tournament_game_ended(session: Session, now: datetime, site: Site, row: Game
 
 
 def close_round(session: Session, now: datetime, site: Site, *, tournament_id: int,
-                actor: str) -> Tournament:
+                round_number: int, actor: str) -> Tournament:
     """The organiser pairs the next Swiss round now: the current round's games still running go
     on (their players have two games at once) and count when they end; the pairing treats those
-    players as having met. The last round cannot be closed: it ends with its games."""
+    players as having met. The last round cannot be closed: it ends with its games.
+    ``round_number`` is the round the organiser saw: a form sent twice must not close the next."""
     tournament = lock_tournament(session, tournament_id)
     if tournament.status != TournamentStatus.RUNNING or tournament.format in ROUND_ROBINS:
         raise ServiceError(Text("only a running Swiss tournament has rounds to close"))
+    if round_number != tournament.current_round:
+        raise ServiceError(Text("Round %(round)d is closed already.", round=round_number))
     if tournament.current_round >= tournament.rounds:
         raise ServiceError(Text("this is the last round: the tournament ends when its games "
                                 "end (an organiser can adjudicate a game from its page)"))
@@ -345,6 +348,8 @@ def withdraw_player(session: Session, now: datetime, site: Site, *, tournament_i
     session.flush()  # before the resignations: the next round is paired without them
     audit(session, now, "tournament withdrawal", tournament_id=tournament_id,
           player_id=player_id, actor=actor, forfeited=[row.id for row, _ in running])
+    # Before the forfeits: the last one may end the tournament, whose standings come last.
+    send_withdrawn(session, now, site, tournament, entry)
     for row, seats in running:
         assert row.id is not None
         seat = next(s.seat for s in seats if s.player_id == player_id)

@@ -98,10 +98,15 @@ def new_challenge() -> tuple[str, int] | Response:
     check_csrf()
     options = {o.name: values.get(f"option-{o.name}", o.default) for o in info.options}
     seek = values.get("kind") == "seek"
-    if not within_limits("pbem-challenge", CHALLENGE_LIMIT, player.email):
+    rated = values.get("rated") == "on"
+    if not _room_for_one(player.email):
         return _form(info, values, _("too many challenges in the last hour; please wait")), 429
     try:
         invitees = [] if seek else _invitees(values.get("invitees", ""))
+        if rated and any(spec.bot_level is not None for spec in invitees):
+            # Shown with the box unticked, so sending the form again makes the unrated game.
+            return _form(info, values, _("games against the computer are never rated"),
+                         rated=False), 400
         with database().write() as session:
             me = session.get(Player, player.id)
             assert me is not None
@@ -110,11 +115,31 @@ def new_challenge() -> tuple[str, int] | Response:
                 options=options, time_control=values.get("time_control", ""),
                 timeout_policy=values.get("policy", ""),
                 seat_order=values.get("seat_order", SeatOrder.FIRST), invitees=invitees,
-                seek=seek, rated=values.get("rated") == "on")
+                seek=seek, rated=rated)
             public_id = row.public_id
     except (ServiceError, engine.UnknownGame, BadAddress, BadName) as error:
         return _form(info, values, reason_of(error)), 400
+    # Counted only once the challenge is made (after its transaction: the limiter's storage may
+    # be this database), so a form refused for a typo costs nothing.
+    within_limits("pbem-challenge", CHALLENGE_LIMIT, player.email)
     return redirect(url_for("challenges.challenge_page", public_id=public_id), 303)
+
+
+def _room_for_one(address: str) -> bool:
+    """Whether one more challenge fits the limit, counting nothing: the same keys as
+    pbem.web.support.within_limits, which counts a challenge once it is made."""
+    import hashlib
+
+    from limits import parse as parse_limit
+
+    limiter = current_app.extensions.get("pbem.limiter")
+    if limiter is None:
+        return True
+    site_key = hashlib.sha256(current_app.config["BASE_URL"].encode()).hexdigest()[:12]
+    keys = ("address:" + hashlib.sha256(address.encode()).hexdigest()[:32],
+            f"ip:{request.remote_addr or 'unknown'}")
+    item = parse_limit(CHALLENGE_LIMIT)
+    return all(limiter.limiter.test(item, f"pbem-challenge:{site_key}", key) for key in keys)
 
 
 def _invitees(text: str) -> list[PlayerSpec]:
@@ -125,7 +150,10 @@ def _invitees(text: str) -> list[PlayerSpec]:
     return [parse_player(line) for line in lines]
 
 
-def _form(info: engine.GameInfo | None, values: Any, error: str) -> str:
+def _form(info: engine.GameInfo | None, values: Any, error: str,
+          rated: bool | None = None) -> str:
+    """The form with ``values``; ``rated`` ticks the box (by default as sent: ticked on a
+    first visit, as the player left it on a form sent back with an error)."""
     from pbem.clock.controls import parse_time_control
     from pbem.clock.deadlines import POLICY_LABELS
     from pbem.clock.wording import describe_control
@@ -138,9 +166,11 @@ def _form(info: engine.GameInfo | None, values: Any, error: str) -> str:
         POLICY_LABELS.get(p, p)) for p in settings.policies}
     orders = {SeatOrder.FIRST: _("I sit first"), SeatOrder.SECOND: _("I sit second"),
               SeatOrder.RANDOM: _("decide at random")}
+    if rated is None:
+        rated = values.get("rated") == "on" if request.method == "POST" else True
     return render_template("challenge_new.html", info=info, games=list(engine.GAMES.values()),
                            values=values, error=error, controls=controls, policies=policies,
-                           orders=orders, levels=LEVELS)
+                           orders=orders, levels=LEVELS, rated=rated)
 
 
 # -- a challenge's page ------------------------------------------------------------------------
@@ -289,7 +319,8 @@ def rematch(token: str) -> tuple[str, int]:
             error, status = reason_of(error_), 409
         if not error and action == "decline":
             return message_page(_("Rematch declined"), _("Thank you for answering; the other "
-                                                         "players will be told."))
+                                                         "players will be told."),
+                                game_url=site().links.my_games_url(player_id))
         with database().session() as session:
             challenge = session.exec(select(Challenge).where(
                 Challenge.rematch_of == game_id)).first()

@@ -48,10 +48,10 @@ def play_the_computer(token: str) -> tuple[str, int] | Response:
     read_as_player(player)
     game_id = (request.values.get("game") or "").strip()
     info = engine.GAMES.get(game_id)
-    if info is None:
+    if info is None:  # the list of games; an unknown one (a stale form or a typo) is named
         return render_template("computer_game.html", token=token, info=None,
-                               games=list(engine.GAMES.values()), error="",
-                               values={}), 400 if game_id else 200
+                               games=list(engine.GAMES.values()),
+                               error=_unknown(game_id), values={}), 400 if game_id else 200
     values = request.form if request.method == "POST" else request.args
     if request.method == "GET":
         return _form(token, info, values, "")
@@ -70,6 +70,17 @@ def play_the_computer(token: str) -> tuple[str, int] | Response:
     except (ServiceError, engine.UnknownGame) as error:
         return _form(token, info, values, reason_of(error), 400)
     return redirect(target, 303)
+
+
+def _unknown(game_id: str) -> str:
+    """Why ``game_id`` is refused ("unknown game ..., choose one of ..."); "" for none given."""
+    if not game_id:
+        return ""
+    try:
+        engine.game_class(game_id)
+    except engine.UnknownGame as error:
+        return reason_of(error)
+    return ""
 
 
 def _where_to_go(status: str, to_move: int | None, mine: Seat, game: int, ply: int,

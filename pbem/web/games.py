@@ -1,15 +1,12 @@
-"""Game pages by unguessable URL (public view), a seat's own view, and the game record."""
+"""Game pages by unguessable URL (public view) and a seat's own view; the page links the game's
+records, which pbem.web.replay serves."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import (
     Blueprint,
-    Response,
     abort,
     current_app,
-    jsonify,
     render_template,
     request,
     url_for,
@@ -24,9 +21,11 @@ from pbem.clock.wording import describe_control
 from pbem.models import Game, GameStatus, Move, Seat
 from pbem.positions import current_state, engine_game, moves_of, state_at
 from pbem.services.common import players_of, seats_of
+from pbem.services.records import is_over
 from pbem.services.results import result_in, result_sentence
 from pbem.web.language import current_reader
 from pbem.web.ratings import seat_ratings
+from pbem.web.replay import record_links
 from pbem.web.support import (
     DamagedLink,
     board_svg,
@@ -132,14 +131,16 @@ def render_game_page(
         board=named_board(board_svg(game, state, viewer,
                                      moves[shown - 1].notation if shown else None), labels),
         describe=name_generic_seats(reader.text(game.describe(state, viewer)), labels),
+        # A resignation, forfeit or adjudication ends a game whose position the rules did not
+        # end, so the engine would still say "Light to move": the result is said instead.
+        ended=is_over(row) and shown == len(moves),
         shown=shown,
         viewer=viewer, notice=notice,
         move_url=move_url, seat_token=seat_token, **clock_text(row),
         resign_url=links.resign_url(row.id, viewer, holder=seats[viewer].player_id)
         if viewer is not None
         and row.status == GameStatus.ACTIVE else None,
-        record_json=url_for("games.record_json", public_id=row.public_id),
-        record_text=url_for("games.record_text", public_id=row.public_id),
+        downloads=record_links(row.public_id),
     ), status
 
 
@@ -157,52 +158,6 @@ def seat_page(token: str) -> tuple[str, int]:
     row, fields = found
     notice = _("Your move was played.") if request.args.get("played") else ""
     return render_game_page(row, fields["seat"], notice=notice, seat_token=token)
-
-
-def game_record(row: Game, moves: list[Move], names: list[str]) -> dict[str, Any]:
-    finished = row.status in (GameStatus.FINISHED, GameStatus.ABORTED)
-    return {
-        "game": row.game_type,
-        "options": row.options,
-        "players": names,
-        "moves": [m.notation for m in moves],
-        "notes": {str(m.ply): m.note for m in moves if m.note},
-        "status": row.status,
-        "winners": row.winners if row.status == GameStatus.FINISHED else None,
-        "result": row.result,
-        "seed_commitment": row.seed_commitment,
-        "seed": row.seed if finished else None,  # revealed at the end, to check the draws
-    }
-
-
-def _record(public_id: str) -> dict[str, Any]:
-    row = _load(public_id)
-    assert row.id is not None
-    with database().session() as session:
-        moves = moves_of(session, row.id)
-        seats = seats_of(session, row.id)
-        players = players_of(session, seats)
-    return game_record(row, moves, [players[s.player_id].name for s in seats])
-
-
-@bp.get("/g/<public_id>/record.json")
-def record_json(public_id: str) -> Response:
-    return jsonify(_record(public_id))
-
-
-@bp.get("/g/<public_id>/record.txt")
-def record_text(public_id: str) -> Response:
-    record = _record(public_id)
-    lines = [f"Game: {record['game']}",
-             "Options: " + ", ".join(f"{k}={v}" for k, v in record["options"].items()),
-             *(f"Seat {n + 1}: {name}" for n, name in enumerate(record["players"])),
-             f"Status: {record['status']}"]
-    if record["result"]:
-        lines.append(f"Result: {record['result']}")
-    lines.append("")
-    lines += [f"{n + 1}. {move}" + (f"  {{{record['notes'][str(n)]}}}" if str(n) in record["notes"]
-                                    else "") for n, move in enumerate(record["moves"])]
-    return Response("\n".join(lines) + "\n", mimetype="text/plain")
 
 
 def resign_title(row: Game, token: str) -> str:

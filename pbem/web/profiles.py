@@ -12,18 +12,15 @@ from typing import Any
 
 from flask import Blueprint, abort, render_template, url_for
 from flask_babel import gettext as _
-from flask_babel import ngettext
-from markupsafe import Markup
 from sqlmodel import Session, col, select
 
 import engine
 from pbem.models import Game, GameStatus, Player, Seat
 from pbem.positions import current_state
 from pbem.services.common import players_of, seats_of
-from pbem.services.ratings import history, ratings_of
 from pbem.services.results import outcome_for, result_in
 from pbem.web.language import current_reader
-from pbem.web.rating_graph import history_svg
+from pbem.web.ratings import rating_lines
 from pbem.web.replay import profile_url
 from pbem.web.signin import current_player
 from pbem.web.support import database, message_page
@@ -109,27 +106,4 @@ def _line(session: Session, row: Game, seat: Seat) -> dict[str, Any]:
 def _ratings(session: Session, player: Player) -> list[dict[str, Any]]:
     """The player's rating in each game they played rated games of, with its history graph."""
     assert player.id is not None
-    reader = current_reader()
-    found = ratings_of(session, player.id)
-    lines = []
-    for game_id, info in engine.GAMES.items():
-        rating = found.get(game_id)
-        if rating is None or rating.games < 1:
-            continue
-        name = words(reader, info.name)
-        points = history(session, player.id, game_id)
-        graph = Markup("")
-        if points:
-            first, last, count = points[0].shown, points[-1].shown, len(points)
-            graph = Markup(history_svg(
-                points, title=_("%(player)s's %(game)s rating, game by game",
-                                player=player.name, game=name),
-                summary=ngettext("Rating %(first)d to %(last)d over %(num)d game",
-                                 "Rating %(first)d to %(last)d over %(num)d games", count,
-                                 first=first, last=last),
-                x_label=_("rated games"),
-                point_title=lambda number, value: _("Game %(number)d: %(rating)d",
-                                                    number=number, rating=value)))
-        lines.append({"name": name, "rating": rating, "graph": graph,
-                      "url": url_for("ratings.leaderboard_page", game_id=game_id)})
-    return lines
+    return rating_lines(session, player.id, owner=player.name)

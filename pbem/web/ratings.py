@@ -77,9 +77,11 @@ def leaderboard_page(game_id: str) -> str:
                            if "rules.rules_page" in current_app.view_functions else None)
 
 
-def rating_lines(session: Session, player_id: int) -> list[dict[str, Any]]:
+def rating_lines(session: Session, player_id: int, *, owner: str | None = None
+                 ) -> list[dict[str, Any]]:
     """The player's rating in each game they have rated games in, in the catalogue's order,
-    each with its history graph and its leaderboard's address."""
+    each with its history graph and its leaderboard's address. ``owner`` names the player in
+    the graph's title (a profile); without it the title says "Your" (their own games page)."""
     reader = current_reader()
     ratings = ratings_of(session, player_id)
     lines = []
@@ -89,12 +91,13 @@ def rating_lines(session: Session, player_id: int) -> list[dict[str, Any]]:
             continue
         name = words(reader, info.name)
         lines.append({"game_id": game_id, "name": name, "rating": rating,
-                      "graph": rating_graph(history(session, player_id, game_id), name),
+                      "graph": rating_graph(history(session, player_id, game_id), name,
+                                            owner=owner),
                       "url": url_for("ratings.leaderboard_page", game_id=game_id)})
     return lines
 
 
-def rating_graph(points: Sequence[Any], game_name: str) -> Markup:
+def rating_graph(points: Sequence[Any], game_name: str, *, owner: str | None = None) -> Markup:
     """The history graph, its words in the page's language; ElementTree escapes every text, so
     the SVG is safe to inline."""
     if not points:
@@ -104,9 +107,12 @@ def rating_graph(points: Sequence[Any], game_name: str) -> Markup:
                ngettext("Rating %(first)d to %(last)d over %(num)d game",
                         "Rating %(first)d to %(last)d over %(num)d games", count,
                         first=first, last=last))
+    title = (_("Your %(game)s rating, game by game", game=game_name) if owner is None else
+             _("%(player)s's %(game)s rating, game by game", player=owner, game=game_name))
     return Markup(history_svg(
-        points, title=_("Your %(game)s rating, game by game", game=game_name), summary=summary,
-        x_label=_("rated games"),
+        points, title=title, summary=summary,
+        # Under the axis's "1": one game reads "1 rated game", not "1 rated games".
+        x_label=ngettext("rated game", "rated games", count),
         point_title=lambda number, rating: _("Game %(number)d: %(rating)d", number=number,
                                              rating=rating)))
 

@@ -114,7 +114,10 @@ def replay(public_id: str) -> tuple[str, int]:
         "replay.html", row=row, info=game.info, moves=moves, shown=shown, total=total,
         labels=labels, board=board, over=over, viewer=viewer,
         lineup=[(s, players[s.player_id], profile_url(players[s.player_id])) for s in seats],
-        describe=with_names(labels, game.describe(state, viewer)),
+        # At the end of a game that was resigned, forfeited or adjudicated the engine still
+        # says who is to move; the result above says how it ended instead.
+        describe="" if over and shown == total
+        else with_names(labels, game.describe(state, viewer)),
         result=result_in(row, seats, [players[s.player_id].name for s in seats], reader)
         if over else "",
         # The whole stored position, hidden parts included: only once nothing is secret.
@@ -127,7 +130,7 @@ def replay(public_id: str) -> tuple[str, int]:
 
 
 def record_links(public_id: str) -> list[tuple[str, str]]:
-    """The record's formats with their addresses, for the replay and archive pages."""
+    """The record's formats with their addresses, for the game, replay and archive pages."""
     return [(label, url_for(f"replay.record_{kind}", public_id=public_id))
             for label, kind in (("JSON", "json"), (_("text"), "txt"), ("SGF", "sgf_download"))]
 
@@ -138,20 +141,25 @@ def _record(public_id: str) -> tuple[Game, dict[str, Any]]:
         return row, game_record(session, row)
 
 
-def _download(row: Game, body: str | Response, extension: str, mimetype: str) -> Response:
+def _download(row: Game, body: str | Response, extension: str, content_type: str) -> Response:
     """A record as a file to save: named after the game, so several downloads never clash."""
-    response = body if isinstance(body, Response) else Response(body, mimetype=mimetype)
+    # content_type, not mimetype: with mimetype Werkzeug appends "; charset=utf-8" to a text
+    # type that already names its charset.
+    response = body if isinstance(body, Response) else Response(body, content_type=content_type)
     name = f"pbem-{row.game_type}-{row.public_id}.{extension}"
     response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
 
 
+# The game page's older addresses stay as aliases: Werkzeug redirects them (308) to these.
+@bp.get("/g/<public_id>/record.json", alias=True)
 @bp.get("/games/<public_id>/record.json")
 def record_json(public_id: str) -> Response:
     row, record = _record(public_id)
     return _download(row, jsonify(record), "json", "application/json")
 
 
+@bp.get("/g/<public_id>/record.txt", alias=True)
 @bp.get("/games/<public_id>/record.txt")
 def record_txt(public_id: str) -> Response:
     row, record = _record(public_id)

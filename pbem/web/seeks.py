@@ -7,6 +7,7 @@ one seat each at most (pbem.services.challenge_seeks), and the one too late is t
 from __future__ import annotations
 
 from flask import Blueprint, redirect, render_template, request, url_for
+from flask_babel import gettext as _
 from sqlmodel import select
 from werkzeug.wrappers import Response
 
@@ -24,7 +25,8 @@ from pbem.web.support import damaged_link, database, reason_of, site, utc_now
 bp = Blueprint("seeks", __name__)
 
 
-def _seeks_page(game_type: str, error: str = "", status: int = 200) -> tuple[str, int]:
+def _seeks_page(game_type: str, error: str = "", status: int = 200,
+                notice: str = "") -> tuple[str, int]:
     reader = current_reader()
     player = current_player()
     with database().session() as session:
@@ -38,14 +40,16 @@ def _seeks_page(game_type: str, error: str = "", status: int = 200) -> tuple[str
                           "taken": len(people), "joined": player is not None and any(
                               p.player_id == player.id for p in people)})
     return render_template("seeks.html", lines=lines, games=list(engine.GAMES.values()),
-                           chosen=game_type, error=error, player=player), status
+                           chosen=game_type, error=error, notice=notice, player=player), status
 
 
 @bp.get("/seeks")
 def seeks() -> tuple[str, int]:
     game_type = (request.args.get("game") or "").strip()
     if game_type and game_type not in engine.GAMES:
-        game_type = ""  # an unknown filter shows every seek rather than none
+        # Every seek rather than none, saying why: a silent "all" looks like a working filter.
+        return _seeks_page("", notice=_("There is no game called %(game)s; showing every game.",
+                                        game=game_type))
     return _seeks_page(game_type)
 
 
@@ -54,7 +58,9 @@ def join(public_id: str) -> tuple[str, int] | Response:
     check_csrf()
     player = current_player()
     if player is None:
-        return redirect(url_for("signin.sign_in_page"), 303)
+        # Back to the seeks once signed in, with a word on why they were sent away.
+        return redirect(url_for("signin.sign_in_page", next=url_for("seeks.seeks"), why="seek"),
+                        303)
     game_type = (request.form.get("game") or "").strip()
     try:
         with database().write() as session:

@@ -35,6 +35,7 @@ from sqlalchemy import update
 from sqlmodel import Session, col, delete, select
 from werkzeug.wrappers import Response
 
+from pbem.addresses import BadAddress, check_address
 from pbem.db import Database
 from pbem.models import Player, SignInLink
 from pbem.services.common import audit
@@ -187,27 +188,52 @@ def _enqueue_link(db_session: Session, now: datetime, player: Player) -> None:
 
 # -- the pages ----------------------------------------------------------------------------------
 
+NEXT_KEY = "pbem_sign_in_next"  # where a signed-in player goes next, kept in the session
+
+
+def safe_next(target: str | None) -> str | None:
+    """``target`` if a path on this site ("/seeks"), else None: never another host ("//x",
+    "https://x", "/\\x"), so a link to this page cannot send anyone away."""
+    if (not target or not target.startswith("/") or target.startswith(("//", "/\\"))
+            or any(c in target for c in "\\\r\n")):
+        return None
+    return target
+
+
+def _go_on() -> Response:
+    """After signing in, the page that sent the player here (kept in this browser's session;
+    read before ``session.clear()``), else their games page."""
+    return redirect(safe_next(session.pop(NEXT_KEY, None)) or url_for("signin.account"), 303)
+
+
 @bp.get("/sign-in")
 def sign_in_page() -> tuple[str, int]:
-    return render_template("sign_in.html", minutes=LINK_MINUTES), 200
+    if target := safe_next(request.args.get("next")):
+        session[NEXT_KEY] = target
+    notice = _("Sign in to join this seek.") if request.args.get("why") == "seek" else ""
+    return render_template("sign_in.html", minutes=LINK_MINUTES, error="", typed="",
+                           notice=notice), 200
 
 
 @bp.post("/sign-in")
 def request_link() -> tuple[str, int]:
     """Mail the address's player a sign-in link; the answer is the same for any address."""
     check_csrf()
-    address = request.form.get("email", "").strip().lower()[:320]
+    typed = request.form.get("email", "")[:320]
+    try:  # checked before counting: a typo must not use up the address's or client's allowance
+        address = check_address(typed)
+    except BadAddress:
+        return render_template("sign_in.html", minutes=LINK_MINUTES, notice="", typed=typed,
+                               error=_("Enter your email address, such as ann@example.org")), 400
     if not within_limits("pbem-sign-in", SIGN_IN_LIMIT, address):
         return message_page(_("Please wait"), _("Too many requests for sign-in links. Please "
                                                  "try again in an hour."), 429)
-    if address:
-        with database().write() as db_session:
-            player = db_session.exec(
-                select(Player).where(Player.email == address)).one_or_none()
-            if player is not None and player.bot_level is None:  # bots get no mail
-                _enqueue_link(db_session, utc_now(), player)
-            elif player is None and current_app.config.get("SIGNUP") == "open":
-                _enqueue_signup(db_session, utc_now(), address)
+    with database().write() as db_session:
+        player = db_session.exec(select(Player).where(Player.email == address)).one_or_none()
+        if player is not None and player.bot_level is None:  # bots get no mail
+            _enqueue_link(db_session, utc_now(), player)
+        elif player is None and current_app.config.get("SIGNUP") == "open":
+            _enqueue_signup(db_session, utc_now(), address)
     # The same page whatever the address and the sign-up policy: nothing can be probed here.
     return render_template("sign_in_sent.html", minutes=LINK_MINUTES), 200
 
@@ -244,10 +270,11 @@ def complete(token: str) -> Response | tuple[str, int]:
                                        _("Please ask for a new one."), 400,
                                        game_url=url_for("signin.sign_in_page"))
     # A fresh session: nothing from before (an organiser's login, a CSRF token) carries over.
+    going = _go_on()
     session.clear()
     login_user(signed)
     session.permanent = True  # stays signed in across browser restarts, until signed out
-    return redirect(url_for("signin.account"), 303)
+    return going
 
 
 @bp.get("/account")
@@ -382,9 +409,10 @@ def sign_up(token: str) -> Response | tuple[str, int]:
                 db_session.flush()
                 audit(db_session, now, "signed up", player_id=player.id)
                 signed = SignedInPlayer.of(player)
+            going = _go_on()
             session.clear()
             login_user(signed)
             session.permanent = True
-            return redirect(url_for("signin.account"), 303)
+            return going
     return render_template("challenge_signup.html", token=token, address=address,
                            error=error), 400 if error else 200

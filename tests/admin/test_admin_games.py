@@ -12,8 +12,8 @@ import engine
 from pbem.admin.accounts import create_admin
 from pbem.db import Database
 from pbem.models import AuditEntry, Game, OutboxEmail
-from pbem.services import PlayerSpec, Site, create_game, start_game
-from tests.support import ADMIN_EMAIL, ADMIN_PASSWORD, csrf_of, two_player_game
+from pbem.services import PlayerSpec, Site, create_game, resign, start_game
+from tests.support import ADMIN_EMAIL, ADMIN_PASSWORD, csrf_of, start_a_game, two_player_game
 
 EMAIL, PASSWORD = ADMIN_EMAIL, ADMIN_PASSWORD
 
@@ -292,3 +292,21 @@ def test_a_seat_can_be_given_to_the_computer(admin_client: FlaskClient,
     refused = admin_client.post("/admin/games/new", data={
         **_form("mosey", **{"kind-1": "bot:genius"}), "csrf_token": csrf_of(page)})
     assert refused.status_code == 422 and 'id="kind-1-error"' in refused.text
+
+
+def test_the_game_page_says_a_game_is_unlisted_and_an_ended_games_result(
+    admin_client: FlaskClient, sqlite_database: Database, site: Site,
+) -> None:
+    now = datetime.now(UTC)
+    listed = start_a_game(sqlite_database, now, site, "mosey", {"order": 4})
+    unlisted = start_a_game(sqlite_database, now, site, "mosey", {"order": 4}, listed=False)
+    assert 'id="unlisted"' not in admin_client.get(f"/admin/games/{listed}").text
+    page = admin_client.get(f"/admin/games/{unlisted}").text
+    assert '<span id="unlisted">unlisted (only by this link)</span>' in page
+    # Resigned: the rules did not end the position, yet nobody is to move any more.
+    assert "<p>Light to move.</p>" in page
+    with sqlite_database.write() as session:
+        resign(session, now, site, game_id=unlisted, seat=0)
+    ended = admin_client.get(f"/admin/games/{unlisted}").text
+    # (The board picture's own header still says it: the engine draws that.)
+    assert "resigned" in ended and "<p>Light to move.</p>" not in ended

@@ -194,3 +194,49 @@ def test_a_tournament_of_tables_through_the_dashboard(
         seats = session.exec(select(Seat)).all()
     assert len(games) == 2 and all(g.options["players"] == 3 for g in games)
     assert len(seats) == 6 and len({s.player_id for s in seats}) == 6
+
+
+def test_a_close_round_form_sent_twice_closes_one_round(
+        admin_client: FlaskClient, sqlite_database: Database, site: Site) -> None:
+    now = datetime.now(UTC)
+    with sqlite_database.write() as session:
+        tournament = create_tournament(
+            session, now, site, name="Swiss", game_type="mosey", options={"order": 4},
+            fmt="swiss", rounds=3,
+            players=[PlayerSpec(n, f"{n.lower()}@example.test") for n in ("Ann", "Bob", "Cid",
+                                                                          "Dee")])
+        tournament_id = tournament.id
+    page = admin_client.get(f"/admin/tournaments/{tournament_id}")
+    start = {"csrf_token": csrf_of(page.text), "tournament_id": tournament_id}
+    admin_client.post("/admin/tournaments/start", data=start)
+    again = admin_client.post("/admin/tournaments/start", data=start)  # a stale start form
+    assert "already started" in admin_client.get(again.location).text
+    page = admin_client.get(f"/admin/tournaments/{tournament_id}")
+    assert 'name="round" value="1"' in page.text
+    form = {"csrf_token": csrf_of(page.text), "tournament_id": tournament_id, "round": 1}
+    first = admin_client.post("/admin/tournaments/close-round", data=form)
+    assert "Round closed" in admin_client.get(first.location).text
+    with sqlite_database.session() as session:
+        sent = len(session.exec(select(OutboxEmail)).all())
+    second = admin_client.post("/admin/tournaments/close-round", data=form)  # double click
+    assert "Round 1 is closed already." in admin_client.get(second.location).text
+    with sqlite_database.session() as session:
+        assert len(session.exec(select(OutboxEmail)).all()) == sent
+        assert session.get(Tournament, tournament_id).current_round == 2  # type: ignore[union-attr]
+        assert len(session.exec(select(Game)).all()) == 4  # rounds 1 and 2 only
+    no_round = admin_client.post("/admin/tournaments/close-round", data={
+        "csrf_token": form["csrf_token"], "tournament_id": tournament_id})
+    assert no_round.status_code == 400
+
+
+def test_a_running_round_robin_shows_its_games_not_a_current_round(
+        admin_client: FlaskClient, client: FlaskClient, sqlite_database: Database,
+        site: Site) -> None:
+    tournament = _started(sqlite_database, site, listed=True)  # three players: 3 rounds at once
+    pages = [client.get(f"/tournaments/{tournament.slug}").text,
+             client.get("/tournaments").text,
+             admin_client.get("/admin/tournaments").text,
+             admin_client.get(f"/admin/tournaments/{tournament.id}").text]
+    assert all("all rounds under way" in text for text in pages)
+    assert all("round 3 of 3" not in text and "3 / 3" not in text for text in pages)
+    assert "0 of 3 games finished" in pages[0] and "0 of 3 games finished" in pages[3]

@@ -148,6 +148,8 @@ def test_a_withdrawal_before_the_start_leaves_the_player_out(
     assert len(games) == 3 and all(d not in g.players for g in games)
     assert [m.to_address for m in _mail(database, "tournament_round")
             if m.to_address == "d@example.test"] == []
+    [told] = _mail(database, "tournament_withdrawn")
+    assert told.to_address == "d@example.test" and "before it started" in told.text_body
 
 
 def test_round_robin_standings_match_a_table_computed_by_hand(
@@ -206,6 +208,14 @@ def test_swiss_pairs_the_next_round_when_the_last_game_ends_with_byes(
     assert tournament.byes == {"1": [e], "2": [b]} and tournament.current_round == 2
     round_two = [m for m in _mail(database, "tournament_round") if "round 2" in m.subject]
     assert len(round_two) == 5 and all(m.in_reply_to for m in round_two)
+    # A bye has no game to send turn emails: its email says what comes next instead.
+    rounds = {(m.subject[-1], m.to_address[0]): m.text_body
+              for m in _mail(database, "tournament_round")}
+    assert "Each game sends you its turn emails" in rounds["1", "a"]
+    assert "Each game sends you" not in rounds["1", "e"]
+    assert "this round. You will get an email when the next round is paired" in rounds["1", "e"]
+    assert "Each game sends you" not in rounds["2", "b"]
+    assert "You will get the final standings" in rounds["2", "b"]
     _beats(database, later, site, tournament_id, c, a)
     _beats(database, later, site, tournament_id, e, d)
     # Points E 2, C 1.5, A 1, B 1 (bye), D .5. Buchholz (games only): E .5, C .5+1 = 1.5,
@@ -232,6 +242,11 @@ def test_a_withdrawal_forfeits_the_remaining_games_and_standings_stay_right(
         resigned = session.exec(select(Seat).where(Seat.player_id == d,
                                                    Seat.resigned == True)).all()  # noqa: E712
     assert len(resigned) == 2  # the two games still running, forfeited
+    [told] = _mail(database, "tournament_withdrawn")
+    [welcome] = [m for m in _mail(database, "tournament_welcome")
+                 if m.to_address == "d@example.test"]
+    assert told.to_address == "d@example.test" and told.in_reply_to == welcome.message_id
+    assert "remaining games were forfeited; your finished games still count" in told.text_body
     _beats(database, now, site, tournament_id, a, b)
     _beats(database, now, site, tournament_id, a, c)
     _draw(database, now, site, tournament_id, b, c)
@@ -272,13 +287,15 @@ def test_closing_a_round_pairs_the_next_and_running_games_still_count(
     a, b, c, d = p["A"], p["B"], p["C"], p["D"]
     _beats(database, now, site, tournament_id, a, b)  # C-D still running
     with database.write() as session:
-        close_round(session, now, site, tournament_id=tournament_id, actor="boss")
+        close_round(session, now, site, tournament_id=tournament_id, round_number=1,
+                    actor="boss")
     second = [g for g in _games(database, tournament_id) if g.round == 2]
     assert sorted(frozenset(g.players) for g in second) in (
         sorted([frozenset({a, c}), frozenset({b, d})]),
         sorted([frozenset({a, d}), frozenset({b, c})]))
     with pytest.raises(ServiceError, match="last round"), database.write() as session:
-        close_round(session, now, site, tournament_id=tournament_id, actor="boss")
+        close_round(session, now, site, tournament_id=tournament_id, round_number=2,
+                    actor="boss")
     for game in second:
         with database.write() as session:
             resign(session, now, site, game_id=game.game_id, seat=1)
@@ -287,6 +304,22 @@ def test_closing_a_round_pairs_the_next_and_running_games_still_count(
     assert _status(database, tournament_id).status == TournamentStatus.FINISHED
     assert {r[0]: r[6] for r in _table(database, tournament_id)} == {
         "A": 2, "B": 2, "C": 2, "D": 2}
+
+
+def test_closing_a_round_already_closed_is_refused(
+        database: Database, now: datetime, site: Site) -> None:
+    tournament_id, _ = _make(database, now, site, 4, TournamentFormat.SWISS, rounds=3)
+    with database.write() as session:
+        close_round(session, now, site, tournament_id=tournament_id, round_number=1,
+                    actor="boss")
+    sent = len(_mail(database, "tournament_round"))
+    with pytest.raises(ServiceError, match="Round 1 is closed already"), \
+            database.write() as session:
+        close_round(session, now, site, tournament_id=tournament_id, round_number=1,
+                    actor="boss")
+    assert _status(database, tournament_id).current_round == 2
+    assert {g.round for g in _games(database, tournament_id)} == {1, 2}
+    assert len(_mail(database, "tournament_round")) == sent
 
 
 def test_cancelling_aborts_the_running_games_and_tells_everyone(

@@ -238,6 +238,59 @@ def test_challenges_are_rate_limited(app: Flask, sqlite_database: Database,
         assert len(session.exec(select(Challenge)).all()) == 2
 
 
+def test_refused_forms_do_not_count_toward_the_limit(app: Flask, sqlite_database: Database,
+                                                    monkeypatch: Any) -> None:
+    import pbem.web.challenges
+
+    monkeypatch.setattr(pbem.web.challenges, "CHALLENGE_LIMIT", "2 per hour")
+    ann = make_player(sqlite_database, "Ann", "ann@example.test")
+    client = signed_in(app, sqlite_database, ann)
+    game = two_player_game()
+    for typo in ("bob@@example", "", "ann@example.test"):
+        assert challenge_form(client, game, invitees=typo).status_code == 400
+    for address in ("bob@example.test", "cat@example.test"):
+        sent = challenge_form(client, game, invitees=address)
+        assert sent.status_code == 303
+        assert press(client, sent.headers["Location"], action="cancel").status_code == 303
+    assert challenge_form(client, game, invitees="dan@example.test").status_code == 429
+
+
+def test_rated_is_shown_and_never_with_the_computer(
+    app: Flask, sqlite_database: Database, mailbox: Mailbox,
+) -> None:
+    ann = make_player(sqlite_database, "Ann", "ann@example.test")
+    client = signed_in(app, sqlite_database, ann)
+    sent = challenge_form(client, "mosey", invitees="bob@example.test",
+                          **{"option-order": "5"})
+    page = client.get(sent.headers["Location"]).text
+    assert "Rated." in page and "Options: Board size 5." in page and "order 5" not in page
+    [invitation] = mailbox.deliver()
+    assert "Rated." in invitation.get_body(("plain",)).get_content()
+    assert "(Board size 5)" in invitation.get_body(("html",)).get_content()
+    refused = challenge_form(client, "mosey", invitees="bot")
+    assert refused.status_code == 400 and "never rated" in refused.text
+    assert 'name="rated">' in refused.text  # shown unticked: sending again makes it unrated
+    unrated = challenge_form(client, "mosey", invitees="bot", rated="")
+    assert unrated.status_code == 303
+    assert "Not rated." in client.get(unrated.headers["Location"]).text
+    assert challenge(sqlite_database).rated is False
+
+
+def test_the_form_shows_the_example_address(app: Flask, sqlite_database: Database) -> None:
+    client = signed_in(app, sqlite_database, make_player(sqlite_database, "Ann",
+                                                         "ann@example.test"))
+    page = client.get(f"/challenges/new?game={two_player_game()}").text
+    assert "Ann &lt;ann@example.org&gt;" in page
+
+
+def test_an_address_listed_twice_is_named(app: Flask, sqlite_database: Database) -> None:
+    client = signed_in(app, sqlite_database, make_player(sqlite_database, "Ann",
+                                                         "ann@example.test"))
+    twice = challenge_form(client, "mosey", invitees="bob@example.test\nBob@example.test")
+    assert twice.status_code == 400 and "bob@example.test is listed twice" in twice.text
+    assert "seats" not in twice.text.split("not made")[1].split("</p>")[0]
+
+
 def test_a_preset_that_does_not_parse_stops_the_start() -> None:
     import pytest
 

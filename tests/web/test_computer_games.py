@@ -101,8 +101,9 @@ def test_a_bad_choice_is_refused_and_starts_nothing(
         answer = client.post(f"{me}/computer", data={"csrf_token": token, "game": "mosey",
                                                      **data})
         assert answer.status_code == 400 and 'role="alert"' in answer.text
-    assert client.post(f"{me}/computer", data={"csrf_token": token, "game": "chess"}
-                       ).status_code == 400
+    unknown = client.post(f"{me}/computer", data={"csrf_token": token, "game": "chess"})
+    assert unknown.status_code == 400 and 'role="alert"' in unknown.text
+    assert "unknown game" in unknown.text and "?game=mosey" in unknown.text  # the list again
     assert new_games(sqlite_database, player_id) == []
 
 

@@ -100,6 +100,8 @@ def test_ratings_with_their_history_graph(
     shown = Rating(27.0, 6.0, 1).shown
     assert f"Rating {shown} after 1 rated game." in page and "(provisional)" in page
     assert '<div class="graph"><svg' in page
+    # The graph's axis reads "1" over "rated game": one game, not "1 rated games".
+    assert ">rated game</text>" in page and "rated games" not in page
     assert "<title>Alice&#x27;s Mosey rating, game by game</title>" in page or \
         "<title>Alice's Mosey rating, game by game</title>" in page
     assert 'href="/ratings/mosey"' in page

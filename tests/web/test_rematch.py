@@ -94,7 +94,23 @@ def test_a_declined_rematch_tells_the_asker(
     assert rematch is not None and rematch.status == ChallengeStatus.DECLINED
     [told] = mailbox.deliver()
     assert told["To"].addresses[0].username == "ann" and "declined" in told["Subject"]
+    assert told["Subject"] == "Rematch declined"  # not "Challenge declined"
+    assert "Bob declined the rematch of" in told.get_body(("plain",)).get_content()
     assert "will not happen" in ann.get(links["ann"]).text
+
+
+def test_the_rematch_declined_page_leads_on(
+    app: Flask, sqlite_database: Database, mailbox: Mailbox,
+) -> None:
+    _game_id, links = _finished_game(app, sqlite_database, mailbox)
+    ann = app.test_client()
+    ann.post(links["ann"], data={"csrf_token": csrf_of(ann.get(links["ann"]).text),
+                                 "action": "accept"})
+    bob = app.test_client()
+    answer = bob.post(links["bob"], data={"csrf_token": csrf_of(bob.get(links["bob"]).text),
+                                          "action": "decline"})
+    assert answer.status_code == 200 and "Rematch declined" in answer.text
+    assert f'href="{BASE_URL}/me/' in answer.text  # their games page, the way on
 
 
 def test_damaged_rematch_links(app: Flask, sqlite_database: Database,

@@ -172,5 +172,24 @@ def test_the_record_downloads(client: FlaskClient, sqlite_database: Database,
         assert got.headers["Content-Disposition"] == (
             f'attachment; filename="pbem-mosey-{pid}.{kind}"')
         assert got.text.startswith(start)
+    # The charset is said once (Werkzeug adds it again to a text mimetype that has it).
+    assert client.get(f"/games/{pid}/record.txt").headers["Content-Type"] == (
+        "text/plain; charset=utf-8")
+    assert client.get(f"/games/{pid}/record.sgf").headers["Content-Type"] == (
+        "application/x-go-sgf; charset=utf-8")
     moves = client.get(f"/games/{pid}/record.json").get_json()["moves"]
     assert [(m["ply"], m["seat"]) for m in moves] == [(0, 0), (1, 1), (2, 0)]
+
+
+def test_a_resigned_games_last_position_says_the_result_not_who_is_to_move(
+        client: FlaskClient, sqlite_database: Database, site: Site) -> None:
+    pk = start_a_game(sqlite_database, NOW, site, "mosey", {"order": 4}, players=ALICE_BOB)
+    play_random(sqlite_database, site, pk, 2)
+    pid = public_id(sqlite_database, pk)
+    with sqlite_database.write() as session:
+        resign(session, NOW, site, game_id=pk, seat=0)
+    last = client.get(f"/games/{pid}/replay").text
+    assert "Alice (Light) resigned; Bob (Dark) won." in last
+    assert "Position after move 2 of 2. </p>" in last and "Light to move." not in last.split(
+        '<div class="board">')[0]
+    assert "Dark to move." in client.get(f"/games/{pid}/replay", query_string={"ply": 1}).text

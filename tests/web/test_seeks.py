@@ -42,7 +42,8 @@ def test_the_seeks_page_filters_and_joins(app: Flask, sqlite_database: Database)
     if other is not None:
         assert seek not in visitor.get(f"/seeks?game={other}").text
     assert seek in visitor.get(f"/seeks?game={game}").text
-    assert seek in visitor.get("/seeks?game=nonsense").text  # an unknown filter shows all
+    unknown = visitor.get("/seeks?game=zzz")  # an unknown filter shows all, and says so
+    assert seek in unknown.text and "There is no game called zzz" in unknown.text
     assert "Sign in to join" in visitor.get(f"/challenges/{seek}").text
 
     own = anns.get("/seeks")
@@ -71,8 +72,26 @@ def test_joining_needs_a_signed_in_player(app: Flask, sqlite_database: Database)
     visitor = app.test_client()
     token = csrf_of(visitor.get("/sign-in").text)
     answer = visitor.post(f"/seeks/{seek}/join", data={"csrf_token": token})
-    assert answer.status_code == 303 and answer.headers["Location"].endswith("/sign-in")
+    assert answer.status_code == 303 and "/sign-in?" in answer.headers["Location"]
     assert visitor.post(f"/seeks/{seek}/join").status_code == 400  # no CSRF token
+    told = visitor.get(answer.headers["Location"])  # why, and back to the seeks afterwards
+    assert "Sign in to join this seek" in told.text
+    with sqlite_database.write() as session:
+        link = issue_link(session, datetime.now(UTC), ann)
+    page = visitor.get(f"/sign-in/{link}")
+    back = visitor.post(f"/sign-in/{link}", data={"csrf_token": csrf_of(page.text)})
+    assert back.status_code == 303 and back.headers["Location"] == "/seeks"
+
+
+def test_the_seeks_page_says_rated_and_words_the_options(
+    app: Flask, sqlite_database: Database,
+) -> None:
+    ann = make_player(sqlite_database, "Ann", "ann@example.test")
+    assert challenge_form(signed_in(app, sqlite_database, ann), "mosey", kind="seek",
+                          **{"option-order": "5"}).status_code == 303
+    listing = app.test_client().get("/seeks").text
+    assert "(Board size 5)" in listing and "order 5" not in listing
+    assert "; rated." in listing
 
 
 def _browser_signed_in(database: Database, url: str, player_id: int) -> Browser:

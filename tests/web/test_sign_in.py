@@ -169,9 +169,9 @@ def test_unknown_addresses_get_the_same_page_and_no_email(
     _player(sqlite_database, "Robot", "bot-1@bots.invalid", bot_level="easy")
     known = _ask(client, "alice@example.test")
     unknown = _ask(client, "nobody@example.test")
-    bot = _ask(client, "bot-1@bots.invalid")
-    assert known.status_code == unknown.status_code == bot.status_code == 200
-    assert known.data == unknown.data == bot.data
+    bot = _ask(client, "bot-1@bots.invalid")  # not an address anyone can have: refused
+    assert known.status_code == unknown.status_code == 200 and bot.status_code == 400
+    assert known.data == unknown.data
     assert [email.to_address for email in _emails(sqlite_database)] == ["alice@example.test"]
 
 
@@ -190,6 +190,29 @@ def test_requests_are_limited_per_address_and_per_client(
     assert len(_emails(sqlite_database)) == 5
     assert _ask(client, "bob@example.test", ip="10.0.2.2").status_code == 200
     assert len(_emails(sqlite_database)) == 6
+
+
+def test_a_bad_address_is_refused_before_it_is_counted(
+    client: FlaskClient, sqlite_database: Database,
+) -> None:
+    _player(sqlite_database, "Alice", "alice@example.test")
+    for typo in ("", "   ", "alice@@example.test", "alice", "x" * 400):
+        refused = _ask(client, typo, ip="10.0.3.1")
+        assert refused.status_code == 400 and 'role="alert"' in refused.text
+        assert "Enter your email address, such as ann@example.org" in refused.text
+    for _ in range(5):  # the five typos used none of the client's allowance
+        assert _ask(client, "alice@example.test", ip="10.0.3.1").status_code == 200
+    assert _ask(client, "alice@example.test", ip="10.0.3.1").status_code == 429
+    assert len(_emails(sqlite_database)) == 5
+
+
+def test_only_a_local_next_is_followed() -> None:
+    from pbem.web.signin import safe_next
+
+    assert safe_next("/seeks") == "/seeks"
+    for bad in ("", None, "//evil.example", "https://evil.example/", "/\\evil.example",
+                "seeks", "/a\r\nLocation: x"):
+        assert safe_next(bad) is None
 
 
 def test_signing_out(app: Flask, sqlite_database: Database, site: Site) -> None:

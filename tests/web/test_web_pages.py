@@ -18,7 +18,7 @@ import engine
 from pbem.db import Database
 from pbem.models import Game, Move
 from pbem.positions import current_state, move_menu
-from pbem.services import PlayerSpec, Site, create_game, submit_move
+from pbem.services import PlayerSpec, Site, create_game, resign, submit_move
 from pbem.web.terms import name_generic_seats, seat_label, seat_names
 from tests.support import start_a_game
 
@@ -176,15 +176,45 @@ def test_the_game_page_steps_through_positions_and_links_the_record(
         state = game.decode(moves[ply - 1].state_after) if ply else game.decode(row.start_state)
         last = moves[ply - 1].notation if ply else None
         assert game.render_svg(state, None, last) in page.text
-    record = json.loads(client.get(f"/g/{row.public_id}/record.json").text)
+    # The page links the same three records as the replay and the archive.
+    page = client.get(url).text
+    for kind in ("json", "txt", "sgf"):
+        assert f'href="/games/{row.public_id}/record.{kind}"' in page
+    # The game page's older addresses lead to the same records.
+    old = client.get(f"/g/{row.public_id}/record.json")
+    assert old.status_code == 308 and old.location.endswith(f"/games/{row.public_id}/record.json")
+    record = json.loads(client.get(f"/g/{row.public_id}/record.json", follow_redirects=True).text)
+    assert record == client.get(f"/games/{row.public_id}/record.json").get_json()
     assert record["game"] == any_game and record["options"] == row.options
-    assert record["moves"] == [m.notation for m in moves]
-    assert record["players"] == [f"P{n}" for n in range(len(record["players"]))]
+    assert [m["notation"] for m in record["moves"]] == [m.notation for m in moves]
+    assert [p["name"] for p in record["players"]] == [
+        f"P{n}" for n in range(len(record["players"]))]
     assert record["status"] == row.status and record["winners"] is None
     assert record["seed"] is None and record["seed_commitment"] == row.seed_commitment
-    text = client.get(f"/g/{row.public_id}/record.txt").text
-    assert all(f"{n + 1}. {m.notation}" in text for n, m in enumerate(moves))
+    text = client.get(f"/g/{row.public_id}/record.txt", follow_redirects=True)
+    assert text.headers["Content-Type"] == "text/plain; charset=utf-8"
+    assert text.text == client.get(f"/games/{row.public_id}/record.txt").text
+    assert all(f"{n + 1}. P{m.seat}: {m.notation}" in text.text for n, m in enumerate(moves))
     assert client.get("/g/not-a-game").status_code == 404
+    assert client.get("/g/not-a-game/record.json", follow_redirects=True).status_code == 404
+
+
+def test_an_ended_game_says_its_result_not_who_is_to_move(
+    client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
+) -> None:
+    """A resignation ends a game whose position the rules did not end: the engine would still
+    say "Light to move"; the page says the result instead (at the final position only)."""
+    game_pk = start_a_game(sqlite_database, now, site, "mosey", {"order": 4})
+    _play_random(sqlite_database, now, site, game_pk, 2, random.Random(4))
+    url = site.links.game_url(_row(sqlite_database, game_pk).public_id)
+    assert "<p>Light to move.</p>" in client.get(url).text
+    with sqlite_database.write() as session:
+        resign(session, now, site, game_id=game_pk, seat=0)
+    page = client.get(url).text
+    assert "<p>Light to move.</p>" not in page
+    assert page.count("P0 (Light) resigned; P1 (Dark) won.") == 1
+    earlier = client.get(url, query_string={"ply": 1}).text  # an old position still says
+    assert "Dark to move. (position after move 1 of 2)" in earlier
 
 
 @pytest.mark.parametrize(
