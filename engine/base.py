@@ -233,6 +233,7 @@ class Game(ABC, Generic[S, M]):
         *,
         chosen: Sequence[str] | None = None,
         translator: Translator = ENGLISH,
+        over: bool = False,
     ) -> str:
         """A standalone SVG of the position as ``viewer`` (a seat; None: the public) sees it.
 
@@ -244,6 +245,11 @@ class Game(ABC, Generic[S, M]):
         (:meth:`click_targets`, captures with a distinct mark), and names each link by what the
         cell holds ("B1, your Light stone"), with ``data-cell="B1"`` as a stable hook for CSS.
         Without it (None) links are named by the bare label, as before.
+
+        ``over=True`` draws a position where the game ended off the board (a resignation, a
+        forfeit on time, an adjudication) although the rules would go on: the words about whose
+        turn it is and what they must do (in the heading and the text alternative) become "game
+        over"; scores and the rest stay. A position the rules ended is drawn as without it.
         """
 
     # -- what a game may refine ----------------------------------------------------------------

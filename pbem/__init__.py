@@ -69,6 +69,7 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
         security,
         seeks,
         signin,
+        signup,
         tournaments,
         turns,
     )
@@ -81,8 +82,8 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
     monitoring.init_app(app, database)
     rules.init_app(app)
     for blueprint in (games.bp, play.bp, turns.bp, invites.bp, players.bp, computer.bp,
-                      ratings.bp, signin.bp, archive.bp, replay.bp, profiles.bp, tournaments.bp,
-                      challenges.bp, seeks.bp):
+                      ratings.bp, signin.bp, signup.bp, archive.bp, replay.bp, profiles.bp,
+                      tournaments.bp, challenges.bp, seeks.bp):
         app.register_blueprint(blueprint)
     if config["ENV"] == "development":
         app.register_blueprint(dev.bp)  # /dev/mail shows every caught message: never in production

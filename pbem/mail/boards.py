@@ -3,6 +3,10 @@
 Mail clients drop SVG, so email carries PNG; twice the size keeps it sharp on high-density screens
 while the HTML shows it at display size. Each (game, ply, viewer, language) is rendered once and
 kept: the words on a board (headers, scores) are in its reader's language.
+
+A game that ended off the board (resigned, forfeited on time, adjudicated) stops where the rules
+still have someone to move; its last position is drawn as over (``render_svg(over=True)``: "game
+over", not "Light to move"), a picture kept apart from the one drawn at that ply while it ran.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from sqlmodel import select
 from engine import png as engine_png
 from pbem.db import Database
 from pbem.i18n import translations
-from pbem.models import BoardImage, Game, Move
+from pbem.models import BoardImage, Game, GameStatus, Move
 from pbem.positions import engine_game
 
 SCALE = 2
@@ -32,12 +36,6 @@ def board_png(database: Database, game_id: int, ply: int, viewer: int,
     Rasterising happens outside any transaction so that SQLite writers are not held up by it.
     """
     with database.session() as session:
-        cached = session.exec(select(BoardImage).where(
-            BoardImage.game_id == game_id, BoardImage.ply == ply, BoardImage.viewer == viewer,
-            BoardImage.language == language,
-        )).one_or_none()
-        if cached is not None:
-            return cached.png
         row = session.get(Game, game_id)
         if row is None:
             raise LookupError(f"no game {game_id}")
@@ -45,15 +43,24 @@ def board_png(database: Database, game_id: int, ply: int, viewer: int,
         if ply > 0:
             last = session.exec(select(Move).where(Move.game_id == game_id,
                                                    Move.ply == ply - 1)).one()
-    game = engine_game(row)
-    state = game.decode(last.state_after if last else row.start_state)
+        game = engine_game(row)
+        state = game.decode(last.state_after if last else row.start_state)
+        # ended off the board right here: the rules still have someone to move
+        over = (row.status in (GameStatus.FINISHED, GameStatus.ABORTED) and ply == row.ply
+                and game.to_move(state) is not None)
+        cached = session.exec(select(BoardImage).where(
+            BoardImage.game_id == game_id, BoardImage.ply == ply, BoardImage.viewer == viewer,
+            BoardImage.language == language, BoardImage.over == over,
+        )).one_or_none()
+        if cached is not None:
+            return cached.png
     svg = game.render_svg(state, None if viewer < 0 else viewer, last.notation if last else None,
-                          translator=translations(language))
+                          translator=translations(language), over=over)
     png = svg_to_png(svg)
     try:
         with database.write() as session:
             session.add(BoardImage(game_id=game_id, ply=ply, viewer=viewer, language=language,
-                                   png=png))
+                                   over=over, png=png))
     except IntegrityError:
         pass  # another deliverer stored the same picture meanwhile
     return png

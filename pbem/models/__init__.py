@@ -228,13 +228,16 @@ class BoardImage(SQLModel, table=True):
     """A rendered board PNG, made once per position and viewer however many people get it."""
 
     __tablename__ = "board_images"
-    __table_args__ = (UniqueConstraint("game_id", "ply", "viewer", "language"),)
+    __table_args__ = (UniqueConstraint("game_id", "ply", "viewer", "language", "over"),)
 
     id: int | None = Field(default=None, primary_key=True)
     game_id: int = Field(foreign_key="games.id", index=True)
     ply: int
     viewer: int  # -1 for the public view
     language: str = "en"  # boards carry words (headers, scores): one picture per language
+    # Drawn as over (pbem.mail.boards): the game ended off the board at this ply, which the
+    # picture drawn before it ended (someone "to move") does not say.
+    over: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
     png: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
 
 

@@ -57,6 +57,7 @@ class Challenge(SQLModel, table=True):
     timeout_policy: str = ""  # one of the site's approved policies ("" for the game's default)
     seat_order: str = SeatOrder.FIRST
     rated: bool = True
+    listed: bool = True  # its game in the public archive and on profiles (pbem.web.archive)
     kind: str = ChallengeKind.INVITE
     status: str = Field(default=ChallengeStatus.OPEN, index=True)
     created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))

@@ -99,6 +99,7 @@ def _make(session: Session, now: datetime, site: Site, rules: ChallengeRules, ro
         options=row.options, seats=len(seats),
         time_control=str(control) if control is not None else rules.time_controls[0],
         timeout_policy=row.timeout_policy, seat_order=SeatOrder.FIRST, rated=row.rated,
+        listed=row.listed,
         kind=ChallengeKind.REMATCH, created_at=now,
         expires_at=now + timedelta(days=rules.days), rematch_of=row.id)
     session.add(challenge)

@@ -102,7 +102,7 @@ def describe(row: Challenge, reader: Reader, names: Sequence[str] = ()) -> dict[
     return {"challenge": row, "game_name": reader.gettext(info.name) if info else row.game_type,
             "options": row.options or {},
             "choices": options_in_words(row.game_type, row.options or {}, reader),
-            "rated": row.rated, "clock": describe_control(
+            "rated": row.rated, "listed": row.listed, "clock": describe_control(
                 parse_time_control(row.time_control), reader), "names": list(names)}
 
 
@@ -113,6 +113,7 @@ def create_challenge(
     creator: Player, game_type: str, options: Mapping[str, object], time_control: str,
     timeout_policy: str, seat_order: str = SeatOrder.FIRST,
     invitees: Sequence[PlayerSpec] = (), seek: bool = False, rated: bool = True,
+    listed: bool = True,
 ) -> Challenge:
     """A challenge to ``invitees`` (by address, or computer players), or with ``seek`` an open
     seek for the seats the options make. Invitees get an email with accept and decline links;
@@ -163,7 +164,7 @@ def create_challenge(
                     game_type=info.id, options=resolved, seats=seats, time_control=time_control,
                     timeout_policy=policy, seat_order=seat_order,
                     # a computer player's game is never rated (create_game): say so from the start
-                    rated=rated and not any(s.bot_level for s in invitees),
+                    rated=rated and not any(s.bot_level for s in invitees), listed=listed,
                     kind=ChallengeKind.SEEK if seek else ChallengeKind.INVITE,
                     created_at=now, expires_at=now + timedelta(days=rules.days))
     session.add(row)
@@ -242,7 +243,7 @@ def start_if_ready(session: Session, now: datetime, site: Site, row: Challenge,
     game = create_game(session, now, site, game_type=row.game_type, options=row.options,
                        players=specs, time_control=_clock(row.time_control),
                        timeout_policy=row.timeout_policy or None, rated=row.rated,
-                       accepted=[p.email for p in order])
+                       listed=row.listed, accepted=[p.email for p in order])
     row.status = ChallengeStatus.STARTED
     row.game_id = game.id
     row.closed_at = now

@@ -254,8 +254,9 @@ class _Mailing:
     moves: list[Move]
     context: dict[str, Any]
     seats: list[Seat] = field(default_factory=list, compare=False)
-    # Board pictures by viewer: a game without hidden information has one for everybody.
-    boards: dict[int, BoardRef] = field(default_factory=dict, compare=False)
+    # Board pictures by viewer (and whether drawn as over): a game without hidden information
+    # has one for everybody.
+    boards: dict[tuple[int, bool], BoardRef] = field(default_factory=dict, compare=False)
     # The context in each language a recipient reads (English is ``context``).
     contexts: dict[Reader, dict[str, Any]] = field(default_factory=dict, compare=False)
 
@@ -286,14 +287,16 @@ class _Mailing:
         return in_words(self.game.describe(self.state, seat), self.context["names"],
                         self.context_in(reader)["labels"], reader)
 
-    def board(self, seat: int) -> BoardRef:
-        viewer = board_viewer(self.game.info, seat)
-        if viewer not in self.boards:
+    def board(self, seat: int, *, over: bool = False) -> BoardRef:
+        """The picture for ``seat``; ``over`` for the game-over email, whose game may have
+        ended off the board (its alt text then says so rather than who is to move)."""
+        key = (board_viewer(self.game.info, seat), over)
+        if key not in self.boards:
             last = self.moves[-1].notation if self.moves else None
-            self.boards[viewer] = board_ref(self.game, self.state, self.row.ply, seat, last,
-                                            self.context["labels"],
-                                            player_names=self.context["player_names"])
-        return self.boards[viewer]
+            self.boards[key] = board_ref(self.game, self.state, self.row.ply, seat, last,
+                                         self.context["labels"],
+                                         player_names=self.context["player_names"], over=over)
+        return self.boards[key]
 
     def context_for(self, seat: Seat, reader: Reader = ENGLISH, **extra: Any) -> dict[str, Any]:
         """The seat's own context: its moves since its last turn and its own text board (a
@@ -384,7 +387,7 @@ def send_game_over(
             subject=lambda reader, number=seat.seat: subject_line(
                 game_over_event(row.winners, number, names, reader),
                 title_of(row, names, number, reader)),
-            board=mail.board(seat.seat),
+            board=mail.board(seat.seat, over=True),
             context=lambda reader, seat=seat: mail.context_for(
                 seat, reader, mine=outcome_for(row.winners, seat.seat),
                 result=mail.result(reader), rematch_url=rematch_url(site, row, seat)),

@@ -17,7 +17,8 @@ from typing import Any
 from sqlmodel import Session
 
 import engine
-from engine.text import N_
+from engine.text import N_, Text
+from pbem.game_options import options_in_words
 from pbem.i18n import ENGLISH, Reader
 from pbem.models import Game, Move, MoveSource, OutboxEmail, Player, Seat
 from pbem.services.common import Site
@@ -67,15 +68,20 @@ def board_viewer(info: engine.GameInfo, seat: int | None) -> int:
 
 def board_ref(
     game: engine.Game, state: Any, ply: int, seat: int | None, last_move: str | None,  # type: ignore[type-arg]
-    labels: Sequence[str] = (), *, player_names: Sequence[str] | None = None,
+    labels: Sequence[str] = (), *, player_names: Sequence[str] | None = None, over: bool = False,
 ) -> BoardRef:
     """The picture for ``seat``; its alt text names the players where ``labels`` are given
-    (``player_names`` lets other languages name the colours their own way)."""
+    (``player_names`` lets other languages name the colours their own way). ``over``: the game
+    ended off the board in this position (resigned, forfeited, adjudicated), so the alt text
+    says "Game over." where it would say who is to move, as the picture does
+    (:mod:`pbem.mail.boards`)."""
     viewer = board_viewer(game.info, seat)
-    svg = game.render_svg(state, None if viewer < 0 else viewer, last_move)
+    over = over and game.to_move(state) is not None
+    svg = game.render_svg(state, None if viewer < 0 else viewer, last_move, over=over)
     match = _SIZE.search(svg)
     width, height = (round(float(match[1])), round(float(match[2]))) if match else (400, 400)
-    described = game.describe(state, None if viewer < 0 else viewer)
+    described = (Text("Game over.") if over
+                 else game.describe(state, None if viewer < 0 else viewer))
     if player_names is None:
         player_names = [label.split(" (")[0] for label in labels]
 
@@ -291,6 +297,8 @@ def game_context(
         "game_name": reader.gettext(game.info.name),
         "summary": reader.gettext(game.info.summary),
         "options": game.options,
+        # "Board size 4" rather than the stored "order 4": the option's label in the language.
+        "options_words": options_in_words(row.game_type, game.options, reader),
         "lineup": [(names[s.seat] if s.seat < len(names) else "", players[s.player_id])
                    for s in seats],
         "describe": in_words(game.describe(state), names, labels, reader),

@@ -23,6 +23,7 @@ from typing import Any
 
 from sqlmodel import Session
 
+from engine.text import N_
 from pbem.i18n import ENGLISH, Reader
 from pbem.models import Game, GameStatus
 from pbem.positions import engine_game, moves_of
@@ -35,6 +36,8 @@ VERSION = 1
 # SGF property names are capital letters only, so seat numbers cannot be used.
 TWO_SEATS = ("B", "W")
 SEAT_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+# A game's stored status as the text record says it (the JSON and SGF keep the stored word).
+STATUS_WORDS = (N_("invited"), N_("active"), N_("finished"), N_("aborted"))
 
 
 def is_over(row: Game) -> bool:
@@ -91,7 +94,9 @@ def record_text(record: dict[str, Any], reader: Reader = ENGLISH) -> str:
         name = player["name"] + (f" ({player['side']})" if player["side"] else "")
         lines.append(reader.gettext("Seat %(number)d: %(name)s", number=player["seat"] + 1,
                                     name=name))
-    lines.append(reader.gettext("Status: %(status)s", status=record["status"]))
+    status = record["status"]
+    lines.append(reader.gettext("Status: %(status)s", status=reader.gettext(status)
+                                if status in STATUS_WORDS else status))
     for label, key in ((reader.gettext("Started"), "started_at"),
                        (reader.gettext("Finished"), "finished_at")):
         if record[key]:

@@ -116,6 +116,8 @@ def render_game_page(
     labels = [seat_label(players[s.player_id].name, names[s.seat] if s.seat < len(names) else "")
               for s in seats]
     links = site().links
+    # ended off the board at the position shown: the board says so, not who is to move
+    ended_here = is_over(row) and shown == len(moves) and game.to_move(state) is not None
     move_url = None
     if viewer is not None and row.status == GameStatus.ACTIVE and row.to_move == viewer:
         move_url = links.move_url(row.id, viewer, row.ply, holder=seats[viewer].player_id)
@@ -129,7 +131,8 @@ def render_game_page(
         rules_url=url_for("rules.rules_page", game_id=row.game_type)
         if "rules.rules_page" in current_app.view_functions else None,
         board=named_board(board_svg(game, state, viewer,
-                                     moves[shown - 1].notation if shown else None), labels),
+                                     moves[shown - 1].notation if shown else None,
+                                     over=ended_here), labels),
         describe=name_generic_seats(reader.text(game.describe(state, viewer)), labels),
         # A resignation, forfeit or adjudication ends a game whose position the rules did not
         # end, so the engine would still say "Light to move": the result is said instead.

@@ -21,6 +21,7 @@ from flask import Blueprint, Response, abort, jsonify, render_template, request,
 from flask_babel import gettext as _
 from sqlmodel import select
 
+from pbem.i18n import ENGLISH, Reader
 from pbem.models import Game, Move, Player, Seat
 from pbem.positions import engine_game, moves_of, state_at
 from pbem.services.common import players_of, seats_of
@@ -107,8 +108,11 @@ def replay(public_id: str) -> tuple[str, int]:
     seat_arg: dict[str, Any] = {"as": seat} if isinstance(seat, int) else {}
     game = engine_game(row)
     state = state_at(game, row, moves, shown)
+    # ended off the board at the position shown: the board says so, not who is to move
     board = named_svg(labels, board_svg(game, state, viewer,
-                                        moves[shown - 1].notation if shown else None))
+                                        moves[shown - 1].notation if shown else None,
+                                        over=over and shown == total
+                                        and game.to_move(state) is not None))
     reader = current_reader()
     return render_template(
         "replay.html", row=row, info=game.info, moves=moves, shown=shown, total=total,
@@ -135,10 +139,12 @@ def record_links(public_id: str) -> list[tuple[str, str]]:
             for label, kind in (("JSON", "json"), (_("text"), "txt"), ("SGF", "sgf_download"))]
 
 
-def _record(public_id: str) -> tuple[Game, dict[str, Any]]:
+def _record(public_id: str, reader: Reader = ENGLISH) -> tuple[Game, dict[str, Any]]:
+    """The game and its record, its words (sides, result) for ``reader``: English, as data, in
+    the JSON and SGF files; the page's language in the text one, which is for people."""
     row = game_by_public_id(public_id)
     with database().session() as session:
-        return row, game_record(session, row)
+        return row, game_record(session, row, reader)
 
 
 def _download(row: Game, body: str | Response, extension: str, content_type: str) -> Response:
@@ -162,8 +168,9 @@ def record_json(public_id: str) -> Response:
 @bp.get("/g/<public_id>/record.txt", alias=True)
 @bp.get("/games/<public_id>/record.txt")
 def record_txt(public_id: str) -> Response:
-    row, record = _record(public_id)
-    return _download(row, record_text(record, current_reader()), "txt",
+    reader = current_reader()
+    row, record = _record(public_id, reader)
+    return _download(row, record_text(record, reader), "txt",
                      "text/plain; charset=utf-8")
 
 

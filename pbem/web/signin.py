@@ -10,11 +10,8 @@
   ``"admin:..."``; one user loader in :mod:`pbem.admin` reads both). "Sign out everywhere" adds
   one to ``Player.session_version``, so every older session stops loading. Unlike an organiser's,
   a player's session is not bound to the client's address: phones change addresses all day.
-- Sign-up (``PBEM_SIGNUP``): ``invite`` and ``closed`` mail links to existing players only (an
-  address is a player once someone invited it; ``closed`` also keeps challenges from inviting new
-  addresses). ``open`` mails an unknown address a sign-up link instead: a signed, timed token
-  holding the address, whose page asks for a name and makes the account on its POST, once (an
-  address that is a player already finds the link used).
+- Sign-up (``PBEM_SIGNUP``): ``invite`` and ``closed`` mail links to existing players only;
+  ``open`` mails an unknown address a sign-up link instead (:mod:`pbem.web.signup`).
 - A signed-in player's ``/account`` is their games page (``/me/<token>``, unchanged).
 """
 
@@ -30,7 +27,6 @@ from flask import Blueprint, current_app, redirect, render_template, request, se
 from flask_babel import gettext as _
 from flask_babel import ngettext
 from flask_login import current_user, login_user, logout_user
-from itsdangerous import BadData, URLSafeTimedSerializer
 from sqlalchemy import update
 from sqlmodel import Session, col, delete, select
 from werkzeug.wrappers import Response
@@ -45,7 +41,6 @@ from pbem.web.support import (
     message_page,
     queue_player_mail,
     read_as_player,
-    reason_of,
     site,
     utc_now,
     within_limits,
@@ -200,7 +195,7 @@ def safe_next(target: str | None) -> str | None:
     return target
 
 
-def _go_on() -> Response:
+def go_on() -> Response:
     """After signing in, the page that sent the player here (kept in this browser's session;
     read before ``session.clear()``), else their games page."""
     return redirect(safe_next(session.pop(NEXT_KEY, None)) or url_for("signin.account"), 303)
@@ -233,7 +228,9 @@ def request_link() -> tuple[str, int]:
         if player is not None and player.bot_level is None:  # bots get no mail
             _enqueue_link(db_session, utc_now(), player)
         elif player is None and current_app.config.get("SIGNUP") == "open":
-            _enqueue_signup(db_session, utc_now(), address)
+            from pbem.web.signup import enqueue_signup  # signup builds on this module
+
+            enqueue_signup(db_session, utc_now(), address)
     # The same page whatever the address and the sign-up policy: nothing can be probed here.
     return render_template("sign_in_sent.html", minutes=LINK_MINUTES), 200
 
@@ -270,7 +267,7 @@ def complete(token: str) -> Response | tuple[str, int]:
                                        _("Please ask for a new one."), 400,
                                        game_url=url_for("signin.sign_in_page"))
     # A fresh session: nothing from before (an organiser's login, a CSRF token) carries over.
-    going = _go_on()
+    going = go_on()
     session.clear()
     login_user(signed)
     session.permanent = True  # stays signed in across browser restarts, until signed out
@@ -333,86 +330,3 @@ def sign_out_everywhere() -> Response | tuple[str, int]:
     return message_page(_("Signed out on all other devices"),
                         _("Your other sessions have ended; you are still signed in here."),
                         game_url=url_for("signin.account"))
-
-
-# -- sign-up (PBEM_SIGNUP=open) -----------------------------------------------------------------
-
-def _signup_serializer() -> URLSafeTimedSerializer:
-    return URLSafeTimedSerializer(site().links.secret_key, salt="pbem-signup")
-
-
-def _enqueue_signup(db_session: Session, now: datetime, address: str) -> None:
-    """A sign-up link for an address nobody plays with yet, in the page's language (the
-    address has no player to have one). An address that is not one gets nothing."""
-    from email.utils import make_msgid
-
-    from pbem.addresses import BadAddress, check_address
-    from pbem.models import OutboxEmail
-    from pbem.templating import render_email
-    from pbem.web.language import current_reader
-
-    try:
-        address = check_address(address)
-    except BadAddress:
-        return
-    reader = current_reader()
-    url = f"{site().links.base_url}/sign-up/{_signup_serializer().dumps({'e': address})}"
-    subject = reader.gettext("Your sign-in link")
-    values = {"subject": subject, "sign_up_url": url, "minutes": LINK_MINUTES}
-    db_session.add(OutboxEmail(
-        kind="challenge_signup", to_address=address, subject=subject,
-        text_body=render_email("email/challenge_signup.txt", reader, **values),
-        html_body=render_email("email/challenge_signup.html", reader, **values),
-        message_id=make_msgid(idstring="signup", domain=site().mail_domain),
-        next_attempt_at=now, created_at=now))
-    audit(db_session, now, "sign-up link sent")
-
-
-def _signup_address(token: str) -> str | None:
-    try:
-        fields = _signup_serializer().loads(token, max_age=LINK_MINUTES * 60)
-    except BadData:
-        return None
-    return fields.get("e") if isinstance(fields, dict) else None
-
-
-@bp.route("/sign-up/<token>", methods=["GET", "POST"])
-def sign_up(token: str) -> Response | tuple[str, int]:
-    """GET shows the form (a mail scanner makes no account); its POST makes the account, once."""
-    from pbem.addresses import BadName, check_name
-
-    address = _signup_address(token)
-    if address is None or current_app.config.get("SIGNUP") != "open":
-        return message_page(_("This sign-in link does not work"), ngettext(
-            "Sign-in links work for %(num)d minute. Please ask for a new one.",
-            "Sign-in links work for %(num)d minutes. Please ask for a new one.",
-            LINK_MINUTES), 410, game_url=url_for("signin.sign_in_page"))
-    error = ""
-    if request.method == "POST":
-        check_csrf()
-        now = utc_now()
-        try:
-            name = check_name(request.form.get("name", ""), default=address.partition("@")[0])
-        except BadName as problem:
-            error = reason_of(problem)
-        else:
-            with database().write() as db_session:
-                if db_session.exec(select(Player.id).where(Player.email == address)).first():
-                    return message_page(_("This sign-in link has been used"), _(
-                        "Each sign-in link works only once. If you are not signed in, ask for "
-                        "a new link."), 410, game_url=url_for("signin.sign_in_page"))
-                from pbem.web.language import current_reader
-
-                player = Player(name=name, email=address, created_at=now,
-                                language=current_reader().language)
-                db_session.add(player)
-                db_session.flush()
-                audit(db_session, now, "signed up", player_id=player.id)
-                signed = SignedInPlayer.of(player)
-            going = _go_on()
-            session.clear()
-            login_user(signed)
-            session.permanent = True
-            return going
-    return render_template("challenge_signup.html", token=token, address=address,
-                           error=error), 400 if error else 200

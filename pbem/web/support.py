@@ -84,16 +84,17 @@ def read_as_seat(game_id: int, seat: int) -> Reader | None:
 def board_svg(
     game: engine.Game, state: Any, viewer: int | None, last_move: str | None = None,  # type: ignore[type-arg]
     cell_href: Callable[[str], str | None] | None = None, *,
-    chosen: Sequence[str] | None = None,
+    chosen: Sequence[str] | None = None, over: bool = False,
 ) -> Markup:
     """The engine's SVG, inline so its cell links work without JavaScript; with ``chosen`` (the
     cells clicked so far, maybe none) the engine outlines them and marks where the next click
-    can go, captures apart.
+    can go, captures apart. ``over``: the game ended off the board here (a resignation, a
+    timeout, an adjudication), so the board says "game over" rather than who is to move.
 
     The engine builds SVG with ElementTree, which escapes every text, so it is safe to inline.
     """
     return Markup(anchor_cells(game.render_svg(state, viewer, last_move, cell_href,
-                                               chosen=chosen,
+                                               chosen=chosen, over=over,
                                                translator=current_reader().catalog)))
 
 
@@ -182,11 +183,13 @@ def named_svg(labels: list[str], svg: Markup) -> Markup:
     return Markup(with_names([str(escape(label)) for label in labels], str(svg)))
 
 
-def within_limits(scope: str, limit: str, address: str) -> bool:
+def within_limits(scope: str, limit: str, address: str, *, count: bool = True) -> bool:
     """Count this request against the email ``address`` and the client's IP in ``scope`` (a
     form that sends mail: games page links, sign-in links); False once either is over
     ``limit`` ("5 per hour"). Both are always counted, so a client cycling addresses still
-    spends its own allowance. Without the dashboard's limiter nothing is counted."""
+    spends its own allowance. With ``count=False`` only ask whether one more would fit (a form
+    checked before it is counted, so a refused one costs nothing). Without the dashboard's
+    limiter nothing is counted."""
     import hashlib
 
     from flask import request
@@ -199,7 +202,8 @@ def within_limits(scope: str, limit: str, address: str) -> bool:
     site_key = hashlib.sha256(current_app.config["BASE_URL"].encode()).hexdigest()[:12]
     keys = ("address:" + hashlib.sha256(address.encode()).hexdigest()[:32],
             f"ip:{request.remote_addr or 'unknown'}")
-    results = [limiter.limiter.hit(item, f"{scope}:{site_key}", key) for key in keys]
+    check = limiter.limiter.hit if count else limiter.limiter.test
+    results = [check(item, f"{scope}:{site_key}", key) for key in keys]
     return all(results)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
@@ -132,6 +133,35 @@ def test_board_renders_as_svg_for_every_viewer_with_links(gid: str) -> None:
         assert "<1>" not in svg, "text must be escaped"
     plain = ET.fromstring(game.render_svg(state))
     assert not [e for e in plain.iter() if e.tag.endswith("a")]
+
+
+TO_MOVE = re.compile(r"\bto (move|take|walk|lay|swap|choose|name)\b")
+
+
+@pytest.mark.parametrize("gid", list(GAMES))
+def test_a_game_ended_off_the_board_is_drawn_as_over(gid: str) -> None:
+    """``over=True`` (a resignation, a timeout, an adjudication) says "game over" where the
+    board would say who is to move, in the heading and the text alternative; the rest stays,
+    and a position the rules ended is drawn the same either way."""
+    game = new_game(gid)
+    rng = random.Random(3)
+    state = game.start(seed=2)
+    for plies in (0, 3, 5):
+        for _ in range(plies):
+            state = game.play(state, game.random_move(state, rng))
+        assert game.to_move(state) is not None
+        for viewer in (None, *range(game.num_players)):
+            running = game.render_svg(state, viewer)
+            ended = game.render_svg(state, viewer, over=True)
+            assert TO_MOVE.search(running), running
+            assert not TO_MOVE.search(ended), ended
+            assert "game over" in ended.lower() and "game over" not in running.lower()
+            label = ET.fromstring(ended).get("aria-label") or ""
+            assert "Game over." in label and label.endswith(game.piece_list(state, viewer))
+    final = game.playout(state, rng)
+    assert game.to_move(final) is None
+    for viewer in (None, *range(game.num_players)):
+        assert game.render_svg(final, viewer, over=True) == game.render_svg(final, viewer)
 
 
 def test_catalogue_describes_every_game() -> None:

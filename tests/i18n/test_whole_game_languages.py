@@ -27,22 +27,10 @@ from pbem.db import Database
 from pbem.models import Game
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, create_game
+from tests.i18n.support import email_texts, english_in, visible_text
 from tests.support import ADMIN_EMAIL, ADMIN_PASSWORD, csrf_of, start_a_game
 
 GAME = "keep-a-riding"  # a short two-player game on a small board
-
-# English a player must not meet in another language: whole words, case-sensitive, chosen so
-# that none is also a Dutch, German or Italian word (so not "won", "Pass", "November",
-# "Deadline", which those languages use too).
-ENGLISH = [
-    "It is your turn", "your turn", "Your move", "Confirm", "confirm your move", "Game over",
-    "to move", "You play", "you play", "Resign", "resign", "Accept", "Decline", "invitation",
-    "Invitation", "the game", "The game", "Reply", "reply", "Board", "board", "move", "Move",
-    "Rules", "rules", "please", "Please", "since", "Since", "Your", "your", "the", "The", "and",
-    "with", "Sign", "Settings", "Wednesday", "Thursday", "Monday", "Tuesday", "Friday",
-    "Saturday", "Sunday", "January", "February", "March", "June", "July", "October",
-    "December", "not a legal", "is not", "days", "hours", "minutes", "Player",
-]
 
 # Phrases each language must show somewhere in the game's mail and pages.
 EXPECTED: dict[str, list[str]] = {
@@ -62,49 +50,10 @@ DASHBOARD_EXPECTED: dict[str, list[str]] = {
 NAMES = ("Anouk", "Bram")  # names in no language's dictionary of English words
 
 
-def visible_text(markup: str) -> str:
-    """What a reader sees of an HTML page or part: no tags, scripts, styles, URLs or notation."""
-    markup = re.sub(r"(?is)<(script|style)\b.*?</\1>", " ", markup)
-    markup = re.sub(r"(?is)<svg\b.*?</svg>", _board_words, markup)
-    attributes = re.findall(r'(?:alt|title|aria-label|placeholder|value)="([^"]*)"', markup)
-    text = re.sub(r"(?s)<[^>]+>", " ", markup)
-    text = html_lib.unescape(text + " " + " ".join(attributes))
-    return re.sub(r"\s+", " ", without_addresses(text))
-
-
-def without_addresses(text: str) -> str:
-    """Links and email addresses are not words anyone reads."""
-    return re.sub(r"\S+@\S+", " ", re.sub(r"https?://\S+", " ", text))
-
-
-def _board_words(svg: re.Match[str]) -> str:
-    """A board's words: its title and the names of its links and regions, not its markup."""
-    labels = re.findall(r'aria-label="([^"]*)"', svg[0]) + re.findall(r"<title>([^<]*)</title>",
-                                                                       svg[0])
-    return " ".join(labels)
-
-
-def english_in(text: str) -> list[str]:
-    found = []
-    for phrase in ENGLISH:
-        pattern = re.escape(phrase.strip())
-        if re.search(rf"(?<![\w-]){pattern}(?![\w-])", text):
-            found.append(phrase)
-    return found
-
-
 def _hidden_move(page: str) -> str:
     match = re.search(r'<input type="hidden" name="move" value="([^"]*)">', page)
     assert match, "the confirm page names no move"
     return html_lib.unescape(match[1])
-
-
-def _email_texts(message: Any) -> list[str]:
-    parts = [str(message["Subject"]), without_addresses(message.get_body(("plain",)).get_content())]
-    html_part = message.get_body(("html",))
-    if html_part is not None:
-        parts.append(visible_text(html_part.get_content()))
-    return parts
 
 
 def play_whole_game(language: str, client: FlaskClient, database: Database, mailbox: Any,
@@ -121,7 +70,7 @@ def play_whole_game(language: str, client: FlaskClient, database: Database, mail
         game_pk = row.id
     inbox = []
     for number, message in enumerate(mailbox.deliver()):
-        seen[f"invitation email {number}"] = "\n".join(_email_texts(message))
+        seen[f"invitation email {number}"] = "\n".join(email_texts(message))
         url = mailbox.link(message, "/invite/")
         page = client.get(url)
         seen[f"invitation page {number}"] = visible_text(page.text)
@@ -132,7 +81,7 @@ def play_whole_game(language: str, client: FlaskClient, database: Database, mail
     plies, tried_illegal = 0, False
     while True:
         for message in inbox:
-            seen[f"email {len(seen)}"] = "\n".join(_email_texts(message))
+            seen[f"email {len(seen)}"] = "\n".join(email_texts(message))
         turn_mails = [m for m in inbox if any("/play/" in link for link in mailbox.links(m))]
         if not turn_mails:
             break

@@ -213,7 +213,8 @@ def test_english_emails_are_as_they_were_but_the_date(sqlite_database: Database,
     invitations = _emails(sqlite_database, kind="invitation")
     ann = next(e for e in invitations if e.to_address == "ann@example.test")
     assert ann.subject == f"Invitation: Rifugio vs Bram, Carla and Dario ({tag})"
-    assert "You are invited to play Rifugio (players 4).\n\n" in ann.text_body
+    # The options in words, as the challenge form says them (stored as "players 4").
+    assert "You are invited to play Rifugio (Players 4).\n\n" in ann.text_body
     assert "\nPlayers:\n  Ann (you)\n  Bram\n  Carla\n  Dario\n" in ann.text_body
     notices = _emails(sqlite_database, kind="notice")
     assert all(e.subject.startswith("Game started: Rifugio vs ") for e in notices

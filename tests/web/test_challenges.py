@@ -299,3 +299,27 @@ def test_a_preset_that_does_not_parse_stops_the_start() -> None:
     with pytest.raises(ValueError, match="PBEM_CHALLENGE_TIME_CONTROLS"):
         create_app({"DATABASE_URL": "sqlite://", "CHALLENGE_TIME_CONTROLS": "3d; soon"},
                    read_env=False)
+
+
+def test_an_unlisted_challenge_makes_an_unlisted_game(
+    app: Flask, sqlite_database: Database, mailbox: Mailbox,
+) -> None:
+    """The issue: "a game can be created unlisted" — by a player's challenge too; the archive
+    leaves it out, its rematch stays unlisted."""
+    ann = make_player(sqlite_database, "Ann", "ann@example.test")
+    client = signed_in(app, sqlite_database, ann)
+    sent = challenge_form(client, two_player_game(), invitees="bob@example.test",
+                          unlisted="on")
+    assert sent.status_code == 303
+    assert "Unlisted." in client.get(sent.headers["Location"]).text
+    [invitation] = mailbox.deliver()
+    path = Mailbox.link(invitation, "/challenge/").removeprefix("http://localhost")
+    assert press(app.test_client(), path, action="accept").status_code == 303
+    row = challenge(sqlite_database)
+    assert not row.listed and row.game_id is not None
+    with sqlite_database.session() as session:
+        made = session.get(Game, row.game_id)
+        assert made is not None and not made.listed
+    listed = challenge_form(client, two_player_game(), invitees="bob@example.test")
+    assert "Unlisted." not in client.get(listed.headers["Location"]).text
+    assert challenge(sqlite_database).listed

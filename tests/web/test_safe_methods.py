@@ -185,7 +185,7 @@ def _challenge_probes(database: Database, now: datetime, site: Site, game_id: st
         "challenges.rematch": lambda: Probe(
             make_rematch_url(site, over, 0, _holder(database, over))[path:],
             {"action": "accept"}, {"action": "accept"}),
-        "signin.sign_up": lambda: Probe(f"/sign-up/{sign_up}", {}, {"name": "Newcomer"},
+        "signup.sign_up": lambda: Probe(f"/sign-up/{sign_up}", {}, {"name": "Newcomer"},
                                         setup=open_sign_up),
     }
 

@@ -316,21 +316,25 @@ class MoseyGame(Game[MoseyState, HexMove]):
         *,
         chosen: Sequence[str] | None = None,
         translator: Translator = ENGLISH,
+        over: bool = False,
     ) -> str:
         stones = self._stones(state)
+        ended = over and self.outcome(state) is None  # ended off the board: nobody is to move
         move = self.last_move_of(last_move)
         marks = [self.board.index(c) for c in move.cells if c in self.board] if move else []
         picked, targets = selection(self, state, self.board, chosen)
         title = Text("%(game)s, board of side %(order)d", game=self._name, order=self.order)
         return draw_hex_board(
             self.board, stones=stones, marks=marks, cell_href=cell_href,
-            header=[Text("%(game)s: %(status)s", game=self._name, status=self._status(state))],
+            header=[Text("%(game)s: game over", game=self._name) if ended else
+                    Text("%(game)s: %(status)s", game=self._name, status=self._status(state))],
             footer=[self._stones_left(state)],
             title=title, names=STONE_NAMES, own=("white", "black")[viewer] if viewer in (0, 1)
             else None, chosen=picked, targets=targets,
             alt=Text.joined([Text("%(game)s, board of side %(order)d.", game=self._name,
                                   order=self.order),
-                             self.describe(state, viewer), self.piece_list(state, viewer)]),
+                             Text("Game over.") if ended else self.describe(state, viewer),
+                             self.piece_list(state, viewer)]),
             translator=translator,
         )
 

@@ -383,24 +383,27 @@ class Refugia(Game[RefugiaState, HexMove]):
                    last_move: HexMove | str | None = None,
                    cell_href: CellHref | None = None, *,
                    chosen: Sequence[str] | None = None,
-                   translator: Translator = ENGLISH) -> str:
+                   translator: Translator = ENGLISH, over: bool = False) -> str:
         board = self.board
         stones = self._stones(state)
         marks = []
         move = self.last_move_of(last_move)
         if move is not None:
             marks = [board.index(c) for c in move.cells if c in board]
-            if len(marks) == 2 and (over := board.between(*marks)) is not None:
-                marks.append(over)  # the hopped stone changed
+            if len(marks) == 2 and (hopped := board.between(*marks)) is not None:
+                marks.append(hopped)  # the hopped stone changed
         picked, targets = selection(self, state, board, chosen)
         title = Text("Refugia %(board)s", board=str(self.options["board"]))
+        header, status = self._status(state, short=True), self._status(state)
+        if over and self.outcome(state) is None:  # ended off the board: the scores, no turn
+            header, status = [*header[:-1], Text("Game over")], [*status[:-1], Text("Game over.")]
         return draw_hex_board(board, stones=stones, marks=marks, cell_href=cell_href,
-                              header=self._status(state, short=True), title=title,
+                              header=header, title=title,
                               names=STONE_NAMES, own=STONES[viewer] if viewer in (0, 1) else None,
                               chosen=picked, targets=targets,
                               alt=Text.joined([
                                   Text("Refugia %(board)s.", board=str(self.options["board"])),
-                                  *self._status(state), self.piece_list(state, viewer)]),
+                                  *status, self.piece_list(state, viewer)]),
                               translator=translator)
 
     def render_text(self, state: RefugiaState, viewer: int | None = None) -> str:

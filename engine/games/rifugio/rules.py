@@ -340,12 +340,19 @@ class Rifugio(Game[State, RifugioMove]):
         *,
         chosen: Sequence[str] | None = None,
         translator: Translator = ENGLISH,
+        over: bool = False,
     ) -> str:
         move = self.last_move_of(last_move)
         cells = self.move_cells(move) if move is not None else ()
         seen = self.view(state, viewer)
         targets = None if chosen is None else self.click_targets(state, chosen)
-        return draw(seen, caption_view(seen), describe_view(seen), cell_href=cell_href,
+        caption, described = caption_view(seen), describe_view(seen)
+        if over and self.outcome(state) is None:  # ended off the board: nobody is to move
+            caption, described = Text("Game over"), Text("Game over.")
+            if viewer is not None:
+                described = Text.joined([described, Text("Your score: %(score)d.",
+                                                          score=seen["seats"][viewer]["score"])])
+        return draw(seen, caption, described, cell_href=cell_href,
                     mark=cells[0] if cells else None, chosen=chosen, targets=targets,
                     translator=translator)
 

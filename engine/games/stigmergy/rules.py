@@ -343,11 +343,13 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
         if state.black_seat is None:
             return Text("Komi %(komi)d. %(seat)s to choose sides: place Black's first stone, "
                         "or play-second.", komi=state.komi, seat=names[1])
+        return Text.joined([self._score_line(state),
+                            Text("%(seat)s to move.", seat=names[state.mover])])
+
+    def _score_line(self, state: StigmergyState) -> Text:
         black, white = self.colour_scores(state)
-        return Text.joined([
-            Text("Black %(black)s, White %(white)s (%(terms)s).", black=_points(black),
-                 white=_points(white), terms=self._terms(state)),
-            Text("%(seat)s to move.", seat=names[state.mover])])
+        return Text("Black %(black)s, White %(white)s (%(terms)s).", black=_points(black),
+                    white=_points(white), terms=self._terms(state))
 
     # -- storage -----------------------------------------------------------------------------
 
@@ -414,6 +416,7 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
         *,
         chosen: Sequence[str] | None = None,
         translator: Translator = ENGLISH,
+        over: bool = False,
     ) -> str:
         _, _, black_ctrl, white_ctrl = self._analyse(state)
         stones = self._stones(state)
@@ -426,11 +429,16 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
         if viewer is not None and state.black_seat is not None:
             own = "black" if viewer == state.black_seat else "white"
         picked, targets = selection(self, state, self.board, chosen)
+        header, described = self._header(state), self.describe(state, viewer)
+        if over and self.outcome(state) is None:  # ended off the board: the scores, no turn
+            header = [*header[:-1], Text("Game over")]
+            described = (Text.joined([self._score_line(state), Text("Game over.")])
+                         if state.black_seat is not None else Text("Game over."))
         return draw_hex_board(self.board, stones=stones, dots=dots, marks=marks,
-                              cell_href=cell_href, header=self._header(state),
+                              cell_href=cell_href, header=header,
                               title=Text("Stigmergy"), names=STONE_NAMES, own=own,
                               dot_names=DOT_NAMES, chosen=picked, targets=targets,
-                              alt=Text.joined([Text("Stigmergy."), self.describe(state, viewer),
+                              alt=Text.joined([Text("Stigmergy."), described,
                                                self.piece_list(state, viewer)]),
                               translator=translator)
 

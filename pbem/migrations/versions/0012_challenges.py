@@ -36,6 +36,7 @@ def upgrade() -> None:
         sa.Column("timeout_policy", sa.String(), nullable=False),
         sa.Column("seat_order", sa.String(), nullable=False),
         sa.Column("rated", sa.Boolean(), nullable=False),
+        sa.Column("listed", sa.Boolean(), nullable=False, server_default=sa.true()),
         sa.Column("kind", sa.String(), nullable=False),
         sa.Column("status", sa.String(), nullable=False),
         sa.Column("created_at", pbem.models.UTCDateTime(timezone=True), nullable=False),
