@@ -18,17 +18,27 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
-from engine.text import ENGLISH, Text, Translator
+from engine.text import ENGLISH, Text, Translator, and_list, marked
+from engine.values import JSON, CellHref, NumberChoice, Outcome
 
-JSON = dict[str, Any]
-"""A JSON-safe dict: what ``encode`` and ``view`` return."""
-
-CellHref = Callable[[str], "str | None"]
-"""Maps a cell label (as in the notation) to a link target, or None for no link."""
+__all__ = [
+    "JSON",
+    "CellHref",
+    "Game",
+    "GameInfo",
+    "IllegalMove",
+    "NumberChoice",
+    "Option",
+    "Outcome",
+    "PlayerError",
+    "UnknownGame",
+    "and_list",
+    "marked",
+]
 
 
 class PlayerError(ValueError):
@@ -120,48 +130,6 @@ class GameInfo:
         return {o.name: o.coerce(options[o.name]) if o.name in options else o.default
                 for o in self.options}
 
-
-@dataclass(frozen=True)
-class Outcome:
-    """The result of a finished game.
-
-    ``winners`` holds the winning seats (several for a shared win, none for a draw); ``scores``
-    has one number per seat where the game keeps score; ``reason`` is a
-    :class:`~engine.text.Text` for the players.
-    """
-
-    winners: tuple[int, ...]
-    scores: tuple[float, ...] | None = None
-    reason: str = ""
-
-
-@dataclass(frozen=True)
-class NumberChoice:
-    """A legal "move" that stands for every whole number in a range, e.g. Stigmergy's komi.
-
-    ``legal_moves`` lists it instead of hundreds of numbers; ``play`` accepts any integer in
-    ``low..high``; a web page offers a number field. ``str`` gives the marker the reference
-    records use.
-
-    >>> str(NumberChoice("komi", -62, 62))
-    '<komi>'
-    >>> 7 in NumberChoice("komi", -62, 62)
-    True
-    """
-
-    name: str
-    low: int
-    high: int
-    label: str = field(default="", compare=False)
-
-    def __str__(self) -> str:
-        return f"<{self.name}>"
-
-    def __contains__(self, value: object) -> bool:
-        return isinstance(value, int) and self.low <= value <= self.high
-
-    def pick(self, rng: random.Random) -> int:
-        return rng.randint(self.low, self.high)
 
 
 S = TypeVar("S")
@@ -381,24 +349,3 @@ class Game(ABC, Generic[S, M]):
             return self.parse_move(last_move)
         except IllegalMove:
             return None
-
-
-def and_list(names: Sequence[str]) -> Text:
-    """Names joined by "and", each pair a sentence part that translators can reorder.
-
-    >>> and_list(["Light"]), and_list(["Red", "Blue", "Green"])
-    ('Light', 'Red and Blue and Green')
-    """
-    if len(names) == 1:
-        return names[0] if isinstance(names[0], Text) else Text.verbatim(names[0])
-    return Text("%(first)s and %(second)s", first=and_list(names[:-1]), second=names[-1])
-
-
-def marked(constant: str) -> Text:
-    """The Text of a constant marked with ``N_`` where it is defined (a game's name, a colour):
-    its msgid is the constant, so it is translated inside a sentence.
-
-    >>> marked("Mosey").msgid
-    'Mosey'
-    """
-    return constant if isinstance(constant, Text) else Text(constant)

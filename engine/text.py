@@ -21,7 +21,7 @@ Values may be Texts themselves (a colour's name inside a sentence): they are tra
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 
@@ -126,3 +126,24 @@ class Text(str):
 def localize(words: str, translator: Translator) -> str:
     """``words`` for a reader: a Text is translated, any other string is returned as it is."""
     return words.render(translator) if isinstance(words, Text) else words
+
+
+def and_list(names: Sequence[str]) -> Text:
+    """Names joined by "and", each pair a sentence part that translators can reorder.
+
+    >>> and_list(["Light"]), and_list(["Red", "Blue", "Green"])
+    ('Light', 'Red and Blue and Green')
+    """
+    if len(names) == 1:
+        return names[0] if isinstance(names[0], Text) else Text.verbatim(names[0])
+    return Text("%(first)s and %(second)s", first=and_list(names[:-1]), second=names[-1])
+
+
+def marked(constant: str) -> Text:
+    """The Text of a constant marked with ``N_`` where it is defined (a game's name, a colour):
+    its msgid is the constant, so it is translated inside a sentence.
+
+    >>> marked("Mosey").msgid
+    'Mosey'
+    """
+    return constant if isinstance(constant, Text) else Text(constant)

@@ -12,6 +12,9 @@ maximum=datetime.timedelta(days=4), weekends_off=True)
 >>> parse_time_control("36h")
 PerMove(per_move=datetime.timedelta(days=1, seconds=43200), weekends_off=False)
 
+Durations ("36h", "1d12h") are read and written by :mod:`pbem.clock.durations`, whose API is
+re-exported here.
+
 **Banks.** Each turn has a *bank*: the clock time the player may use on it. With :class:`PerMove`
 the bank is ``per_move`` on every turn; with :class:`Fischer` the first turn's bank is ``initial``
 and after each move it becomes ``min(bank - time used + increment, maximum)``. The clock stops on
@@ -60,6 +63,13 @@ from pbem.clock.arithmetic import (
     local_date,
     zone_info,
 )
+from pbem.clock.durations import (
+    MINUTE,
+    BadTimeControl,
+    format_duration,
+    is_duration,
+    parse_duration,
+)
 
 __all__ = [
     "DEFAULT_ALLOWANCE_DAYS",
@@ -91,66 +101,16 @@ __all__ = [
     "zone_info",
 ]
 
-MINUTE = timedelta(minutes=1)
 MAX_DURATION = timedelta(days=365)
 """Longer than this in a time control is surely a typo."""
 DEFAULT_REMINDERS = (timedelta(hours=24), timedelta(hours=2))
-
-
-class BadTimeControl(TimeControlError):
-    """A time control or duration that cannot be read or makes no sense."""
 
 
 class OutOfTime(TimeControlError):
     """A move made after the player's clock had run out."""
 
 
-_UNIT_WORDS = r"""
-    ^(?:(?P<d>\d+)\s*(?:d|days?))?
-    \s*(?:(?P<h>\d+)\s*(?:h|hrs?|hours?))?
-    \s*(?:(?P<m>\d+)\s*(?:m|mins?|minutes?))?$
-"""
-_DURATION = re.compile(_UNIT_WORDS, re.VERBOSE)
 _FISCHER = re.compile(r"^(?P<initial>.+?)\s*\+\s*(?P<increment>.+?)\s+max\s+(?P<maximum>.+)$")
-_EXAMPLES = '"3d", "36h", "1d12h", "90m"'
-
-
-def parse_duration(text: str) -> timedelta:
-    """A duration in days, hours and minutes, largest unit first.
-
-    >>> parse_duration("1d12h"), parse_duration("90m"), parse_duration("2 days")
-    (datetime.timedelta(days=1, seconds=43200), datetime.timedelta(seconds=5400), \
-datetime.timedelta(days=2))
-    """
-    if not isinstance(text, str):
-        raise BadTimeControl(f"a duration must be text such as {_EXAMPLES}, not {text!r}")
-    match = _DURATION.match(text.strip().lower())
-    if not text.strip() or match is None:
-        raise BadTimeControl(
-            f"{text!r} is not a duration; write days, hours and minutes in that order,"
-            f" e.g. {_EXAMPLES}"
-        )
-    days, hours, minutes = (int(match[unit] or 0) for unit in "dhm")
-    try:
-        return timedelta(days=days, hours=hours, minutes=minutes)
-    except OverflowError:
-        raise BadTimeControl(f"{text!r} is far too long for a duration") from None
-
-
-def format_duration(duration: timedelta) -> str:
-    """The canonical text of a whole number of minutes; :func:`parse_duration` reads it back.
-
-    >>> format_duration(timedelta(hours=36)), format_duration(timedelta(0))
-    ('1d12h', '0m')
-    """
-    if duration < ZERO or duration % MINUTE:
-        raise BadTimeControl(f"only whole, non-negative minutes have a text form, not {duration}")
-    hours, minutes = divmod(duration // MINUTE, 60)
-    days, hours = divmod(hours, 24)
-    text = "".join(f"{n}{unit}" for n, unit in ((days, "d"), (hours, "h"), (minutes, "m")) if n)
-    return text or "0m"
-
-
 def _check(name: str, value: object, *, positive: bool) -> None:
     if not isinstance(value, timedelta):
         raise BadTimeControl(f"{name} must be a timedelta, not {value!r}")
@@ -354,7 +314,7 @@ def parse_time_control(text: str) -> TimeControl:
         )
         return Fischer(initial, increment, maximum, weekends_off)
     spec = spec.removesuffix("per move").strip()
-    if not spec or _DURATION.match(spec) is None:
+    if not spec or not is_duration(spec):
         raise BadTimeControl(f"{text!r} is not a time control; {_HELP}")
     return PerMove(parse_duration(spec), weekends_off)
 

@@ -13,6 +13,9 @@ Quotes are stripped twice over: first by mail-parser-reply (English, Dutch, Germ
 headers), then by the rules here, which catch what it misses (Gmail's Dutch "Op ... schreef pbem
 <...>:", Apple Mail's "... het volgende geschreven:", headers wrapped over two lines, replies
 written below the quote, "-- " signatures and "Sent from my iPhone" lines).
+
+The command words of each language are in :mod:`pbem.inbound.words`, the text of an HTML body in
+:mod:`pbem.inbound.html_text`.
 """
 
 from __future__ import annotations
@@ -20,55 +23,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from email.message import EmailMessage, Message
-from html.parser import HTMLParser
-from typing import Literal
 
 from mailparser_reply import EmailReplyParser  # type: ignore[import-untyped]
 
-CommandName = Literal["help", "board", "status", "games", "pass", "resign", "vacation"]
-COMMANDS: tuple[CommandName, ...] = ("help", "board", "status", "games", "pass", "resign",
-                                     "vacation")
-LANGUAGES = ("en", "nl", "de", "it")
-
-# The command words of each language, the first of each the one its help shows. Words of every
-# language are understood from everybody (a player may write in another language than the one
-# their emails are in); none is a move in any game's notation or another command's word
-# (tests/inbound/test_reply_languages.py checks both). "note" is the word before a note's colon.
-COMMAND_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
-    "en": {"help": ("help",), "board": ("board",), "status": ("status",),
-           "games": ("games",), "pass": ("pass",), "resign": ("resign",),
-           "vacation": ("vacation",), "note": ("note",)},
-    "nl": {"help": ("hulp",), "board": ("bord",), "status": ("stand",),
-           "games": ("partijen",), "pass": ("passen",), "resign": ("opgeven",),
-           "vacation": ("vakantie",), "note": ("notitie",)},
-    "de": {"help": ("hilfe",), "board": ("brett",), "status": ("stand", "status"),
-           "games": ("partien", "spiele"), "pass": ("passen",), "resign": ("aufgeben",),
-           "vacation": ("urlaub",), "note": ("notiz",)},
-    "it": {"help": ("aiuto",), "board": ("tavoliere",), "status": ("stato",),
-           "games": ("partite",), "pass": ("passo",), "resign": ("abbandono",),
-           "vacation": ("vacanza",), "note": ("nota",)},
-}
-# The units of ``vacation 5d``: days and weeks, in the four languages.
-DAY_UNITS = ("d", "day", "days", "dag", "dagen", "t", "tag", "tage", "g", "giorno", "giorni")
-WEEK_UNITS = ("w", "week", "weeks", "weken", "woche", "wochen", "s", "settimana", "settimane")
-
-
-def command_words(language: str) -> dict[str, str]:
-    """The word of each command (and of ``note``) that ``language``'s help shows.
-
-    >>> command_words("nl")["help"], command_words("xx")["help"]
-    ('hulp', 'help')
-    """
-    words = COMMAND_WORDS.get(language, COMMAND_WORDS["en"])
-    return {name: found[0] for name, found in words.items()}
-
-
-def words_of(name: str) -> tuple[str, ...]:
-    """Every word, in any language, that means command ``name``."""
-    found: list[str] = []
-    for words in COMMAND_WORDS.values():
-        found += (word for word in words.get(name, ()) if word not in found)
-    return tuple(found)
+from pbem.inbound.html_text import html_to_text
+from pbem.inbound.words import COMMAND_WORDS as COMMAND_WORDS  # re-exported: still read from here
+from pbem.inbound.words import COMMANDS, DAY_UNITS, LANGUAGES, WEEK_UNITS, CommandName, words_of
+from pbem.inbound.words import command_words as command_words  # re-exported too
 
 
 @dataclass(frozen=True)
@@ -274,110 +235,6 @@ def _new_lines(text: str) -> str:
         kept.append(line)
         index += 1
     return "\n".join(kept).strip("\n")
-
-
-# -- HTML to text --------------------------------------------------------------------------------
-
-_BLOCKS = frozenset({
-    "address", "article", "aside", "blockquote", "center", "dd", "div", "dl", "dt", "fieldset",
-    "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr",
-    "li", "main", "nav", "ol", "p", "pre", "section", "table", "tbody", "tfoot", "thead", "tr",
-    "ul"})
-_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
-                   "param", "source", "track", "wbr"})
-_HIDDEN = frozenset({"head", "script", "style", "template", "title"})
-# Quoted text and signatures, dropped with their content: Gmail wraps the attribution and the
-# quote in div.gmail_quote; Thunderbird writes div.moz-cite-prefix then blockquote[type=cite];
-# Apple Mail puts everything in blockquote[type=cite]; signatures are div.gmail_signature and
-# .moz-signature. Every <blockquote> goes: replies do not quote on purpose.
-_QUOTE_CLASSES = frozenset({"gmail_quote", "gmail_quote_container", "gmail_attr", "moz-cite-prefix",
-                            "gmail_signature", "moz-signature", "yahoo_quoted"})
-# Outlook puts the old message *after* these, not inside: everything from them on is dropped.
-_CUT_IDS = frozenset({"appendonsend", "divrplyfwdmsg", "stopspelling"})
-
-
-class _TextOfHtml(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.out: list[str] = []
-        self.skipping: str | None = None  # the tag of the dropped element we are in
-        self.depth = 0  # how deep in elements of that tag
-        self.hidden = 0
-        self.pre = 0
-        self.cut = False
-
-    def _at_line_start(self) -> bool:
-        return not self.out or self.out[-1].endswith("\n")
-
-    def _break(self) -> None:
-        """A block boundary: one line break, however many blocks meet here."""
-        if not self._at_line_start():
-            self.out.append("\n")
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if self.cut:
-            return
-        if self.skipping is not None:
-            self.depth += tag == self.skipping and tag not in _VOID
-            return
-        values = {name: value or "" for name, value in attrs}
-        if values.get("id", "").lower() in _CUT_IDS:
-            self.cut = True
-            return
-        if tag == "blockquote" or _QUOTE_CLASSES & set(values.get("class", "").split()):
-            if tag not in _VOID:
-                self.skipping, self.depth = tag, 1
-            self._break()
-            return
-        if tag in _HIDDEN:
-            self.hidden += 1
-        elif tag == "br":
-            self.out.append("\n")
-        elif tag in ("td", "th") and not self._at_line_start():
-            self.out.append(" ")
-        elif tag in _BLOCKS:
-            self.pre += tag == "pre"
-            self._break()
-
-    def handle_endtag(self, tag: str) -> None:
-        if self.cut:
-            return
-        if self.skipping is not None:
-            if tag == self.skipping:
-                self.depth -= 1
-                if not self.depth:
-                    self.skipping = None
-            return
-        if tag in _HIDDEN:
-            self.hidden = max(self.hidden - 1, 0)
-        elif tag in _BLOCKS:
-            self.pre = max(self.pre - (tag == "pre"), 0)
-            self._break()
-
-    def handle_data(self, data: str) -> None:
-        if self.cut or self.skipping is not None or self.hidden:
-            return
-        if not self.pre:
-            # HTML collapses white space (but not &nbsp;), and drops it at the start of a line.
-            data = re.sub(r"[ \t\r\n\f]+", " ", data)
-            if self._at_line_start():
-                data = data.lstrip(" ")
-        if data:
-            self.out.append(data)
-
-
-def html_to_text(html: str) -> str:
-    """The text of an HTML mail body without its quoted parts: one line per block or ``<br>``.
-
-    >>> html_to_text('<div dir="ltr">d4<div>e5</div></div><div class="gmail_quote">'
-    ...              'On Mon, pbem wrote:<blockquote>pass</blockquote></div>')
-    'd4\\ne5'
-    """
-    parser = _TextOfHtml()
-    parser.feed(html)
-    parser.close()
-    lines = (line.rstrip() for line in "".join(parser.out).split("\n"))
-    return "\n".join(lines).strip("\n")
 
 
 # -- reading the new text ----------------------------------------------------------------------

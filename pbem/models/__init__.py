@@ -1,6 +1,7 @@
-"""The tables: players, games, seats, moves, the mail outbox, board images, the audit log, and the
-organisers' accounts (players have no password: their signed links are their identity, and a
-one-time link by email signs them in).
+"""The tables: players, games, seats, moves, the audit log, and the organisers' accounts (players
+have no password: their signed links are their identity, and a one-time link by email signs them
+in). The tables of the mail (the outbox, board images, inbound mail), of challenges and of
+tournaments have modules of their own, imported back at the end of this one.
 
 Relationships are plain foreign keys queried explicitly; it keeps each service's SQL visible.
 Times are timezone-aware UTC in Python; the database stores them as UTC.
@@ -11,17 +12,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import (
-    JSON,
-    Column,
-    Date,
-    DateTime,
-    Index,
-    LargeBinary,
-    Text,
-    TypeDecorator,
-    UniqueConstraint,
-)
+from sqlalchemy import JSON, Column, Date, DateTime, TypeDecorator, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -74,17 +65,6 @@ class MoveSource:
     STAND_IN = "stand-in"  # a forfeited seat in a game of three or more, played at random
     REPLY = "reply"  # answered the turn email (pbem.inbound)
     BOT = "bot"  # chosen by a computer player in the scheduler's sweep (pbem.scheduler.bots)
-
-
-class MailStatus:
-    QUEUED = "queued"  # never tried
-    RETRYING = "retrying"  # tried, deferred (4xx, server down); next_attempt_at says when
-    SENDING = "sending"  # claimed by a delivery process until claimed_until
-    SENT = "sent"
-    BOUNCED = "bounced"  # sent, then a delivery report said it never arrived
-    FAILED = "failed"  # refused for good (5xx) or out of attempts: organisers are shown it
-
-    WAITING = (QUEUED, RETRYING)
 
 
 class Player(SQLModel, table=True):
@@ -190,57 +170,6 @@ class Move(SQLModel, table=True):
     state_after: dict[str, Any] = _json()
 
 
-class OutboxEmail(SQLModel, table=True):
-    """One email to send. Written in the same transaction as what caused it; sent later."""
-
-    __tablename__ = "outbox_emails"
-    __table_args__ = (Index("ix_outbox_due", "status", "next_attempt_at"),)
-
-    id: int | None = Field(default=None, primary_key=True)
-    game_id: int | None = Field(default=None, foreign_key="games.id", index=True)
-    player_id: int | None = Field(default=None, foreign_key="players.id")
-    kind: str  # invitation, turn, update, game-over, ...
-    to_address: str
-    to_name: str = ""
-    subject: str
-    text_body: str = Field(sa_column=Column(Text, nullable=False))
-    html_body: str = Field(sa_column=Column(Text, nullable=False))
-    # The board to attach: a position (game, ply) as a viewer (-1: the public) sees it.
-    image_ply: int | None = None
-    image_viewer: int | None = None
-    image_language: str = Field(default="en", sa_column_kwargs={"server_default": "en"})
-    message_id: str
-    in_reply_to: str = ""
-    reply_to: str = ""  # the signed reply address (play+TOKEN@...), when play by reply is on
-    unsubscribe_url: str = ""
-    essential: bool = True
-    status: str = MailStatus.QUEUED  # see MailStatus
-    attempts: int = 0
-    next_attempt_at: datetime = _time()
-    last_error: str = ""
-    claimed_by: str = ""  # the delivery process sending it now (status "sending")
-    claimed_until: datetime | None = _time(nullable=True)  # after this, others may take it
-    created_at: datetime = _time()
-    sent_at: datetime | None = _time(nullable=True)
-
-
-class BoardImage(SQLModel, table=True):
-    """A rendered board PNG, made once per position and viewer however many people get it."""
-
-    __tablename__ = "board_images"
-    __table_args__ = (UniqueConstraint("game_id", "ply", "viewer", "language", "over"),)
-
-    id: int | None = Field(default=None, primary_key=True)
-    game_id: int = Field(foreign_key="games.id", index=True)
-    ply: int
-    viewer: int  # -1 for the public view
-    language: str = "en"  # boards carry words (headers, scores): one picture per language
-    # Drawn as over (pbem.mail.boards): the game ended off the board at this ply, which the
-    # picture drawn before it ended (someone "to move") does not say.
-    over: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
-    png: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
-
-
 class AuditEntry(SQLModel, table=True):
     __tablename__ = "audit_log"
 
@@ -250,18 +179,6 @@ class AuditEntry(SQLModel, table=True):
     player_id: int | None = Field(default=None, foreign_key="players.id")
     action: str
     detail: dict[str, Any] = _json()
-
-
-class CaughtMail(SQLModel, table=True):
-    """A message the development mail catcher received (``pbem dev`` only)."""
-
-    __tablename__ = "caught_mail"
-
-    id: int | None = Field(default=None, primary_key=True)
-    received_at: datetime = _time()
-    mail_from: str
-    recipients: str
-    raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
 
 
 class PlayerAbsence(SQLModel, table=True):
@@ -335,22 +252,6 @@ class SeatReplacement(SQLModel, table=True):
     at: datetime = _time()
 
 
-class InboundMail(SQLModel, table=True):
-    """A message that reached the reply address, once: what it was and what became of it."""
-
-    __tablename__ = "inbound_mail"
-
-    id: int | None = Field(default=None, primary_key=True)
-    message_id: str = Field(index=True, unique=True)  # handled exactly once
-    sender: str = Field(default="", index=True)
-    recipient: str = ""
-    received_at: datetime = _time()
-    game_id: int | None = Field(default=None, foreign_key="games.id", index=True)
-    outcome: str = ""  # played, command, refused, ignored, bounce
-    detail: str = ""
-    answered: bool = False  # an email went back to the sender
-
-
 class PlayerRating(SQLModel, table=True):
     """A player's rating in one game id (OpenSkill's mean and uncertainty; pbem.ratings)."""
 
@@ -400,4 +301,5 @@ class SignInLink(SQLModel, table=True):
 
 # Each area's tables, imported here so that SQLModel.metadata (and so Alembic) knows them all.
 from pbem.models.challenges import *  # noqa: E402, F403
+from pbem.models.mail import *  # noqa: E402, F403
 from pbem.models.tournaments import *  # noqa: E402, F403

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, func, select
 
 from pbem.models import Game, GameStatus, Player, Seat
 from pbem.models.tournaments import Tournament, TournamentEntry, TournamentFormat, TournamentGame
@@ -122,6 +122,18 @@ def games_of(session: Session, tournament_id: int) -> list[TableGame]:
         games.append(TableGame(link.game_id, row.public_id, link.round, link.table,
                                tuple(s.player_id for s in its_seats), row.status, points))
     return games
+
+
+def games_running(session: Session, tournament_id: int, round_number: int | None = None) -> int:
+    """How many of the tournament's games (of ``round_number``, or of every round) are not over:
+    one count, so a game's end does not read every game of a long tournament."""
+    query = (select(func.count()).select_from(TournamentGame)
+             .join(Game, col(Game.id) == col(TournamentGame.game_id))
+             .where(TournamentGame.tournament_id == tournament_id,
+                    col(Game.status).not_in([GameStatus.FINISHED, GameStatus.ABORTED])))
+    if round_number is not None:
+        query = query.where(TournamentGame.round == round_number)
+    return int(session.exec(query).one())
 
 
 def results_of(games: Sequence[TableGame]) -> list[GameResult]:

@@ -45,6 +45,7 @@ from pbem.services.tournament_standings import (
     all_byes,
     entries_of,
     games_of,
+    games_running,
     pairs_played,
     seat_balance,
     table_of,
@@ -254,7 +255,7 @@ def _finish_if_over(session: Session, now: datetime, site: Site, tournament: Tou
     assert tournament.id is not None
     if tournament.current_round < tournament.rounds:
         return
-    if not all(g.over for g in games_of(session, tournament.id)):
+    if games_running(session, tournament.id):
         return
     tournament.status, tournament.finished_at = TournamentStatus.FINISHED, now
     session.add(tournament)
@@ -276,8 +277,7 @@ def tournament_game_ended(session: Session, now: datetime, site: Site, row: Game
     if tournament.format in ROUND_ROBINS:
         _finish_if_over(session, now, site, tournament)
         return
-    games = games_of(session, link.tournament_id)
-    if all(g.over for g in games if g.round == tournament.current_round):
+    if not games_running(session, link.tournament_id, tournament.current_round):
         _pair_next(session, now, site, tournament)
     else:
         _finish_if_over(session, now, site, tournament)

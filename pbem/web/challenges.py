@@ -48,6 +48,7 @@ from pbem.web.support import (
     read_as_player,
     reason_of,
     site,
+    unknown_game_reason,
     utc_now,
     within_limits,
 )
@@ -92,7 +93,7 @@ def new_challenge() -> tuple[str, int] | Response:
     info = engine.GAMES.get(game_id)
     values = request.form if request.method == "POST" else request.args
     if info is None:
-        return _form(None, values, ""), 400 if game_id else 200
+        return _form(None, values, unknown_game_reason(game_id)), 400 if game_id else 200
     if request.method == "GET":
         return _form(info, values, ""), 200
     check_csrf()

@@ -25,6 +25,7 @@ from pbem.web.support import (
     read_as_player,
     reason_of,
     site,
+    unknown_game_reason,
     utc_now,
 )
 
@@ -49,9 +50,10 @@ def play_the_computer(token: str) -> tuple[str, int] | Response:
     game_id = (request.values.get("game") or "").strip()
     info = engine.GAMES.get(game_id)
     if info is None:  # the list of games; an unknown one (a stale form or a typo) is named
-        return render_template("computer_game.html", token=token, info=None,
+        page = render_template("computer_game.html", token=token, info=None,
                                games=list(engine.GAMES.values()),
-                               error=_unknown(game_id), values={}), 400 if game_id else 200
+                               error=unknown_game_reason(game_id), values={})
+        return page, 400 if game_id else 200
     values = request.form if request.method == "POST" else request.args
     if request.method == "GET":
         return _form(token, info, values, "")
@@ -71,16 +73,6 @@ def play_the_computer(token: str) -> tuple[str, int] | Response:
         return _form(token, info, values, reason_of(error), 400)
     return redirect(target, 303)
 
-
-def _unknown(game_id: str) -> str:
-    """Why ``game_id`` is refused ("unknown game ..., choose one of ..."); "" for none given."""
-    if not game_id:
-        return ""
-    try:
-        engine.game_class(game_id)
-    except engine.UnknownGame as error:
-        return reason_of(error)
-    return ""
 
 
 def _where_to_go(status: str, to_move: int | None, mine: Seat, game: int, ply: int,

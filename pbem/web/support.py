@@ -226,3 +226,15 @@ def queue_player_mail(session: Any, now: datetime, player: Player, *, kind: str,
         html_body=render_email(f"email/{kind}.html", reader, **values),
         message_id=make_msgid(idstring=kind.replace("_", ""), domain=site().mail_domain),
         next_attempt_at=now, created_at=now))
+
+
+def unknown_game_reason(game_id: str) -> str:
+    """Why ``game_id`` is refused ("unknown game ..., choose one of ..."): a stale form or a
+    typo in an address; "" when none was given or the game exists."""
+    if not game_id:
+        return ""
+    try:
+        engine.game_class(game_id)
+    except engine.UnknownGame as error:
+        return reason_of(error)
+    return ""

@@ -323,3 +323,13 @@ def test_an_unlisted_challenge_makes_an_unlisted_game(
     listed = challenge_form(client, two_player_game(), invitees="bob@example.test")
     assert "Unlisted." not in client.get(listed.headers["Location"]).text
     assert challenge(sqlite_database).listed
+
+
+def test_an_unknown_game_is_named(app: Flask, sqlite_database: Database) -> None:
+    """A stale form or a typo in the address: the list of games again, saying what was wrong."""
+    client = signed_in(app, sqlite_database, make_player(sqlite_database, "Ann",
+                                                         "ann@example.test"))
+    page = client.get("/challenges/new?game=zzz")
+    assert page.status_code == 400
+    assert "The challenge was not made" in page.text and "zzz" in page.text
+    assert "?game=" in page.text  # the games to choose from

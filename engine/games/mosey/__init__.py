@@ -1,7 +1,8 @@
 """The Mosey family: Mosey, Don't Mosey, Keep-a-riding, Firestorm, Conflagration and Backfire.
 
 ``rules`` holds the games, ``moves`` the movement rules written plainly, ``fast`` the same rules
-on bitboards for random playouts.
+on bitboards for random playouts, ``state`` the position and the opening setups, ``drawing`` the
+pictures and words.
 """
 
 from engine.games.mosey.rules import GAME_CLASSES

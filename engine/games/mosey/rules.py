@@ -20,44 +20,20 @@ docs/rules/mosey.md.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
-from engine.base import (
-    JSON,
-    CellHref,
-    Game,
-    GameInfo,
-    IllegalMove,
-    NumberChoice,
-    Option,
-    Outcome,
-    marked,
-)
+from engine.base import JSON, GameInfo, IllegalMove, NumberChoice, Option, Outcome
+from engine.games.mosey.drawing import SEATS, MoseyDrawing
+
+# the drawing; its constants stay importable from here, as before the split
+from engine.games.mosey.drawing import STONE_LISTS as STONE_LISTS
+from engine.games.mosey.drawing import STONE_NAMES as STONE_NAMES
 from engine.games.mosey.fast import fast_rules
 from engine.games.mosey.moves import Movement, explain, has_move, legal_triples, stone_moves
+from engine.games.mosey.state import DARK, LIGHT, SETUPS, MoseyState
 from engine.hexboard import HexBoard, HexMove, hex_board
-from engine.hexsvg import counted, draw_hex_board, selection, stone_list
-from engine.text import ENGLISH, N_, Text, Translator
-
-SEATS = (Text("Light"), Text("Dark"))
-STONE_NAMES = {"white": Text("Light stone"), "black": Text("Dark stone")}
-STONE_LISTS = {"white": counted("Light stone: %(cells)s.", "Light stones: %(cells)s."),
-               "black": counted("Dark stone: %(cells)s.", "Dark stones: %(cells)s.")}
-LIGHT, DARK = 0, 1
-
-# Every third cell in a 3-colouring: Light and Dark take two colours, the third starts empty.
-SETUPS: dict[int, tuple[str, str]] = {
-    4: ("B1 A2 D2 C3 F3 B4 E4 D5 G5 C6 F6 E7",
-        "C1 B2 E2 A3 D3 C4 F4 B5 E5 D6 G6 F7"),
-    5: ("A1 D1 C2 F2 B3 E3 A4 D4 G4 C5 F5 I5 B6 E6 H6 D7 G7 F8 I8 E9 H9",
-        "B1 E1 A2 D2 C3 F3 B4 E4 H4 A5 D5 G5 C6 F6 I6 E7 H7 D8 G8 F9 I9"),
-    6: ("A1 D1 C2 F2 B3 E3 H3 A4 D4 G4 C5 F5 I5 B6 E6 H6 K6 D7 G7 J7 C8 F8 I8 E9 H9 K9 G10 J10 "
-        "F11 I11",
-        "C1 F1 B2 E2 A3 D3 G3 C4 F4 I4 B5 E5 H5 A6 D6 G6 J6 C7 F7 I7 E8 H8 K8 D9 G9 J9 F10 I10 "
-        "H11 K11"),
-}
+from engine.text import N_, Text
 
 ORDER = Option("order", N_("Board size"), (4, 5, 6), 4,
                N_("hexhex board of side 4 (37 cells, 12 stones each), 5 (61, 21) or 6 (91, 30)"))
@@ -108,22 +84,7 @@ _SUMMARIES = {
 }
 
 
-@dataclass(frozen=True)
-class MoseyState:
-    """A position: bitmasks of Light's and Dark's stones over cell indices, and whose turn it is.
-
-    ``over`` says that ``mover`` has no move: the game has ended. Build states with
-    :meth:`MoseyGame.position` (or ``start``/``play``), which work it out.
-    """
-
-    light: int
-    dark: int
-    mover: int = LIGHT
-    ply: int = 0
-    over: bool = False
-
-
-class MoseyGame(Game[MoseyState, HexMove]):
+class MoseyGame(MoseyDrawing):
     """What the six games share; subclasses set ``info``, ``movement`` and ``last_mover_wins``."""
 
     movement: ClassVar[Movement]
@@ -283,85 +244,6 @@ class MoseyGame(Game[MoseyState, HexMove]):
         except (KeyError, TypeError) as error:
             raise ValueError(f"not a {self.info.name} position: {error}") from None
 
-    # -- drawing -------------------------------------------------------------------------------
-
-    @property
-    def _name(self) -> Text:
-        return marked(self.info.name)
-
-    def _status(self, state: MoseyState) -> Text:
-        result = self.outcome(state)
-        if result is None:
-            return Text("%(seat)s to move", seat=SEATS[state.mover])
-        return Text("%(seat)s won", seat=SEATS[result.winners[0]])
-
-    def _stones_left(self, state: MoseyState) -> Text:
-        return Text("Stones left: Light %(light)d, Dark %(dark)d",
-                    light=state.light.bit_count(), dark=state.dark.bit_count())
-
-    def _stones(self, state: MoseyState) -> dict[int, str]:
-        stones = {i: "white" for i in range(self.board.size) if (state.light >> i) & 1}
-        stones.update({i: "black" for i in range(self.board.size) if (state.dark >> i) & 1})
-        return stones
-
-    def piece_list(self, state: MoseyState, viewer: int | None = None) -> str:
-        return stone_list(self.board, self._stones(state), STONE_NAMES, STONE_LISTS)
-
-    def render_svg(
-        self,
-        state: MoseyState,
-        viewer: int | None = None,
-        last_move: HexMove | str | None = None,
-        cell_href: CellHref | None = None,
-        *,
-        chosen: Sequence[str] | None = None,
-        translator: Translator = ENGLISH,
-        over: bool = False,
-    ) -> str:
-        stones = self._stones(state)
-        ended = over and self.outcome(state) is None  # ended off the board: nobody is to move
-        move = self.last_move_of(last_move)
-        marks = [self.board.index(c) for c in move.cells if c in self.board] if move else []
-        picked, targets = selection(self, state, self.board, chosen)
-        title = Text("%(game)s, board of side %(order)d", game=self._name, order=self.order)
-        return draw_hex_board(
-            self.board, stones=stones, marks=marks, cell_href=cell_href,
-            header=[Text("%(game)s: game over", game=self._name) if ended else
-                    Text("%(game)s: %(status)s", game=self._name, status=self._status(state))],
-            footer=[self._stones_left(state)],
-            title=title, names=STONE_NAMES, own=("white", "black")[viewer] if viewer in (0, 1)
-            else None, chosen=picked, targets=targets,
-            alt=Text.joined([Text("%(game)s, board of side %(order)d.", game=self._name,
-                                  order=self.order),
-                             Text("Game over.") if ended else self.describe(state, viewer),
-                             self.piece_list(state, viewer)]),
-            translator=translator,
-        )
-
-    def render_text(self, state: MoseyState, viewer: int | None = None) -> str:
-        """The board as text, top row first: O is Light, X is Dark, . is empty.
-
-        >>> print(Mosey().render_text(Mosey().start()).splitlines()[-3])
-         1     . O X . E
-        """
-        n = self.order
-        rows: dict[int, list[str]] = {}
-        width = 4 * n - 1
-        for i, (q, r) in enumerate(self.board.coords):
-            line = rows.setdefault(r, [" "] * (width + 2))
-            symbol = "O" if (state.light >> i) & 1 else "X" if (state.dark >> i) & 1 else "."
-            line[2 * q - r + n - 1] = symbol
-        for q in range(n, 2 * n - 1):
-            rows[q - n][q + 2 * n - 1] = chr(ord("A") + q)  # below the column's lowest cell
-        letters = [" "] * (width + 2)
-        for q in range(n):
-            letters[2 * q + n] = chr(ord("A") + q)
-        lines: list[str] = [Text("%(game)s: %(status)s (O Light, X Dark)", game=self._name,
-                                 status=self._status(state))]
-        lines += [f"{r + 1:2}  {''.join(rows[r]).rstrip()}" for r in sorted(rows, reverse=True)]
-        lines.append("    " + "".join(letters).rstrip())
-        lines.append(self._stones_left(state))
-        return Text.joined(lines, "\n")
 
 
 class Mosey(MoseyGame):

@@ -23,104 +23,25 @@ the game; the most adjacent pairs of own discs wins. Rules decisions: docs/rules
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
-from engine.base import JSON, CellHref, Game, GameInfo, IllegalMove, NumberChoice, Option, Outcome
+from engine.base import JSON, GameInfo, IllegalMove, NumberChoice, Option, Outcome
+from engine.games.refugia.board import CELL_CHARS, Groups, RefugiaState, adjacent_pairs, move_groups
+from engine.games.refugia.drawing import SEATS, RefugiaDrawing
+
+# the drawing; its constants stay importable from here, as before the split
+from engine.games.refugia.drawing import STONE_LISTS as STONE_LISTS
+from engine.games.refugia.drawing import STONE_NAMES as STONE_NAMES
+from engine.games.refugia.drawing import STONES as STONES
 from engine.hexboard import HexMove, hex_board, set_bits, shift_back
-from engine.hexsvg import counted, draw_hex_board, selection, stone_list
-from engine.text import ENGLISH, N_, Text, Translator
+from engine.text import N_, Text
 
 BOARDS = ("2-3", "2-4", "3-4", "3-5", "4-5", "4-6", "5-6", "5-7", "6-7", "6-8")
-SEATS = (Text("White"), Text("Black"))
-STONES = ("white", "black")  # engine.hexsvg stone kinds of the two seats
-STONE_NAMES = {"white": Text("White disc"), "black": Text("Black disc"),
-               "neutral": Text("neutral disc")}
-STONE_LISTS = {"white": counted("White disc: %(cells)s.", "White discs: %(cells)s."),
-               "black": counted("Black disc: %(cells)s.", "Black discs: %(cells)s."),
-               "neutral": counted("neutral disc: %(cells)s.", "neutral discs: %(cells)s.")}
-CELL_CHARS = ".WBN"  # empty, White, Black, neutral: encode and render_text use these
 PASS = HexMove(word="pass")
 
 
-@dataclass(frozen=True)
-class RefugiaState:
-    """A position. ``discs`` holds each seat's discs and ``neutral`` the neutral stones, as
-    bitboards (see :class:`engine.hexboard.BitLayout`); ``passes`` counts the passes just made in
-    a row (two end the game) and ``turn`` is the seat to move (after the end, the seat that did
-    not make the final pass)."""
-
-    discs: tuple[int, int]
-    neutral: int
-    turn: int = 0
-    passes: int = 0
-
-
-Groups = list[tuple[int, int, int, int]]
-"""Moves of one kind in one direction: (how many, origin mask, shift to the landing cell, shift to
-the jumped cell or 0 for a step)."""
-
-
-def move_groups(width: int, full: int, own: int, opp: int, neutral: int) -> tuple[int, Groups]:
-    """The mover's placement cells and move groups; the rules of a turn live here alone.
-
-    Enemy counts are taken for every cell at once as 3-bit numbers in bit planes (c2 c1 c0), on
-    the board before the move: the jumped stone still counts around the landing cell. This is the
-    inner loop of every playout, hence the bit tricks.
-    """
-    ne = width + 1
-    enemy = opp | neutral
-    empty = full & ~(own | enemy)
-    # bit b of e_d: b's neighbour in direction d holds an enemy
-    e_e, e_ne, e_nw = enemy >> 1, enemy >> ne, enemy >> width
-    e_w, e_sw, e_se = enemy << 1, enemy << ne, enemy << width
-    x = e_e ^ e_ne
-    s1, k1 = x ^ e_nw, (e_e & e_ne) | (x & e_nw)
-    x = e_w ^ e_sw
-    s2, k2 = x ^ e_se, (e_w & e_sw) | (x & e_se)
-    c0, k3 = s1 ^ s2, s1 & s2
-    x = k1 ^ k2
-    c1, c2 = x ^ k3, (k1 & k2) | (x & k3)
-    place = empty & ~((own >> 1) | (own << 1) | (own >> ne) | (own << ne)
-                      | (own >> width) | (own << width))
-    groups: Groups = []
-    add = groups.append
-    # E, NE, NW look at higher bits (shift right); W, SW, SE at lower bits (shift left)
-    right = ((1, e_e), (ne, e_ne), (width, e_nw))
-    left = ((1, e_w), (ne, e_sw), (width, e_se))
-    # at_least[k]: cells with k or more enemies. A disc with k enemies may go where there are < k.
-    at_least = (full, c0 | c1 | c2, c1 | c2, c2 | (c1 & c0), c2, c2 & (c1 | c0), c2 & c1, 0)
-    mobile = own & at_least[1]
-    k = 0
-    while mobile:
-        k += 1
-        level = mobile & ~at_least[k + 1]
-        if not level:
-            continue
-        mobile ^= level
-        t = empty & ~at_least[k]
-        if not t:
-            continue
-        for s, e_d in right:
-            if m := level & (t >> s):
-                add((m.bit_count(), m, s, 0))
-            if m := level & e_d & (t >> 2 * s):
-                add((m.bit_count(), m, 2 * s, s))
-        for s, e_d in left:
-            if m := level & (t << s):
-                add((m.bit_count(), m, -s, 0))
-            if m := level & e_d & (t << 2 * s):
-                add((m.bit_count(), m, -2 * s, -s))
-    return place, groups
-
-
-def adjacent_pairs(shifts: tuple[int, ...], discs: int) -> int:
-    """Pairs of neighbouring discs, each counted once (looking E, NE and NW only)."""
-    return sum((discs & shift_back(discs, s)).bit_count() for s in shifts[:3])
-
-
-class Refugia(Game[RefugiaState, HexMove]):
+class Refugia(RefugiaDrawing):
     info = GameInfo(
         id="refugia",
         name=N_("Refugia"),
@@ -345,81 +266,6 @@ class Refugia(Game[RefugiaState, HexMove]):
         g = self.geometry
         masks = [g.mask([i for i, ch in enumerate(cells) if ch == kind]) for kind in "WBN"]
         return RefugiaState((masks[0], masks[1]), masks[2], turn, passes)
-
-    def seat_names(self, state: RefugiaState) -> tuple[str, ...]:
-        return SEATS
-
-    def move_cells(self, move: HexMove) -> tuple[str, ...]:
-        return move.cells
-
-    def _status(self, state: RefugiaState, short: bool = False) -> list[str]:
-        """A line per seat with its score and discs, then whose turn it is or who won."""
-        lines: list[str] = [
-            Text("%(seat)s: %(pairs)s, %(discs)s", seat=SEATS[s],
-                 pairs=Text.counted("%(count)d pair", "%(count)d pairs", self.scores(state)[s]),
-                 discs=Text.counted("%(count)d disc", "%(count)d discs",
-                                    state.discs[s].bit_count()))
-            for s in (0, 1)]
-        result = self.outcome(state)
-        if short and result is not None:  # the reason is too long for the narrow boards' SVG
-            return [*lines, Text("Game over: %(winners)s won.", winners=SEATS[result.winners[0]])]
-        return [*lines, self.describe(state)]
-
-    def describe(self, state: RefugiaState, viewer: int | None = None) -> str:
-        if state.passes >= 2:
-            return super().describe(state, viewer)
-        if state.passes:
-            return Text("%(seat)s to move (the last move was a pass).", seat=SEATS[state.turn])
-        return Text("%(seat)s to move.", seat=SEATS[state.turn])
-
-    def _stones(self, state: RefugiaState) -> dict[int, str]:
-        kinds = ("", *STONES, "neutral")
-        return {i: kinds[k] for i in range(self.board.size) if (k := self._occupant(state, i))}
-
-    def piece_list(self, state: RefugiaState, viewer: int | None = None) -> str:
-        return stone_list(self.board, self._stones(state), STONE_NAMES, STONE_LISTS)
-
-    def render_svg(self, state: RefugiaState, viewer: int | None = None,
-                   last_move: HexMove | str | None = None,
-                   cell_href: CellHref | None = None, *,
-                   chosen: Sequence[str] | None = None,
-                   translator: Translator = ENGLISH, over: bool = False) -> str:
-        board = self.board
-        stones = self._stones(state)
-        marks = []
-        move = self.last_move_of(last_move)
-        if move is not None:
-            marks = [board.index(c) for c in move.cells if c in board]
-            if len(marks) == 2 and (hopped := board.between(*marks)) is not None:
-                marks.append(hopped)  # the hopped stone changed
-        picked, targets = selection(self, state, board, chosen)
-        title = Text("Refugia %(board)s", board=str(self.options["board"]))
-        header, status = self._status(state, short=True), self._status(state)
-        if over and self.outcome(state) is None:  # ended off the board: the scores, no turn
-            header, status = [*header[:-1], Text("Game over")], [*status[:-1], Text("Game over.")]
-        return draw_hex_board(board, stones=stones, marks=marks, cell_href=cell_href,
-                              header=header, title=title,
-                              names=STONE_NAMES, own=STONES[viewer] if viewer in (0, 1) else None,
-                              chosen=picked, targets=targets,
-                              alt=Text.joined([
-                                  Text("Refugia %(board)s.", board=str(self.options["board"])),
-                                  *status, self.piece_list(state, viewer)]),
-                              translator=translator)
-
-    def render_text(self, state: RefugiaState, viewer: int | None = None) -> str:
-        """Rows from the top, each cell two characters wide and indented as on the hex board."""
-        board = self.board
-        ranges = list(reversed(board.row_ranges()))
-        # a cell's column on screen is 2q - r (half-cell units): NE of a cell sits one to its right
-        left = min(2 * board.coords[start][0] - board.coords[start][1] for start, _ in ranges)
-        right = max(2 * board.coords[end - 1][0] - board.coords[end - 1][1] for _, end in ranges)
-        rows = []
-        for start, end in ranges:
-            q, r = board.coords[start]
-            cells = " ".join(CELL_CHARS[self._occupant(state, i)] for i in range(start, end))
-            line = (" " * (2 * q - r - left) + cells).ljust(right - left + 1)
-            rows.append(f"{r + 1:>2}  {line}  {board.labels[start]}-{board.labels[end - 1]}")
-        return Text.joined([*self._status(state), *rows], "\n")
 
 
 def _nth_bit(mask: int, n: int) -> int:

@@ -17,94 +17,39 @@ you control; two successive passes end the game. Rules decisions: docs/rules/sti
 from __future__ import annotations
 
 import random
-import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
-from engine.base import (
-    JSON,
-    CellHref,
-    Game,
-    GameInfo,
-    IllegalMove,
-    NumberChoice,
-    Option,
-    Outcome,
-)
+from engine.base import JSON, GameInfo, NumberChoice, Option, Outcome
 from engine.games.stigmergy.board import (
     BLACK,
     CHARS,
     EMPTY,
     WHITE,
-    WORD_ORDER,
     Sight,
     StigmergyState,
     has_button,
     playout,
 )
-from engine.hexboard import HexMove
-from engine.hexsvg import counted, draw_hex_board, selection, stone_list
-from engine.text import ENGLISH, N_, Text, Translator
 
-COLOUR_NAMES = {BLACK: Text("Black"), WHITE: Text("White")}
-STONE_NAMES = {"black": Text("Black stone"), "white": Text("White stone")}
-STONE_LISTS = {"black": counted("Black stone: %(cells)s.", "Black stones: %(cells)s."),
-               "white": counted("White stone: %(cells)s.", "White stones: %(cells)s.")}
-DOT_NAMES = {"black": Text("controlled by Black"), "white": Text("controlled by White")}
-SEATS_BEFORE_SIDES = (Text("First"), Text("Second"))
+# the drawing; its constants stay importable from here, as before the split
+from engine.games.stigmergy.drawing import COLOUR_NAMES as COLOUR_NAMES
+from engine.games.stigmergy.drawing import DOT_NAMES as DOT_NAMES
+from engine.games.stigmergy.drawing import SEATS_BEFORE_SIDES as SEATS_BEFORE_SIDES
+from engine.games.stigmergy.drawing import STONE_LISTS as STONE_LISTS
+from engine.games.stigmergy.drawing import STONE_NAMES as STONE_NAMES
+from engine.games.stigmergy.drawing import StigmergyDrawing, points
+from engine.games.stigmergy.moves import KomiMove, StigmergyMove, parse_move
+from engine.hexboard import HexMove
+from engine.text import N_, Text
+
 SIZES = (5, 6, 7, 8, 9, 10)
-_KOMI = re.compile(r"^([+-]?)\s*(\d{1,6})$")
 
 __all__ = ["GAME_CLASSES", "KomiMove", "Stigmergy", "StigmergyMove", "StigmergyState"]
 
 
-@dataclass(frozen=True)
-class KomiMove:
-    """The first setup turn: naming the komi, written as a signed integer.
-
-    >>> str(KomiMove.parse(" +4 ")), str(KomiMove(-3))
-    ('4', '-3')
-    """
-
-    value: int
-
-    def __str__(self) -> str:
-        return str(self.value)
-
-    @classmethod
-    def parse(cls, text: str) -> KomiMove:
-        match = _KOMI.match(text.strip())
-        if not match:
-            raise IllegalMove(Text("%(move)s is not a komi (a whole number such as 7 or -3)",
-                                   move=repr(text.strip())))
-        return cls(int(match.group(1) + match.group(2)))
-
-
-StigmergyMove = HexMove | KomiMove
-"""``D5`` place, ``D5x`` replace, ``pass``, ``take-button``, ``play-second``, or a komi (``7``)."""
-
-
-def parse_move(text: str) -> StigmergyMove:
-    """Read Stigmergy notation.
-
-    >>> [str(parse_move(t)) for t in ("d5", "D5 x", "Take-Button", "-3")]
-    ['D5', 'D5x', 'take-button', '-3']
-    """
-    if _KOMI.match(text.strip()):
-        return KomiMove.parse(text)
-    move = HexMove.parse(text, WORD_ORDER)
-    if move.origin is not None:
-        raise IllegalMove(Text("%(move)s is not a Stigmergy move: stones never move "
-                               "(try D5, D5x, pass or take-button)", move=repr(text.strip())))
-    return move
-
-
-def _points(value: float) -> str:
-    return f"{value:g}"
-
-
-class Stigmergy(Game[StigmergyState, StigmergyMove]):
+class Stigmergy(StigmergyDrawing):
     """Stigmergy on a hexhex board, with komi named and sides chosen in two setup turns."""
 
     info = GameInfo(
@@ -309,47 +254,9 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
         by_seat = [0.0, 0.0]
         by_seat[black_seat], by_seat[1 - black_seat] = black, white
         winners = () if black == white else (black_seat if black > white else 1 - black_seat,)
-        reason = Text("Black %(black)s, White %(white)s (%(terms)s).", black=_points(black),
-                      white=_points(white), terms=self._terms(state))
+        reason = Text("Black %(black)s, White %(white)s (%(terms)s).", black=points(black),
+                      white=points(white), terms=self._terms(state))
         return Outcome(winners=winners, scores=(by_seat[0], by_seat[1]), reason=reason)
-
-    def _terms(self, state: StigmergyState, capital: bool = False) -> Text:
-        """The komi and button, in words (``capital``: as the start of a line)."""
-        if state.komi is None:
-            return Text("komi still to be named by %(seat)s", seat=self.seat_names(state)[0])
-        if not has_button(state.komi):
-            return (Text("Komi %(komi)d", komi=state.komi) if capital
-                    else Text("komi %(komi)d", komi=state.komi))
-        if state.button is None:
-            return (Text("Komi %(komi)d, button available", komi=state.komi) if capital
-                    else Text("komi %(komi)d, button available", komi=state.komi))
-        holder = self.seat_names(state)[state.button]
-        return (Text("Komi %(komi)d, button held by %(seat)s", komi=state.komi, seat=holder)
-                if capital else
-                Text("komi %(komi)d, button held by %(seat)s", komi=state.komi, seat=holder))
-
-    def seat_names(self, state: StigmergyState) -> tuple[str, ...]:
-        if state.black_seat is None:
-            return SEATS_BEFORE_SIDES
-        black, white = COLOUR_NAMES[BLACK], COLOUR_NAMES[WHITE]
-        return (black, white) if state.black_seat == 0 else (white, black)
-
-    def describe(self, state: StigmergyState, viewer: int | None = None) -> str:
-        if state.passes >= 2:
-            return super().describe(state, viewer)
-        names = self.seat_names(state)
-        if state.komi is None:
-            return Text("%(seat)s to name the komi.", seat=names[0])
-        if state.black_seat is None:
-            return Text("Komi %(komi)d. %(seat)s to choose sides: place Black's first stone, "
-                        "or play-second.", komi=state.komi, seat=names[1])
-        return Text.joined([self._score_line(state),
-                            Text("%(seat)s to move.", seat=names[state.mover])])
-
-    def _score_line(self, state: StigmergyState) -> Text:
-        black, white = self.colour_scores(state)
-        return Text("Black %(black)s, White %(white)s (%(terms)s).", black=_points(black),
-                    white=_points(white), terms=self._terms(state))
 
     # -- storage -----------------------------------------------------------------------------
 
@@ -372,90 +279,6 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
             black_seat=seat(data["black_seat"]), mover=int(data["mover"]),
             button=seat(data.get("button")), passes=int(data.get("passes", 0)),
             ply=int(data.get("ply", 0)))
-
-    # -- drawing -----------------------------------------------------------------------------
-
-    def move_cells(self, move: StigmergyMove) -> tuple[str, ...]:
-        return move.cells if isinstance(move, HexMove) else ()
-
-    def _header(self, state: StigmergyState) -> list[str]:
-        if state.komi is None:
-            return [Text("Komi not named yet"), self.describe(state)]
-        black, white = self.colour_scores(state)
-        names = self.seat_names(state)
-        lines: list[str] = [Text("%(terms)s · Black %(black)s · White %(white)s",
-                                 terms=self._terms(state, capital=True), black=_points(black),
-                                 white=_points(white))]
-        if state.passes >= 2:
-            lines.append(self._result_line(state))
-        elif state.black_seat is None:
-            lines.append(Text("%(seat)s to choose sides", seat=names[1]))
-        else:
-            lines.append(Text("%(seat)s to move", seat=names[state.mover]))
-        return lines
-
-    def _result_line(self, state: StigmergyState) -> Text:
-        """The first sentence of the description of a finished game: who won."""
-        described = self.describe(state)
-        first = described.parts[0] if isinstance(described, Text) and described.parts else described
-        return first if isinstance(first, Text) else Text.verbatim(first.split(". ")[0] + ".")
-
-    def _stones(self, state: StigmergyState) -> dict[int, str]:
-        return {c: "black" if ch == "B" else "white" for c, ch in enumerate(state.board)
-                if ch != "."}
-
-    def piece_list(self, state: StigmergyState, viewer: int | None = None) -> str:
-        return stone_list(self.board, self._stones(state), STONE_NAMES, STONE_LISTS)
-
-    def render_svg(
-        self,
-        state: StigmergyState,
-        viewer: int | None = None,
-        last_move: StigmergyMove | str | None = None,
-        cell_href: CellHref | None = None,
-        *,
-        chosen: Sequence[str] | None = None,
-        translator: Translator = ENGLISH,
-        over: bool = False,
-    ) -> str:
-        _, _, black_ctrl, white_ctrl = self._analyse(state)
-        stones = self._stones(state)
-        dots = {c: "black" if black_ctrl >> c & 1 else "white" for c in range(self.board.size)
-                if c not in stones and (black_ctrl | white_ctrl) >> c & 1}
-        last = self.last_move_of(last_move)
-        marks = [self.board.index(cell) for cell in self.move_cells(last)
-                 if cell in self.board] if last is not None else []
-        own = None
-        if viewer is not None and state.black_seat is not None:
-            own = "black" if viewer == state.black_seat else "white"
-        picked, targets = selection(self, state, self.board, chosen)
-        header, described = self._header(state), self.describe(state, viewer)
-        if over and self.outcome(state) is None:  # ended off the board: the scores, no turn
-            header = [*header[:-1], Text("Game over")]
-            described = (Text.joined([self._score_line(state), Text("Game over.")])
-                         if state.black_seat is not None else Text("Game over."))
-        return draw_hex_board(self.board, stones=stones, dots=dots, marks=marks,
-                              cell_href=cell_href, header=header,
-                              title=Text("Stigmergy"), names=STONE_NAMES, own=own,
-                              dot_names=DOT_NAMES, chosen=picked, targets=targets,
-                              alt=Text.joined([Text("Stigmergy."), described,
-                                               self.piece_list(state, viewer)]),
-                              translator=translator)
-
-    def render_text(self, state: StigmergyState, viewer: int | None = None) -> str:
-        """Rows from the top: B/W stones, b/w empty cells Black/White controls, . the rest."""
-        _, _, black_ctrl, white_ctrl = self._analyse(state)
-        rows = []
-        for number, (start, end) in reversed(list(enumerate(self.board.row_ranges(), 1))):
-            marks = []
-            for c in range(start, end):
-                ch = state.board[c]
-                if ch == ".":
-                    ch = "b" if black_ctrl >> c & 1 else "w" if white_ctrl >> c & 1 else "."
-                marks.append(ch)
-            indent = " " * abs(number - self.side)
-            rows.append(f"{number:>2} {indent}{' '.join(marks)}")
-        return Text.joined([*self._header(state), *rows], "\n")
 
 
 GAME_CLASSES = (Stigmergy,)

@@ -1,0 +1,52 @@
+"""The command words of a reply (``help``, ``hulp``, ``hilfe``, ``aiuto``, ...) in each language
+pbem writes in, and the units of ``vacation 5d``; :mod:`pbem.inbound.reading` reads them.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+CommandName = Literal["help", "board", "status", "games", "pass", "resign", "vacation"]
+COMMANDS: tuple[CommandName, ...] = ("help", "board", "status", "games", "pass", "resign",
+                                     "vacation")
+LANGUAGES = ("en", "nl", "de", "it")
+
+# The command words of each language, the first of each the one its help shows. Words of every
+# language are understood from everybody (a player may write in another language than the one
+# their emails are in); none is a move in any game's notation or another command's word
+# (tests/inbound/test_reply_languages.py checks both). "note" is the word before a note's colon.
+COMMAND_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "en": {"help": ("help",), "board": ("board",), "status": ("status",),
+           "games": ("games",), "pass": ("pass",), "resign": ("resign",),
+           "vacation": ("vacation",), "note": ("note",)},
+    "nl": {"help": ("hulp",), "board": ("bord",), "status": ("stand",),
+           "games": ("partijen",), "pass": ("passen",), "resign": ("opgeven",),
+           "vacation": ("vakantie",), "note": ("notitie",)},
+    "de": {"help": ("hilfe",), "board": ("brett",), "status": ("stand", "status"),
+           "games": ("partien", "spiele"), "pass": ("passen",), "resign": ("aufgeben",),
+           "vacation": ("urlaub",), "note": ("notiz",)},
+    "it": {"help": ("aiuto",), "board": ("tavoliere",), "status": ("stato",),
+           "games": ("partite",), "pass": ("passo",), "resign": ("abbandono",),
+           "vacation": ("vacanza",), "note": ("nota",)},
+}
+# The units of ``vacation 5d``: days and weeks, in the four languages.
+DAY_UNITS = ("d", "day", "days", "dag", "dagen", "t", "tag", "tage", "g", "giorno", "giorni")
+WEEK_UNITS = ("w", "week", "weeks", "weken", "woche", "wochen", "s", "settimana", "settimane")
+
+
+def command_words(language: str) -> dict[str, str]:
+    """The word of each command (and of ``note``) that ``language``'s help shows.
+
+    >>> command_words("nl")["help"], command_words("xx")["help"]
+    ('hulp', 'help')
+    """
+    words = COMMAND_WORDS.get(language, COMMAND_WORDS["en"])
+    return {name: found[0] for name, found in words.items()}
+
+
+def words_of(name: str) -> tuple[str, ...]:
+    """Every word, in any language, that means command ``name``."""
+    found: list[str] = []
+    for words in COMMAND_WORDS.values():
+        found += (word for word in words.get(name, ()) if word not in found)
+    return tuple(found)

@@ -1,0 +1,106 @@
+"""Tables of the mail pbem sends and receives: the outbox, the board images attached to it,
+what reaches the reply address (pbem.inbound) and what the development mail catcher caught.
+
+Imported back into :mod:`pbem.models`, so ``from pbem.models import OutboxEmail`` works as before.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Column, Index, LargeBinary, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+from pbem.models import _time
+
+__all__ = ["BoardImage", "CaughtMail", "InboundMail", "MailStatus", "OutboxEmail"]
+
+
+class MailStatus:
+    QUEUED = "queued"  # never tried
+    RETRYING = "retrying"  # tried, deferred (4xx, server down); next_attempt_at says when
+    SENDING = "sending"  # claimed by a delivery process until claimed_until
+    SENT = "sent"
+    BOUNCED = "bounced"  # sent, then a delivery report said it never arrived
+    FAILED = "failed"  # refused for good (5xx) or out of attempts: organisers are shown it
+
+    WAITING = (QUEUED, RETRYING)
+
+
+class OutboxEmail(SQLModel, table=True):
+    """One email to send. Written in the same transaction as what caused it; sent later."""
+
+    __tablename__ = "outbox_emails"
+    __table_args__ = (Index("ix_outbox_due", "status", "next_attempt_at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int | None = Field(default=None, foreign_key="games.id", index=True)
+    player_id: int | None = Field(default=None, foreign_key="players.id")
+    kind: str  # invitation, turn, update, game-over, ...
+    to_address: str
+    to_name: str = ""
+    subject: str
+    text_body: str = Field(sa_column=Column(Text, nullable=False))
+    html_body: str = Field(sa_column=Column(Text, nullable=False))
+    # The board to attach: a position (game, ply) as a viewer (-1: the public) sees it.
+    image_ply: int | None = None
+    image_viewer: int | None = None
+    image_language: str = Field(default="en", sa_column_kwargs={"server_default": "en"})
+    message_id: str
+    in_reply_to: str = ""
+    reply_to: str = ""  # the signed reply address (play+TOKEN@...), when play by reply is on
+    unsubscribe_url: str = ""
+    essential: bool = True
+    status: str = MailStatus.QUEUED  # see MailStatus
+    attempts: int = 0
+    next_attempt_at: datetime = _time()
+    last_error: str = ""
+    claimed_by: str = ""  # the delivery process sending it now (status "sending")
+    claimed_until: datetime | None = _time(nullable=True)  # after this, others may take it
+    created_at: datetime = _time()
+    sent_at: datetime | None = _time(nullable=True)
+
+
+class BoardImage(SQLModel, table=True):
+    """A rendered board PNG, made once per position and viewer however many people get it."""
+
+    __tablename__ = "board_images"
+    __table_args__ = (UniqueConstraint("game_id", "ply", "viewer", "language", "over"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    ply: int
+    viewer: int  # -1 for the public view
+    language: str = "en"  # boards carry words (headers, scores): one picture per language
+    # Drawn as over (pbem.mail.boards): the game ended off the board at this ply, which the
+    # picture drawn before it ended (someone "to move") does not say.
+    over: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
+    png: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+
+
+class CaughtMail(SQLModel, table=True):
+    """A message the development mail catcher received (``pbem dev`` only)."""
+
+    __tablename__ = "caught_mail"
+
+    id: int | None = Field(default=None, primary_key=True)
+    received_at: datetime = _time()
+    mail_from: str
+    recipients: str
+    raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+
+
+class InboundMail(SQLModel, table=True):
+    """A message that reached the reply address, once: what it was and what became of it."""
+
+    __tablename__ = "inbound_mail"
+
+    id: int | None = Field(default=None, primary_key=True)
+    message_id: str = Field(index=True, unique=True)  # handled exactly once
+    sender: str = Field(default="", index=True)
+    recipient: str = ""
+    received_at: datetime = _time()
+    game_id: int | None = Field(default=None, foreign_key="games.id", index=True)
+    outcome: str = ""  # played, command, refused, ignored, bounce
+    detail: str = ""
+    answered: bool = False  # an email went back to the sender
