@@ -70,7 +70,11 @@ def test_previews_and_pages_are_the_same_whatever_the_order_of_the_blind_pile(
 ) -> None:
     rng = random.Random(5)
     checked: set[str] = set()
-    for players in (2, 3):
+    # The game's own seed is secret and random (pbem.services.games), so a game may by chance
+    # offer no revealing lay in its first plies: a third or fourth game then makes up for it.
+    for number, players in enumerate((2, 3, 2, 3)):
+        if number >= 2 and checked == {"take", "lay", "end"}:
+            break
         game_pk = start_a_game(sqlite_database, now, site, "rifugio", {"players": players})
         for _ in range(24):
             row = _row(sqlite_database, game_pk)
