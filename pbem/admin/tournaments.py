@@ -31,16 +31,10 @@ from pbem.services.tournaments import (
     start_tournament,
     withdraw_player,
 )
-from pbem.web.language import current_reader
 from pbem.web.support import database, site, utc_now
-from pbem.web.terms import words
+from pbem.web.tournaments import game_name
 
 bp = admin_blueprint("admin_tournaments")
-
-
-def game_name(game_type: str) -> str:
-    info = engine.GAMES.get(game_type)
-    return words(current_reader(), info.name) if info else game_type
 
 
 @bp.get("/tournaments")

@@ -14,8 +14,8 @@ from sqlmodel import select
 import pbem.ratelimit  # noqa: F401  (its table must be on the test databases' metadata)
 from pbem.db import Database
 from pbem.models import Challenge, ChallengeStatus, Game, GameStatus, Player
-from pbem.web.signin import issue_link
 from tests.support import Mailbox, csrf_of, smallest_options, two_player_game
+from tests.web.sessions import signed_in
 
 
 def make_player(database: Database, name: str, email: str) -> int:
@@ -25,17 +25,6 @@ def make_player(database: Database, name: str, email: str) -> int:
         session.flush()
         assert player.id is not None
         return player.id
-
-
-def signed_in(app: Flask, database: Database, player_id: int) -> FlaskClient:
-    """A browser signed in as ``player_id`` through a sign-in link of its own."""
-    with database.write() as session:
-        token = issue_link(session, datetime.now(UTC), player_id)
-    client = app.test_client()
-    page = client.get(f"/sign-in/{token}")
-    assert client.post(f"/sign-in/{token}",
-                       data={"csrf_token": csrf_of(page.text)}).status_code == 303
-    return client
 
 
 def challenge_form(client: FlaskClient, game: str, **fields: str) -> Any:

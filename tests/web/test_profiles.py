@@ -17,8 +17,8 @@ from pbem.db import Database
 from pbem.models import Game, Player, PlayerRating, RatingChange
 from pbem.ratings.model import Rating
 from pbem.services import PlayerSpec, Site, resign
-from pbem.web.signin import issue_link
 from tests.support import csrf_of, start_a_game
+from tests.web.sessions import signed_in
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 QUICK, QUICK_OPTIONS = "refugia", {"board": "2-3"}
@@ -109,16 +109,6 @@ def test_ratings_with_their_history_graph(
         f"/players/{player_id(sqlite_database, 'Bob')}").text  # no rated game: no ratings
 
 
-def _signed_in(app: Flask, database: Database, pk: int) -> FlaskClient:
-    with database.write() as session:
-        token = issue_link(session, datetime.now(UTC), pk)
-    browser = app.test_client()
-    page = browser.get(f"/sign-in/{token}")
-    assert browser.post(f"/sign-in/{token}",
-                        data={"csrf_token": csrf_of(page.text)}).status_code == 303
-    return browser
-
-
 def test_a_player_hides_their_profile_on_their_games_page(
         app: Flask, client: FlaskClient, sqlite_database: Database, site: Site) -> None:
     game_between(sqlite_database, site, "Alice", "Bob", resigns=1)
@@ -140,9 +130,9 @@ def test_a_player_hides_their_profile_on_their_games_page(
     assert "Alice" in archive and f'href="/players/{alice}"' not in archive
     assert f'href="/players/{player_id(sqlite_database, "Bob")}"' in archive
     # She still sees it, signed in, with a note that it is hidden.
-    own = _signed_in(app, sqlite_database, alice).get(f"/players/{alice}")
+    own = signed_in(app, sqlite_database, alice).get(f"/players/{alice}")
     assert own.status_code == 200 and "Your profile is hidden" in own.text
-    bob = _signed_in(app, sqlite_database, player_id(sqlite_database, "Bob"))
+    bob = signed_in(app, sqlite_database, player_id(sqlite_database, "Bob"))
     assert bob.get(f"/players/{alice}").status_code == 404  # another player does not
     # Unticking the box shows it again; a forged form without the token changes nothing.
     assert client.post(me, data={"action": "profile"}).status_code == 400

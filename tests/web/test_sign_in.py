@@ -20,6 +20,7 @@ from pbem.models import AdminUser, OutboxEmail, Player, SignInLink
 from pbem.services import Site
 from pbem.web.signin import LINK_MINUTES, issue_link
 from tests.support import ADMIN_EMAIL, ADMIN_PASSWORD, BASE_URL, csrf_of
+from tests.web.sessions import signed_in
 
 LINK = re.compile(re.escape(BASE_URL) + r"(/sign-in/[A-Za-z0-9_-]+)")
 
@@ -57,15 +58,6 @@ def _post_link(client: FlaskClient, path: str) -> Any:
     page = client.get(path)
     assert page.status_code == 200, page.text
     return client.post(path, data={"csrf_token": csrf_of(page.text)})
-
-
-def _signed_in(app: Flask, database: Database, player_id: int) -> FlaskClient:
-    """A browser signed in as ``player_id`` with a link of its own."""
-    with database.write() as session:
-        token = issue_link(session, datetime.now(UTC), player_id)
-    client = app.test_client()
-    assert _post_link(client, f"/sign-in/{token}").status_code == 303
-    return client
 
 
 def _account(client: FlaskClient) -> str:
@@ -217,7 +209,7 @@ def test_only_a_local_next_is_followed() -> None:
 
 def test_signing_out(app: Flask, sqlite_database: Database, site: Site) -> None:
     alice = _player(sqlite_database, "Alice", "alice@example.test")
-    browser = _signed_in(app, sqlite_database, alice)
+    browser = signed_in(app, sqlite_database, alice)
     page = browser.get("/sign-out")  # the navigation's "Sign out" only shows the buttons
     assert page.status_code == 200 and _account(browser) == site.links.my_games_url(alice)
     assert browser.post("/sign-out").status_code == 400  # no CSRF token: still signed in
@@ -233,8 +225,8 @@ def test_sign_out_everywhere_ends_every_other_session(
 ) -> None:
     alice = _player(sqlite_database, "Alice", "alice@example.test")
     bob = _player(sqlite_database, "Bob", "bob@example.test")
-    laptop, phone = (_signed_in(app, sqlite_database, alice) for _ in range(2))
-    bobs = _signed_in(app, sqlite_database, bob)
+    laptop, phone = (signed_in(app, sqlite_database, alice) for _ in range(2))
+    bobs = signed_in(app, sqlite_database, bob)
     page = laptop.get("/sign-out")
     answer = laptop.post("/sign-out-everywhere", data={"csrf_token": csrf_of(page.text)})
     assert answer.status_code == 200
@@ -263,7 +255,7 @@ def test_a_players_session_never_opens_the_dashboard(
     organiser = _organiser(app, sqlite_database)  # admin 1
     alice = _player(sqlite_database, "Alice", "alice@example.test")
     assert alice == 1  # the same number as the organiser's: ids of both kinds must not mix
-    player = _signed_in(app, sqlite_database, alice)
+    player = signed_in(app, sqlite_database, alice)
     for path in ("/admin/", "/admin/account", "/admin/players", "/admin/games/new"):
         answer = player.get(path)
         assert answer.status_code == 302 and "/admin/login" in answer.headers["Location"]
