@@ -12,16 +12,21 @@ other side and reports the bot's win share and mean place. A shared win counts a
 
 Prints, per game id: games, the first side's win share with a 95% Wilson interval, what an equal
 side would expect, the mean place (multi-player games), and seconds per game.
+
+``--log FILE`` appends each finished game to FILE as a JSON line and skips the games FILE already
+holds, so a long run can be stopped and resumed; ``--report`` prints the table from FILE alone,
+counting only the games finished so far.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import random
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +81,30 @@ def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def report(game_id: str, results: list[tuple[float, float, float]]) -> str:
+    games = len(results)
+    wins = sum(r[0] for r in results)
+    low, high = wilson(wins, games)
+    seats = new_game(game_id).num_players
+    place = sum(r[1] for r in results) / max(1, games)
+    seconds = sum(r[2] for r in results) / max(1, games)
+    return (f"{game_id:15} {games:5} {wins / max(1, games):6.0%} "
+            f"{f'{low:.0%}-{high:.0%}':>14} {1 / seats:6.0%} {place:6.2f} {seconds:7.1f}")
+
+
+def logged(path: Path | None, pairing: str) -> dict[str, dict[int, tuple[float, float, float]]]:
+    """The games ``path`` holds for ``pairing``, by game id and number."""
+    found: dict[str, dict[int, tuple[float, float, float]]] = {}
+    if path is None or not path.exists():
+        return found
+    for line in path.read_text().splitlines():
+        row = json.loads(line)
+        if row["pairing"] == pairing:
+            found.setdefault(row["game"], {})[row["number"]] = (
+                row["share"], row["place"], row["seconds"])
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -84,26 +113,35 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--strong-playouts", type=int, default=2000)
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument("--log", type=Path, help="append finished games here; skip those it holds")
+    parser.add_argument("--report", action="store_true", help="only print the table from --log")
     args = parser.parse_args()
     first, second = PAIRINGS[args.pairing]
     print(f"{first} against {second}, {args.games} games per game id, seats alternated")
     print(f"{'game':15} {'games':>5} {'wins':>6} {'95% interval':>14} {'equal':>6} "
           f"{'place':>6} {'s/game':>7}")
+    done = logged(args.log, args.pairing)
     for game_id in GAMES:
         if args.game and game_id not in args.game:
             continue
-        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-            results = list(pool.map(one_game, [game_id] * args.games, range(args.games),
-                                    [first] * args.games, [second] * args.games,
-                                    [args.strong_playouts] * args.games))
-        wins = sum(r[0] for r in results)
-        low, high = wilson(wins, args.games)
-        seats = new_game(game_id).num_players
-        place = sum(r[1] for r in results) / len(results)
-        seconds = sum(r[2] for r in results) / len(results)
-        print(f"{game_id:15} {args.games:5} {wins / args.games:6.0%} "
-              f"{f'{low:.0%}-{high:.0%}':>14} {1 / seats:6.0%} {place:6.2f} {seconds:7.1f}",
-              flush=True)
+        results = done.get(game_id, {})
+        todo = [n for n in range(args.games) if n not in results]
+        if todo and not args.report:
+            with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+                runs = {pool.submit(one_game, game_id, n, first, second, args.strong_playouts): n
+                        for n in todo}
+                for run in as_completed(runs):
+                    number = runs[run]
+                    results[number] = run.result()
+                    if args.log is not None:
+                        share, place, seconds = results[number]
+                        with args.log.open("a") as log:
+                            log.write(json.dumps({
+                                "pairing": args.pairing, "game": game_id, "number": number,
+                                "share": share, "place": place, "seconds": seconds}) + "\n")
+        finished = [results[n] for n in range(args.games) if n in results]
+        if finished:
+            print(report(game_id, finished), flush=True)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ from engine.games.rifugio.tiles import (
     EDITION,
     KINDS,
     NUM_TILES,
-    ROTATIONS,
     SET_SIZES,
     SETS,
     SIDES,
@@ -32,11 +31,11 @@ from engine.games.rifugio.tiles import (
     START_TILE,
     TOPS,
     buildable,
-    fits,
     huts_each,
     neighbour,
     passable,
     tiles_per_turn,
+    turns_that_fit,
 )
 from engine.hexboard import STEPS
 
@@ -199,8 +198,7 @@ class Table:
         return found
 
     def _turns(self, tile: int, pos: Pos) -> tuple[int, ...]:
-        facing = self.facing(pos)
-        return tuple(rot for rot in ROTATIONS[tile] if fits(tile, rot, facing))
+        return turns_that_fit(tile, self.facing(pos))
 
     def _fit_map(self, tile: int) -> dict[Pos, tuple[int, ...]]:
         """Where ``tile`` fits and in which rotations; kept up to date as tiles are laid."""
@@ -323,10 +321,12 @@ class Table:
         self.frontier.update(around)
         for p in around:
             self._facing.pop(p, None)
+        facings = [(p, self.facing(p)) for p in around]
         for sig, found in self._fits.items():
             found.pop(pos, None)
-            for p in around:
-                turns = self._turns(SIG_TILE[sig], p)
+            tile = SIG_TILE[sig]
+            for p, facing in facings:
+                turns = turns_that_fit(tile, facing)
                 if turns:
                     found[p] = turns
                 else:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from engine.hexboard import DIRECTIONS, STEPS  # E, NE, NW, W, SW, SE and their axial steps
 from engine.text import Text
@@ -217,6 +218,13 @@ def fits(tile: int, rot: int, facing: Sequence[int]) -> bool:
                 return False
             touching = True
     return touching
+
+
+@lru_cache(maxsize=1 << 16)
+def turns_that_fit(tile: int, facing: tuple[int, ...]) -> tuple[int, ...]:
+    """The rotations of ``tile`` (distinct ones only) that fit ``facing``: asked for every tile
+    kind at every free place after each lay, from a few thousand distinct neighbourhoods."""
+    return tuple(rot for rot in ROTATIONS[tile] if fits(tile, rot, facing))
 
 
 def misfit(tile: int, rot: int, facing: Sequence[int]) -> Text:
