@@ -24,3 +24,15 @@ def options_in_words(game_type: str, options: Mapping[str, object], reader: Read
         label = reader.gettext(option.label) if option is not None else name
         parts.append(f"{label} {options[name]}")
     return ", ".join(parts)
+
+
+def game_name(game_type: str, reader: Reader) -> str:
+    """A game's name in ``reader``'s language; the stored id itself for a game no longer
+    offered, so a list of old games never fails on one.
+
+    >>> from pbem.i18n import ENGLISH
+    >>> game_name("dont-mosey", ENGLISH), game_name("chess", ENGLISH)
+    ("Don't Mosey", 'chess')
+    """
+    info = engine.GAMES.get(game_type)
+    return reader.gettext(info.name) if info is not None else game_type

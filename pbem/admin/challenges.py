@@ -8,9 +8,9 @@ from flask_babel import gettext as _
 from sqlmodel import col, select
 from werkzeug.wrappers import Response
 
-import engine
 from pbem.admin.support import admin_blueprint, current_admin
 from pbem.errors import ServiceError
+from pbem.game_options import game_name
 from pbem.models import Challenge, ChallengeStatus
 from pbem.services.challenges import cancel_challenge, people_of, players_by_id
 from pbem.web.language import current_reader
@@ -35,9 +35,8 @@ def challenges() -> str:
             assert row.id is not None
             people = people_of(session, row.id)
             players = players_by_id(session, [p.player_id for p in people] + [row.creator_id])
-            info = engine.GAMES.get(row.game_type)
             lines.append({"challenge": row, "creator": players[row.creator_id],
-                          "game_name": reader.gettext(info.name) if info else row.game_type,
+                          "game_name": game_name(row.game_type, reader),
                           "people": [(players[p.player_id], p.status) for p in people]})
     return render_template("admin/challenges.html", lines=lines, status=status,
                            statuses=(ChallengeStatus.OPEN, *ChallengeStatus.CLOSED))

@@ -32,7 +32,7 @@ from pbem.services.tournaments import (
     withdraw_player,
 )
 from pbem.web.support import database, site, utc_now
-from pbem.web.tournaments import game_name
+from pbem.web.tournaments import game_name_here
 
 bp = admin_blueprint("admin_tournaments")
 
@@ -41,7 +41,7 @@ bp = admin_blueprint("admin_tournaments")
 def tournaments_list() -> str:
     with database().session() as session:
         shown = all_tournaments(session)
-    return render_template("admin/tournaments.html", tournaments=shown, game_name=game_name)
+    return render_template("admin/tournaments.html", tournaments=shown, game_name=game_name_here)
 
 
 @bp.route("/tournaments/new", methods=["GET", "POST"])
@@ -102,7 +102,7 @@ def tournament_detail(tournament_id: int) -> str:
                  and tournament.current_round < tournament.rounds)
     return render_template("admin/tournament.html", view=view, entries=entries,
                            players=players, running=running, can_close=can_close,
-                           points_text=points_text, game_name=game_name(tournament.game_type))
+                           points_text=points_text, game_name=game_name_here(tournament.game_type))
 
 
 def _act(run: Callable[[Session, int, ActionForm], str]) -> Response:

@@ -20,6 +20,7 @@ from sqlmodel import Session, col, select
 
 import engine
 from engine.text import N_
+from pbem.game_options import game_name
 from pbem.i18n import ENGLISH, Reader, supported
 from pbem.inbound.reading import command_words
 from pbem.models import Game, GameStatus, InboundMail, OutboxEmail, Player, Seat
@@ -171,9 +172,8 @@ def games_of(session: Session, site: Site, player_id: int, reader: Reader = ENGL
     for row, seat in rows:
         assert row.id is not None
         mine = row.to_move == seat.seat
-        info = engine.GAMES.get(row.game_type)
         found.append({
-            "title": reader.gettext(info.name) if info else row.game_type,
+            "title": game_name(row.game_type, reader),
             "public_id": row.public_id,
             "your_turn": mine, "deadline": row.deadline,
             "url": site.links.move_url(row.id, seat.seat, row.ply, holder=player_id) if mine

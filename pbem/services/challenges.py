@@ -27,7 +27,7 @@ from pbem.clock.controls import TimeControl, parse_time_control
 from pbem.clock.wording import describe_control
 from pbem.db import Database
 from pbem.errors import ServiceError
-from pbem.game_options import options_in_words
+from pbem.game_options import game_name, options_in_words
 from pbem.i18n import Reader
 from pbem.models import (
     Challenge,
@@ -98,8 +98,7 @@ def check_waiting(row: Challenge, now: datetime) -> None:
 def describe(row: Challenge, reader: Reader, names: Sequence[str] = ()) -> dict[str, object]:
     """What an email or page says about a challenge, in ``reader``'s language: ``choices`` is
     its options as the form words them, ``rated`` whether the game will count for ratings."""
-    info = engine.GAMES.get(row.game_type)
-    return {"challenge": row, "game_name": reader.gettext(info.name) if info else row.game_type,
+    return {"challenge": row, "game_name": game_name(row.game_type, reader),
             "options": row.options or {},
             "choices": options_in_words(row.game_type, row.options or {}, reader),
             "rated": row.rated, "listed": row.listed, "clock": describe_control(

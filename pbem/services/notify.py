@@ -18,7 +18,7 @@ from sqlmodel import Session
 
 import engine
 from engine.text import N_, Text
-from pbem.game_options import options_in_words
+from pbem.game_options import game_name, options_in_words
 from pbem.i18n import ENGLISH, Reader
 from pbem.models import Game, Move, MoveSource, OutboxEmail, Player, Seat
 from pbem.services.common import Site
@@ -103,8 +103,7 @@ def title_of(row: Game, player_names: Sequence[str], seat: int | None,
              reader: Reader = ENGLISH) -> str:
     """The game as a recipient knows it: "Mosey vs Bob (wVDOGE)" for a player (the others by
     name), "Mosey: Alice vs Bob (wVDOGE)" for anyone else (organisers)."""
-    info = engine.GAMES.get(row.game_type)
-    name = reader.gettext(info.name) if info else row.game_type
+    name = game_name(row.game_type, reader)
     if seat is None:
         return reader.gettext("%(game)s: %(players)s (%(id)s)", game=name,
                               players=reader.gettext(" vs ").join(player_names),

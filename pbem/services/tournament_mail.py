@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-import engine
+from pbem.game_options import game_name
 from pbem.i18n import Reader
 from pbem.models import OutboxEmail, Player
 from pbem.models.tournaments import Tournament, TournamentEntry
@@ -50,8 +50,7 @@ def _send(session: Session, now: datetime, site: Site, tournament: Tournament,
     assert player.id is not None
     reader = site.reader_for(player)
     values = {"player": player, "subject": subject(reader), "tournament": tournament,
-              "game_name": reader.gettext(engine.GAMES[tournament.game_type].name)
-              if tournament.game_type in engine.GAMES else tournament.game_type,
+              "game_name": game_name(tournament.game_type, reader),
               "standings_url": standings_url(site, tournament),
               "my_games_url": site.links.my_games_url(player.id),
               "points_text": points_text, **context}

@@ -20,6 +20,7 @@ from flask_babel import gettext as _
 from sqlmodel import Session, col, func, select
 
 import engine
+from pbem.game_options import game_name
 from pbem.models import Game, GameStatus, Player, Seat
 from pbem.services.common import players_of, seats_of
 from pbem.services.results import result_in
@@ -116,11 +117,10 @@ def _line(session: Session, row: Game) -> dict[str, Any]:
     assert row.id is not None
     seats = seats_of(session, row.id)
     players = players_of(session, seats)
-    info = engine.GAMES.get(row.game_type)
     reader = current_reader()
     people = [players[s.player_id] for s in seats]
     return {
-        "row": row, "title": words(reader, info.name) if info else row.game_type,
+        "row": row, "title": game_name(row.game_type, reader),
         "players": [(p.name, profile_url(p)) for p in people],
         "result": result_in(row, seats, [p.name for p in people], reader),
         "replay": url_for("replay.replay", public_id=row.public_id, ply=0),

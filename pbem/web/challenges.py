@@ -20,6 +20,7 @@ import engine
 from engine.bots import LEVELS
 from pbem.addresses import BadAddress, BadName
 from pbem.errors import ServiceError
+from pbem.game_options import game_name
 from pbem.links import DamagedLink
 from pbem.models import Challenge, ChallengePlayer, ChallengeStatus, Game, Player, SeatOrder
 from pbem.services.challenge_rematch import answer_rematch
@@ -309,13 +310,12 @@ def rematch(token: str) -> tuple[str, int]:
         with database().session() as session:
             challenge = session.exec(select(Challenge).where(
                 Challenge.rematch_of == game_id)).first()
-    info = engine.GAMES.get(game.game_type)
     found = _load(challenge.public_id) if challenge is not None else None
     people = found[1] if found else []
     players = found[2] if found else {}
     new_game = found[3] if found else None
     return render_template(
-        "rematch.html", game=game, game_name=current_reader().gettext(info.name) if info
-        else game.game_type, challenge=challenge, people=people, players=players,
+        "rematch.html", game=game, game_name=game_name(game.game_type, current_reader()),
+        challenge=challenge, people=people, players=players,
         player_id=player_id, error=error, game_url=site().links.game_url(game.public_id),
         new_game_url=site().links.game_url(new_game.public_id) if new_game else ""), status

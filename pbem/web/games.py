@@ -18,6 +18,7 @@ from sqlmodel import select
 import engine
 from pbem.clock.deadlines import POLICY_LABELS, default_timeout_policy, time_control_of
 from pbem.clock.wording import describe_control
+from pbem.game_options import game_name
 from pbem.models import Game, GameStatus, Move, Seat
 from pbem.positions import current_state, engine_game, moves_of, state_at
 from pbem.services.common import players_of, seats_of
@@ -34,7 +35,7 @@ from pbem.web.support import (
     game_of_token,
     site,
 )
-from pbem.web.terms import name_generic_seats, seat_label, seat_names, terms_for, words
+from pbem.web.terms import name_generic_seats, seat_label, seat_names, terms_for
 
 bp = Blueprint("games", __name__)
 
@@ -168,10 +169,9 @@ def resign_title(row: Game, token: str) -> str:
 
     A Jinja global (see pbem.web.rules.init_app), because the resign view only hands its
     template the game row and the link's token; the seat comes from that signed token."""
-    info = engine.GAMES.get(row.game_type)
     reader = current_reader()
-    game_name = words(reader, info.name) if info else row.game_type
-    title = reader.gettext("Resign from %(game)s", game=game_name)
+    name = game_name(row.game_type, reader)
+    title = reader.gettext("Resign from %(game)s", game=name)
     try:
         seat = int(site().links.load("resign", token)["seat"])
     except (DamagedLink, KeyError, TypeError, ValueError):
@@ -184,7 +184,7 @@ def resign_title(row: Game, token: str) -> str:
     if not others:
         return title
     if len(others) == 1:
-        return reader.gettext("Resign from %(game)s against %(player)s", game=game_name,
+        return reader.gettext("Resign from %(game)s against %(player)s", game=name,
                               player=others[0])
     return reader.gettext("Resign from %(game)s against %(players)s and %(last)s",
-                          game=game_name, players=" and ".join(others[:-1]), last=others[-1])
+                          game=name, players=", ".join(others[:-1]), last=others[-1])

@@ -14,11 +14,11 @@ from flask_babel import lazy_gettext as _l
 from sqlmodel import Session, col, select
 from werkzeug.wrappers import Response
 
-import engine
 from engine.text import Text
 from pbem.addresses import BadName, check_name
 from pbem.clock.controls import DEFAULT_ALLOWANCE_DAYS, BadAbsence, local_date
 from pbem.clock.deadlines import recompute_deadlines_of
+from pbem.game_options import game_name
 from pbem.i18n import LANGUAGES
 from pbem.links import DamagedLink
 from pbem.models import Game, GameStatus, Player, Seat
@@ -47,7 +47,7 @@ from pbem.web.support import (
     utc_now,
     within_limits,
 )
-from pbem.web.terms import seat_label, seat_names, words
+from pbem.web.terms import seat_label, seat_names
 
 bp = Blueprint("players", __name__)
 
@@ -188,12 +188,11 @@ def _game_line(session: Session, game: Game, seat: Seat, player_id: int) -> dict
     links = site().links
     seats = seats_of(session, game.id)
     players = players_of(session, seats)
-    info = engine.GAMES.get(game.game_type)
     names = _seat_names(game)
     your_turn = game.status == GameStatus.ACTIVE and game.to_move == seat.seat
     return {
         "game": game, "seat": seat,
-        "title": words(current_reader(), info.name) if info else game.game_type,
+        "title": game_name(game.game_type, current_reader()),
         "you": names[seat.seat] if seat.seat < len(names) else "",
         "opponents": [seat_label(players[s.player_id].name, names[s.seat]
                                  if s.seat < len(names) else "")

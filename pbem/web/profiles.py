@@ -14,7 +14,7 @@ from flask import Blueprint, abort, render_template, url_for
 from flask_babel import gettext as _
 from sqlmodel import Session, col, select
 
-import engine
+from pbem.game_options import game_name
 from pbem.models import Game, GameStatus, Player, Seat
 from pbem.positions import current_state
 from pbem.services.common import players_of, seats_of
@@ -24,7 +24,7 @@ from pbem.web.ratings import rating_lines
 from pbem.web.replay import profile_url
 from pbem.web.signin import current_player
 from pbem.web.support import database, message_page
-from pbem.web.terms import seat_label, seat_names, words
+from pbem.web.terms import seat_label, seat_names
 
 bp = Blueprint("profiles", __name__)
 
@@ -81,7 +81,6 @@ def _line(session: Session, row: Game, seat: Seat) -> dict[str, Any]:
     seats = seats_of(session, row.id)
     players = players_of(session, seats)
     reader = current_reader()
-    info = engine.GAMES.get(row.game_type)
     try:
         game, state = current_state(row)
         names = seat_names(row.game_type, game.seat_names(state), reader=reader)
@@ -92,7 +91,7 @@ def _line(session: Session, row: Game, seat: Seat) -> dict[str, Any]:
               for s in seats if s.seat != seat.seat]
     finished = row.status == GameStatus.FINISHED
     return {
-        "row": row, "title": words(reader, info.name) if info else row.game_type,
+        "row": row, "title": game_name(row.game_type, reader),
         "side": names[seat.seat] if seat.seat < len(names) else "",
         "others": others,
         "outcome": _outcome_word(outcome_for(row.winners, seat.seat)) if finished else "",

@@ -11,27 +11,25 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, render_template
 
-import engine
+from pbem.game_options import game_name
 from pbem.services.tournament_standings import points_text, standings_view
 from pbem.services.tournaments import listed_tournaments, tournament_by_slug
 from pbem.web.language import current_reader
 from pbem.web.support import database
-from pbem.web.terms import words
 
 bp = Blueprint("tournaments", __name__)
 
 
-def game_name(game_type: str) -> str:
+def game_name_here(game_type: str) -> str:
     """The game's name in the page's language (the id itself for a game no longer offered)."""
-    info = engine.GAMES.get(game_type)
-    return words(current_reader(), info.name) if info else game_type
+    return game_name(game_type, current_reader())
 
 
 @bp.get("/tournaments")
 def tournaments_index() -> str:
     with database().session() as session:
         shown = listed_tournaments(session)
-    return render_template("tournaments.html", tournaments=shown, game_name=game_name)
+    return render_template("tournaments.html", tournaments=shown, game_name=game_name_here)
 
 
 @bp.get("/tournaments/<slug>")
@@ -42,4 +40,4 @@ def tournament_page(slug: str) -> str:
             abort(404)
         view = standings_view(session, tournament)
     return render_template("tournament.html", view=view, points_text=points_text,
-                           game_name=game_name(view.tournament.game_type))
+                           game_name=game_name_here(view.tournament.game_type))

@@ -124,6 +124,18 @@ def test_invitation_shows_clock_colours_organiser_rules_and_board(
     assert "<dt>Capture</dt>" in page
 
 
+def test_resign_button_lists_several_opponents_in_the_pages_language(
+    client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
+) -> None:
+    players = [PlayerSpec("Alice", "alice@example.test", language="de"), ALICE_BOB[1],
+               PlayerSpec("Cleo", "cleo@example.test"), PlayerSpec("Dirk", "dirk@example.test")]
+    game_pk = start_a_game(sqlite_database, now, site, "rifugio", {"players": 4},
+                           players=players)
+    page = client.get(site.links.resign_url(game_pk, 0)).text
+    button = re.search(r"<button[^>]*>([^<]*)</button>", page)
+    assert button and button[1] == "Rifugio gegen Bob, Cleo und Dirk aufgeben"
+
+
 def test_result_and_resign_read_with_names(
     client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
 ) -> None:
