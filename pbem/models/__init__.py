@@ -148,7 +148,8 @@ class Seat(SQLModel, table=True):
     resigned: bool = False
     forfeited: bool = False  # timed out under "forfeit"; with 3+ seats the stand-in plays on
     # The computer plays this seat: "turn" for the current turn only (timeout policy "bot"),
-    # "game" to the end (policy "forfeit-bot" with three or more seats). None: the player.
+    # "game" to the end (policy "forfeit-bot" with three or more seats), "resigned" to the end
+    # (a resignation with three or more seats: pbem.services.resignation). None: the player.
     stand_in: str | None = None
     # Message-ID of the first email this seat got about the game; later ones reply to it.
     thread_message_id: str = ""

@@ -47,7 +47,8 @@ WIN_NOTE, LOSS_NOTE = N_("I expect to win"), N_("This looks bad for me")
 # A timed-out seat is played at this level (timeout policies bot and forfeit-bot), with a note.
 STAND_IN_LEVEL = "normal"
 STAND_IN_NOTES = {"turn": N_("timed out: the computer played this turn for them"),
-                  "game": N_("played by the computer: this seat forfeited on time")}
+                  "game": N_("played by the computer: this seat forfeited on time"),
+                  "resigned": N_("played by the computer: this player resigned")}
 FAILED = "bot failed"  # the audit action that marks an alerted (game, ply)
 
 
@@ -59,7 +60,7 @@ class BotTurn:
     ply: int
     seat: int
     level: str
-    stand_in: str | None = None  # "turn" or "game": the computer plays for a timed-out player
+    stand_in: str | None = None  # "turn", "game" or "resigned": the computer plays for them
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,8 @@ def bot_turns(database: Database, game_id: int | None = None) -> list[BotTurn]:
                 if gid is not None and seat is not None]
 
 
-SOURCES = {"turn": MoveSource.TIMEOUT, "game": MoveSource.STAND_IN}
+SOURCES = {"turn": MoveSource.TIMEOUT, "game": MoveSource.STAND_IN,
+           "resigned": MoveSource.STAND_IN}
 
 
 def bot_seed(game_seed: str, ply: int) -> int:

@@ -19,7 +19,8 @@ from pbem.services.games import (
     respond_to_invitation,
     start_game,
 )
-from pbem.services.moves import resign, submit_move
+from pbem.services.moves import submit_move
+from pbem.services.resignation import resign
 
 __all__ = [
     "GameMovedOn",

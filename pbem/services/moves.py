@@ -1,4 +1,5 @@
-"""Moves and resignations, and the emails they cause (written in the same transaction)."""
+"""Moves and the emails they cause (written in the same transaction); resigning is in
+:mod:`pbem.services.resignation`."""
 
 from __future__ import annotations
 
@@ -20,10 +21,8 @@ from pbem.services.common import (
     GameMovedOn,
     GameNotActive,
     NotYourTurn,
-    ServiceError,
     Site,
     audit,
-    end_game,
     lock_game,
     players_of,
     seats_of,
@@ -45,7 +44,6 @@ from pbem.services.results import (
     in_words,
     labels_for,
     outcome_for,
-    resignation_sentence,
     result_sentence,
     shown_result,
 )
@@ -88,6 +86,10 @@ def submit_move(
         raise GameMovedOn(row)
     if row.to_move != seat:
         raise NotYourTurn(Text("it is not your turn"))
+    if source in (MoveSource.LINK, MoveSource.REPLY) and any(
+            s.seat == seat and (s.resigned or s.forfeited) for s in seats_of(session, game_id)):
+        # Only the stand-in (or the organiser) moves for a seat that left the game.
+        raise NotYourTurn(Text("you are out of this game: the computer plays your seat now"))
     if row.paused_at is not None:
         raise GameNotActive(Text("the organiser has paused this game; moves wait until it resumes"))
     game, _ = current_state(row)
@@ -219,26 +221,6 @@ def send_move_emails(
     elif row.to_move != mover or automatic:
         send_turn_notice(session, now, site, row, game, after, seats, mail=mail)
         send_updates(session, now, site, row, game, after, seats, mover=mover, mail=mail)
-
-
-def resign(session: Session, now: datetime, site: Site, *, game_id: int, seat: int) -> Game:
-    """End the game: the seats that did not resign share the win."""
-    row = lock_game(session, game_id)
-    if row.status != GameStatus.ACTIVE:
-        raise GameNotActive(Text("this game is not running"))
-    seats = seats_of(session, game_id)
-    if not 0 <= seat < len(seats):
-        raise ServiceError(Text("there is no such seat"))
-    seats[seat].resigned = True
-    session.add(seats[seat])
-    game, state = current_state(row)
-    winners = [s.seat for s in seats if s.seat != seat]
-    end_game(row, now, winners=winners, result=resignation_sentence(
-        seat_labels(session, game, state, game_id), seat, winners))
-    session.add(row)
-    audit(session, now, "resigned", game_id=game_id, player_id=seats[seat].player_id, seat=seat)
-    send_game_over(session, now, site, row, game, state, seats)
-    return row
 
 
 @dataclass(frozen=True)

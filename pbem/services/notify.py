@@ -247,6 +247,7 @@ SERVER_NOTES = (
     N_("This looks bad for me"),
     N_("timed out: the computer played this turn for them"),  # timeout policies bot and
     N_("played by the computer: this seat forfeited on time"),  # forfeit-bot
+    N_("played by the computer: this player resigned"),  # a game of three or more
 )
 _SERVER_SOURCES = frozenset({MoveSource.FORCED_PASS, MoveSource.STAND_IN, MoveSource.TIMEOUT,
                              MoveSource.BOT})

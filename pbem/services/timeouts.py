@@ -91,6 +91,7 @@ CLOCK_EVENTS = {
     "grace": N_("%(who)s ran out of time, extra time once:"),
     "timeout": N_("%(who)s ran out of time, the server moved:"),
     "forfeit": N_("%(who)s ran out of time and forfeits:"),
+    "resigned": N_("%(who)s resigned:"),  # a game of three or more goes on (resignation)
 }
 # The same when it is the reader's own clock (English says "You" in both).
 OWN_CLOCK_EVENTS = {
@@ -98,6 +99,7 @@ OWN_CLOCK_EVENTS = {
     "grace": N_("You ran out of time, extra time once:"),
     "timeout": N_("You ran out of time, the server moved:"),
     "forfeit": N_("You ran out of time and forfeit:"),
+    "resigned": N_("You resigned:"),
 }
 
 

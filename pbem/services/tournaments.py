@@ -330,7 +330,7 @@ def withdraw_player(session: Session, now: datetime, site: Site, *, tournament_i
     """The player leaves: each of their games still running is forfeited (they resign it, the
     others win; rated games count as any resignation), and later rounds are paired without them.
     Their finished games keep counting, so their opponents' points and tie-breaks stay right."""
-    from pbem.services.moves import resign  # moves calls tournament_game_ended: imports us
+    from pbem.services.resignation import resign  # its game over ends rounds: imports us
 
     running = _running_games_of(session, tournament_id, player_id)
     tournament = lock_tournament(session, tournament_id)

@@ -30,7 +30,9 @@ from pbem.positions import (
     resolve_typed,
 )
 from pbem.services import GameMovedOn, ServiceError, resign, submit_move
+from pbem.services.common import players_of, seats_of
 from pbem.services.moves import MAX_NOTE
+from pbem.services.resignation import in_play, plays_on
 from pbem.web.csrf import check_csrf
 from pbem.web.games import render_game_page
 from pbem.web.language import current_reader
@@ -47,6 +49,7 @@ from pbem.web.support import (
     read_as_seat,
     reason_of,
     seat_labels,
+    seat_out_of_game,
     site,
     utc_now,
     with_names,
@@ -70,6 +73,8 @@ def turn_of_token(token: str) -> tuple[Game, int, int] | Page:
     if row.to_move != seat:
         return message_page(_("Not your turn"), _("This link is for a turn that is not yours."),
                             403)
+    if row.id is not None and seat_out_of_game(row.id, seat):
+        return render_game_page(row, seat, status=403, notice=str(OUT_OF_GAME))
     return row, seat, ply
 
 
@@ -97,6 +102,8 @@ def open_turn(token: str) -> OpenTurn | Page:
     return OpenTurn(row, seat, ply, game, state)
 
 
+OUT_OF_GAME = _l("You are out of this game (you resigned, or forfeited on time): the computer "
+                  "plays your seat to the end, and you will get the result by email.")
 MOVED_ON = _l("The game has moved on since this link was sent: that turn is over. "
               "Here is the game as it stands now.")
 NOT_PLAYED = _l("Your move was not played: the game had already moved on (perhaps the form was "
@@ -314,6 +321,15 @@ def _commit(row: Game, seat: int, ply: int, move: str, note: str) -> Page:
                                                                  seat=seat), played=1), 303)
 
 
+def resign_plays_on(row: Game, seat: int) -> bool:
+    """Whether the game would go on without ``seat`` (three or more players)."""
+    assert row.id is not None
+    with database().session() as session:
+        seats = seats_of(session, row.id)
+        others = [s for s in in_play(seats) if s.seat != seat]
+        return plays_on(others, players_of(session, seats))
+
+
 @bp.route("/resign/<token>", methods=["GET", "POST"])
 def resign_page(token: str) -> Page:
     found = game_of_token("resign", token)
@@ -323,8 +339,11 @@ def resign_page(token: str) -> Page:
     if row.status != GameStatus.ACTIVE:
         return render_game_page(row, fields["seat"],
                                 notice=_("This game is not running any more."))
+    if row.id is not None and seat_out_of_game(row.id, fields["seat"]):
+        return render_game_page(row, fields["seat"], notice=str(OUT_OF_GAME))
     if request.method != "POST":  # GET and HEAD only show
-        return render_template("resign.html", row=row, token=token), 200
+        return render_template("resign.html", row=row, token=token,
+                               plays_on=resign_plays_on(row, fields["seat"])), 200
     check_csrf()
     assert row.id is not None
     try:

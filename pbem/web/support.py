@@ -11,6 +11,7 @@ from flask import current_app, g, render_template
 from flask_babel import gettext as _
 from flask_babel import refresh
 from markupsafe import Markup
+from sqlalchemy import or_
 from sqlmodel import col, select
 
 import engine
@@ -131,6 +132,14 @@ def needs_zoom(svg: str) -> bool:
 def game_or_none(game_id: int) -> Game | None:
     with database().session() as session:
         return session.get(Game, game_id)
+
+
+def seat_out_of_game(game_id: int, seat: int) -> bool:
+    """Whether ``seat`` has resigned or forfeited, so the computer plays it now."""
+    with database().session() as session:
+        return session.exec(select(Seat.id).where(
+            Seat.game_id == game_id, Seat.seat == seat,
+            or_(col(Seat.resigned), col(Seat.forfeited)))).first() is not None
 
 
 def game_of_token(purpose: Purpose, token: str) -> tuple[Game, dict[str, Any]] | None:

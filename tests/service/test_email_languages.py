@@ -26,7 +26,7 @@ from pbem.links import Links
 from pbem.models import Game, OutboxEmail, Player
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, create_game, resign, start_game, submit_move
-from pbem.services.results import join_names, labels_for, resignation_sentence
+from pbem.services.results import labels_for, resignation_sentence
 from tests.support import BASE_URL, MAIL_FROM, SECRET, ClockGames
 
 GAME = "rifugio"  # the catalogue's game for four players
@@ -221,34 +221,50 @@ def test_english_emails_are_as_they_were_but_the_date(sqlite_database: Database,
                if e.to_address == "ann@example.test")
 
 
-def test_game_over_says_the_result_in_each_language(sqlite_database: Database,
-                                                    site: Site) -> None:
+def test_resignations_and_game_over_say_so_in_each_language(sqlite_database: Database,
+                                                            site: Site) -> None:
+    """Four players: Bram and Carla resign and the game goes on (each is told, in their own
+    language, that the computer plays the seat); Dario's resignation leaves only Ann in play, so
+    the game ends and everyone gets the result in their language."""
+    from pbem.services.resignation import PLAYS_ON
+
     game_id = _start(sqlite_database, site)
+    names = [name for name, *_ in PEOPLE]
+    for seat in (1, 2):
+        before = _last_id(sqlite_database)
+        with sqlite_database.write() as session:
+            resign(session, NOW, site, game_id=game_id, seat=seat)
+        assert _game(sqlite_database, game_id).status == "active"
+        notices = _emails(sqlite_database, before, kind="clock")
+        assert len(notices) == 4
+        row = _game(sqlite_database, game_id)
+        game, state = current_state(row)
+        for email in notices:
+            reader = _reader(email)
+            plays_on = reader.gettext(PLAYS_ON, player=labels_for(game, state, names, reader)[seat])
+            assert " ".join(plays_on.split()) in " ".join(email.text_body.split())
     before = _last_id(sqlite_database)
     with sqlite_database.write() as session:
-        resign(session, NOW, site, game_id=game_id, seat=1)
+        resign(session, NOW, site, game_id=game_id, seat=3)
     row = _game(sqlite_database, game_id)
+    assert row.status == "finished" and row.winners == [0]
     game, state = current_state(row)
     emails = _emails(sqlite_database, before, kind="game_over")
     assert len(emails) == 4
-    names = [name for name, *_ in PEOPLE]
     for email in emails:
         reader = _reader(email)
-        sentence = resignation_sentence(labels_for(game, state, names, reader), 1,
-                                        row.winners or [], reader)
+        sentence = resignation_sentence(labels_for(game, state, names, reader), 3, [0], reader)
         assert sentence in email.text_body
         assert sentence in email.html_body
-        if email.to_address == "bram@example.test":
-            winners = join_names(["Ann", "Carla", "Dario"], reader)
+        if email.to_address == "ann@example.test":
+            assert email.subject.startswith(reader.gettext("Game over: you won"))
+        else:
             assert email.subject.startswith(reader.gettext("Game over: %(winners)s won",
-                                                           winners=winners))
+                                                           winners="Ann"))
             assert says(reader, "You lost this game of %(game)s.", email.text_body,
                         game=reader.gettext(engine.GAMES[GAME].name))
-        else:
-            assert email.subject.startswith(reader.gettext("Game over: you share the win in"))
     # The game row keeps the English sentence (pages translate it their own way).
-    assert row.result == resignation_sentence(labels_for(game, state, names), 1,
-                                              row.winners or [])
+    assert row.result == resignation_sentence(labels_for(game, state, names), 3, [0])
 
 
 def test_clock_mail_and_organiser_alerts_follow_the_reader(sqlite_database: Database) -> None:

@@ -136,6 +136,26 @@ def test_resign_button_lists_several_opponents_in_the_pages_language(
     assert button and button[1] == "Rifugio gegen Bob, Cleo und Dirk aufgeben"
 
 
+def test_a_player_who_resigned_a_game_of_three_is_shown_the_game_not_a_move_form(
+    client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
+) -> None:
+    players = [*ALICE_BOB, PlayerSpec("Cleo", "cleo@example.test")]
+    game_pk = start_a_game(sqlite_database, now, site, "rifugio", {"players": 3},
+                           players=players)
+    row = _row(sqlite_database, game_pk)
+    mover = row.to_move
+    assert mover is not None
+    page = client.get(site.links.resign_url(game_pk, mover)).text
+    assert "the computer plays your seat to the end" in page
+    with sqlite_database.write() as session:
+        resign(session, now, site, game_id=game_pk, seat=mover)
+    answer = client.get(site.links.move_url(game_pk, mover, row.ply))
+    assert answer.status_code == 403
+    assert "You are out of this game" in answer.text and 'name="move"' not in answer.text
+    again = client.get(site.links.resign_url(game_pk, mover)).text
+    assert "You are out of this game" in again and "Resign this game?" not in again
+
+
 def test_result_and_resign_read_with_names(
     client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
 ) -> None:

@@ -127,7 +127,7 @@ def _challenge_probes(database: Database, now: datetime, site: Site, game_id: st
                       ) -> dict[str, Callable[[], Probe]]:
     from pbem.services.challenge_rules import ChallengeRules, challenge_url, make_rematch_url
     from pbem.services.challenges import create_challenge
-    from pbem.services.moves import resign
+    from pbem.services.resignation import resign
 
     now = datetime.now(UTC)  # challenges expire: made now, they are open while probed
     rules = ChallengeRules(time_controls=("3d per move",))
