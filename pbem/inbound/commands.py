@@ -168,8 +168,13 @@ def resign_now(context: Context) -> Outcome:
     assert context.row.id is not None
     if context.row.status != GameStatus.ACTIVE:
         return context.refuse("moved-on", Text("this game is over; nothing was changed"))
-    resign(context.session, context.now, context.site, game_id=context.row.id,
-           seat=context.seat.seat)
+    try:
+        with context.session.begin_nested():
+            resign(context.session, context.now, context.site, game_id=context.row.id,
+                   seat=context.seat.seat)
+    except ServiceError as error:  # already out of the game (resigned or forfeited)
+        return context.refuse("resign", Text("%(reason)s; nothing was changed",
+                                             reason=reason_of(error)))
     return Outcome("command", "resigned", context.row.id, answered=True)
 
 

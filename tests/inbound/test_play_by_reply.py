@@ -236,6 +236,24 @@ def test_resign_asks_first_and_only_the_confirmation_resigns(reply_table: ReplyT
     assert reply_table.game(game).status == GameStatus.FINISHED
 
 
+def test_a_resignation_by_reply_in_a_game_of_three_plays_on_and_cannot_repeat(
+    reply_table: ReplyTable,
+) -> None:
+    game = start(reply_table, "rifugio", players=3)
+    reply_table.fetch()
+    address = reply_table.player_to_move(game)
+    reply_table.send(answer(reply_table.latest(address), "resign"))
+    reply_table.fetch()
+    confirmation = reply_table.latest(address)
+    assert reply_table.send(answer(confirmation, "resign")).kind == "command"
+    assert reply_table.game(game).status == GameStatus.ACTIVE  # the other two play on
+    again = reply_table.send(answer(confirmation, "resign"))
+    assert again.kind == "refused" and reply_table.game(game).status == GameStatus.ACTIVE
+    reply_table.fetch()
+    said = answers_to(reply_table, address)[-1]
+    assert "you resigned from this game" in said.text_body
+
+
 def test_vacation_stops_the_clock_for_those_days(reply_table: ReplyTable) -> None:
     game = start(reply_table)
     reply_table.fetch()
