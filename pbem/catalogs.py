@@ -24,7 +24,7 @@ from pbem.i18n import LANGUAGES, TRANSLATIONS
 ROOT = Path(__file__).resolve().parent.parent
 KEYWORDS: dict[str, tuple[int, ...] | None] = {
     "_": None, "gettext": None, "ngettext": (1, 2), "lazy_gettext": None, "_l": None,
-    "N_": None, "Text": None, "counted": (1, 2),
+    "N_": None, "Text": None, "counted": (1, 2), "pgettext": ((1, "c"), 2),
 }
 """The calls whose first argument (or first two, for plurals) is a message to translate."""
 

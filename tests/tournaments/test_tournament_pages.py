@@ -134,6 +134,10 @@ def test_withdrawing_and_cancelling_from_the_tournament_page(
         "csrf_token": csrf_of(page.text), "tournament_id": tournament.id, "reason": "a test"})
     assert "cancelled" in admin_client.get(answer.location).text
     assert _tournaments(sqlite_database)[0].status == TournamentStatus.CANCELLED
+    # A tournament's status agrees with "torneo" (a game's and a challenge's with "partita",
+    # "sfida"): the catalogs tell them apart by context.
+    italian = admin_client.get("/tournaments", headers={"Accept-Language": "it"}).text
+    assert "Tornei" in italian and "annullato" in italian and "annullata" not in italian
     assert admin_client.get("/admin/tournaments/999").status_code == 404
     assert admin_client.post("/admin/tournaments/start", data={
         "csrf_token": csrf_of(page.text), "tournament_id": 999}).status_code == 404
