@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from email.utils import parseaddr
@@ -98,5 +98,17 @@ def site_from_config(database: Database, config: Mapping[str, Any]) -> Site:
                 default_language=str(config.get("DEFAULT_LANGUAGE") or "en"))
 
 
+def in_play(seats: Sequence[Seat]) -> list[Seat]:
+    """The seats still playing for themselves: not resigned, not forfeited on time."""
+    return [s for s in seats if not s.resigned and not s.forfeited]
+
+
+def plays_on(others: Sequence[Seat], players: dict[int, Player]) -> bool:
+    """Whether the game goes on without a seat that leaves: two or more seats stay in play,
+    and a person among them (computers alone would only play it out for nobody)."""
+    return len(others) >= 2 and any(players[s.player_id].bot_level is None for s in others)
+
+
 __all__ = ["GameMovedOn", "GameNotActive", "NotYourTurn", "ServiceError", "Site", "audit",
-           "end_game", "lock_game", "players_of", "seats_of", "site_from_config"]
+           "end_game", "in_play", "lock_game", "players_of", "plays_on", "seats_of",
+           "site_from_config"]

@@ -41,10 +41,10 @@ from pbem.services.notify import (
 )
 from pbem.services.ratings import rate_game
 from pbem.services.results import (
+    end_of_play,
     in_words,
     labels_for,
     outcome_for,
-    result_sentence,
     shown_result,
 )
 from pbem.services.tournaments import tournament_game_ended
@@ -126,10 +126,11 @@ def apply_move(
     outcome = game.outcome(after)
     values: dict[str, Any] = {"ply": ply + 1, "state": game.encode(after), "to_move": next_seat}
     if outcome is not None:
+        out = [s.seat for s in seats_of(session, game_id) if s.resigned or s.forfeited]
+        winners, result = end_of_play(game, after, seat_labels(session, game, after, game_id),
+                                      out)
         values |= {"status": GameStatus.FINISHED, "finished_at": now, "deadline": None,
-                   "winners": list(outcome.winners),
-                   "result": result_sentence(game, after, seat_labels(session, game, after,
-                                                                      game_id))}
+                   "winners": winners, "result": result}
     done = session.execute(
         update(Game).where(Game.id == game_id, Game.ply == ply).values(**values)  # type: ignore[arg-type]
         .execution_options(synchronize_session=False)

@@ -12,14 +12,13 @@ player's running games, so it follows the same rule.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 
 from sqlmodel import Session
 
 from engine.text import N_, Text
 from pbem.i18n import Reader
-from pbem.models import Game, GameStatus, Player, Seat
+from pbem.models import Game, GameStatus, Seat
 from pbem.positions import current_state
 from pbem.services.common import (
     GameNotActive,
@@ -27,8 +26,10 @@ from pbem.services.common import (
     Site,
     audit,
     end_game,
+    in_play,
     lock_game,
     players_of,
+    plays_on,
     seats_of,
 )
 from pbem.services.moves import seat_labels, send_game_over
@@ -44,23 +45,12 @@ class OutOfGame(ServiceError):
     """The seat has resigned or forfeited: it has no moves and no resignation left to make."""
 
 
-def in_play(seats: Sequence[Seat]) -> list[Seat]:
-    """The seats still playing for themselves: not resigned, not forfeited on time."""
-    return [s for s in seats if not s.resigned and not s.forfeited]
-
-
 def check_in_play(seat: Seat) -> None:
     """Raise :class:`OutOfGame` for a seat that has left the game."""
     if seat.resigned:
         raise OutOfGame(Text("you resigned from this game; the computer plays your seat now"))
     if seat.forfeited:
         raise OutOfGame(Text("you forfeited this game on time; your seat is played for you now"))
-
-
-def plays_on(others: Sequence[Seat], players: dict[int, Player]) -> bool:
-    """Whether the game goes on without a seat that leaves: two or more seats stay in play,
-    and a person among them (computers alone would only play it out for nobody)."""
-    return len(others) >= 2 and any(players[s.player_id].bot_level is None for s in others)
 
 
 def resign(session: Session, now: datetime, site: Site, *, game_id: int, seat: int) -> Game:

@@ -14,6 +14,7 @@ from typing import Any
 
 import engine
 from pbem.i18n import ENGLISH, Reader
+from pbem.ratings.model import ranks_from
 
 # Seat names the engine makes up when a game has no colours of its own (engine.base.Game).
 _GENERIC = re.compile(r"(?:Player|Seat) \d+")
@@ -142,6 +143,50 @@ def result_sentence(game: engine.Game, state: Any, names: list[str],  # type: ig
                                     reason=reason))
 
 
+def winners_in_play(winners: Sequence[int], scores: Sequence[float] | None, seats: int,
+                    out: Sequence[int]) -> list[int]:
+    """The winners of a game its rules ended, when ``out`` seats (resigned or forfeited, played
+    to the end by a stand-in) may have come first on the board: a seat that left cannot win,
+    so the best of the seats still in play win instead (by the board's places).
+
+    >>> winners_in_play([1], [30, 41, 35], 3, out=[1])  # the stand-in scored most
+    [2]
+    >>> winners_in_play([0], [41, 30, 35], 3, out=[1]), winners_in_play([], None, 3, out=[2])
+    ([0], [])
+    """
+    if not set(winners) & set(out):
+        return list(winners)
+    ranks = ranks_from(winners, scores, seats)
+    playing = [s for s in range(seats) if s not in out]
+    best = min(ranks[s] for s in playing)
+    return [s for s in playing if ranks[s] == best]
+
+
+def left_sentence(names: Sequence[str], left: Sequence[int], winners: Sequence[int],
+                  reader: Reader = ENGLISH) -> str:
+    """"Bob (Red) had left the game, so Ann (Blue) won." after the board's result, when the
+    board's winner had resigned or forfeited (:func:`winners_in_play`)."""
+    return _sentence(reader.ngettext(
+        "%(players)s had left the game, so %(winners)s won",
+        "%(players)s had left the game, so %(winners)s share the win", len(winners),
+        players=join_names([names[s] for s in left], reader),
+        winners=join_names([names[w] for w in winners], reader)))
+
+
+def end_of_play(game: engine.Game, state: Any, names: list[str],  # type: ignore[type-arg]
+                out: Sequence[int], reader: Reader = ENGLISH) -> tuple[list[int], str]:
+    """The winners and the result sentence of a game its rules ended (see
+    :func:`winners_in_play`; ``out`` the seats that had left it)."""
+    outcome = game.outcome(state)
+    assert outcome is not None
+    winners = winners_in_play(outcome.winners, outcome.scores, len(names), out)
+    result = result_sentence(game, state, names, reader)
+    if winners != list(outcome.winners):
+        left = [w for w in outcome.winners if w in out]
+        result = f"{result} {left_sentence(names, left, winners, reader)}"
+    return winners, result
+
+
 def resignation_sentence(names: Sequence[str], seat: int, winners: Sequence[int],
                          reader: Reader = ENGLISH) -> str:
     """"Bob (Dark) resigned; Alice (Light) won." """
@@ -188,8 +233,9 @@ def shown_result(stored: str, game: engine.Game, state: Any,  # type: ignore[typ
     their own words)."""
     if reader == ENGLISH or not stored:
         return stored
+    out = [*resigned, *forfeited]
     sentences: list[Callable[[Reader], str]] = [
-        lambda r: result_sentence(game, state, list(labels(r)), r)]
+        lambda r: end_of_play(game, state, list(labels(r)), out, r)[1]]
     sentences += [lambda r, s=seat: resignation_sentence(labels(r), s, winners, r)
                   for seat in resigned]
     sentences += [lambda r, s=seat: forfeit_sentence(labels(r), s, winners, r)

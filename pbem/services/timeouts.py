@@ -9,8 +9,9 @@ The policies (:data:`~pbem.clock.deadlines.POLICIES`):
 
 - ``pass``: the server passes for the player where a pass is legal, else plays a random move;
 - ``random``: a random legal move, seeded by the game's seed and the ply (reproducible);
-- ``forfeit``: the player loses; with three or more players a stand-in plays their seat randomly
-  to the end, so the others can finish;
+- ``forfeit``: the player loses; while two or more others (a person among them) are still in
+  play, a stand-in plays their seat randomly to the end, so the others can finish (``forfeit-bot``:
+  the computer does);
 - ``grace``: once per turn, the clock gets the turn's time again; after that, pass or random;
 - ``hold``: the game waits and the organiser is alerted by email; extending the deadline (or
   adjudicating) releases it.
@@ -38,7 +39,16 @@ from pbem.clock.wording import describe_duration, short_duration
 from pbem.i18n import ENGLISH, Reader, supported
 from pbem.models import Game, GameStatus, MoveSource, Player, Seat
 from pbem.positions import current_state
-from pbem.services.common import Site, audit, end_game, lock_game, players_of, seats_of
+from pbem.services.common import (
+    Site,
+    audit,
+    end_game,
+    in_play,
+    lock_game,
+    players_of,
+    plays_on,
+    seats_of,
+)
 from pbem.services.moves import (
     apply_move,
     play_automatic_moves,
@@ -338,8 +348,9 @@ def _forfeit(session: Session, now: datetime, site: Site, row: Game, seats: list
     game, state = current_state(row)
     players = players_of(session, seats)
     labels = labels_for(game, state, [players[s.player_id].name for s in seats])
-    if len(seats) <= 2:
-        winners = [s.seat for s in seats if s.seat != loser.seat and not s.resigned]
+    others = [s for s in in_play(seats) if s.seat != loser.seat]
+    if not plays_on(others, players):  # two seats, or the last person but one in play
+        winners = [s.seat for s in others]
         end_game(row, now, result=forfeit_sentence(labels, loser.seat, winners), winners=winners)
         session.add(row)
         clock_notice(session, now, site, row, "forfeit", lambda reader: " ".join((

@@ -30,9 +30,8 @@ from pbem.positions import (
     resolve_typed,
 )
 from pbem.services import GameMovedOn, ServiceError, resign, submit_move
-from pbem.services.common import players_of, seats_of
+from pbem.services.common import in_play, players_of, plays_on, seats_of
 from pbem.services.moves import MAX_NOTE
-from pbem.services.resignation import in_play, plays_on
 from pbem.web.csrf import check_csrf
 from pbem.web.games import render_game_page
 from pbem.web.language import current_reader

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import random
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from sqlmodel import select
 
+import engine
 from pbem.db import Database
+from pbem.i18n import Reader
 from pbem.models import GameStatus, MoveSource, Seat
 from pbem.positions import current_state
 from pbem.scheduler.bots import PLAYOUTS, STAND_IN_LEVEL, STAND_IN_NOTES
@@ -25,6 +28,7 @@ from pbem.services import (
 from pbem.services.games import bot_spec
 from pbem.services.ratings import places
 from pbem.services.resignation import OutOfGame
+from pbem.services.results import end_of_play, result_sentence, shown_result
 from tests.support import ClockGames
 
 START = datetime(2025, 3, 3, 12, 0, tzinfo=UTC)
@@ -121,6 +125,7 @@ def test_the_computer_plays_a_resigned_seat_to_the_end(
     assert played and all(m.source == MoveSource.STAND_IN and m.note == STAND_IN_NOTES["resigned"]
                           for m in played)
     assert places(row, seats(games, game_id))[0] == 3.0  # out of the game: last, whatever it scored
+    assert 0 not in row.winners
     assert [e for e in games.emails("turn", to="p0@example.test")
             if e.created_at > START] == []  # the computer's turns are not mailed to them
     assert games.emails("game_over", to="p0@example.test")  # but the result is
@@ -140,3 +145,47 @@ def test_the_last_person_resigning_against_computers_ends_the_game(
     games = ClockGames(database, site)
     row = games.game(game_id)
     assert row.status == GameStatus.FINISHED and row.winners == [1, 2]
+
+
+def _finished_rifugio(seed: int) -> tuple[Any, Any]:
+    game = engine.new_game("rifugio", players=3)
+    state, rng = game.start(seed=seed), random.Random(seed)
+    while game.to_move(state) is not None:
+        state = game.play(state, game.random_move(state, rng))
+    return game, state
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_seat_that_left_cannot_win_on_the_board(seed: int) -> None:
+    """Whoever the board's winner is, if they had left, the best seat still in play wins and
+    the result says why, in each language."""
+    game, state = _finished_rifugio(seed)
+    outcome = game.outcome(state)
+    assert outcome is not None and outcome.scores is not None and outcome.winners
+    names = ["Ann (Red)", "Bram (Blue)", "Cleo (Yellow)"]
+    top = outcome.winners[0]
+    winners, result = end_of_play(game, state, names, [top])
+    playing = [s for s in range(3) if s != top]
+    best = max(outcome.scores[s] for s in playing)
+    assert winners == [s for s in playing if outcome.scores[s] == best]
+    assert result.startswith(result_sentence(game, state, names))
+    assert f"{names[top]} had left the game, so" in result
+    assert end_of_play(game, state, names, [s for s in playing][:1]) == (
+        list(outcome.winners), result_sentence(game, state, names))  # a loser left: no change
+    dutch = shown_result(result, game, state, winners, [top], [],
+                         lambda reader: names, Reader("nl"))
+    assert dutch != result and "had left" not in dutch and names[top] in dutch
+
+
+def test_a_forfeit_that_leaves_one_player_in_play_ends_the_game(clock_games: ClockGames) -> None:
+    game_id = clock_games.start("rifugio", START, options={"players": 3}, per_move=2 * DAY,
+                                timeout_policy="forfeit-bot")
+    mover = clock_games.game(game_id).to_move
+    leaver, last = [s for s in range(3) if s != mover]
+    with clock_games.database.write() as session:
+        resign(session, START, clock_games.site, game_id=game_id, seat=leaver)
+    assert clock_games.game(game_id).status == GameStatus.ACTIVE
+    clock_games.sweep(START + 2 * DAY + timedelta(minutes=1))  # the mover's clock runs out
+    row = clock_games.game(game_id)
+    assert row.status == GameStatus.FINISHED and row.winners == [last]
+    assert "forfeits" in row.result
