@@ -171,11 +171,12 @@ def games_of(session: Session, site: Site, player_id: int, reader: Reader = ENGL
     found = []
     for row, seat in rows:
         assert row.id is not None
-        mine = row.to_move == seat.seat
+        out = seat.resigned or seat.forfeited  # the computer plays it now
+        mine = row.to_move == seat.seat and not out
         found.append({
             "title": game_name(row.game_type, reader),
             "public_id": row.public_id,
-            "your_turn": mine, "deadline": row.deadline,
+            "your_turn": mine, "out": out, "deadline": row.deadline,
             "url": site.links.move_url(row.id, seat.seat, row.ply, holder=player_id) if mine
             else site.links.seat_view_url(row.id, seat.seat, holder=player_id)})
     return found

@@ -189,7 +189,8 @@ def _game_line(session: Session, game: Game, seat: Seat, player_id: int) -> dict
     seats = seats_of(session, game.id)
     players = players_of(session, seats)
     names = _seat_names(game)
-    your_turn = game.status == GameStatus.ACTIVE and game.to_move == seat.seat
+    out = seat.resigned or seat.forfeited  # the computer plays the seat: nothing to do
+    your_turn = game.status == GameStatus.ACTIVE and game.to_move == seat.seat and not out
     return {
         "game": game, "seat": seat,
         "title": game_name(game.game_type, current_reader()),
@@ -201,6 +202,7 @@ def _game_line(session: Session, game: Game, seat: Seat, player_id: int) -> dict
         "move_url": links.move_url(game.id, seat.seat, game.ply, holder=player_id)
         if your_turn else None,
         "your_turn": your_turn,
+        "out": out and game.status == GameStatus.ACTIVE,
         "deadline": game.deadline if game.status == GameStatus.ACTIVE else None,
         "result": result_in(game, seats, [players[s.player_id].name for s in seats],
                             current_reader()),

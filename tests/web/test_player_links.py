@@ -92,6 +92,27 @@ def test_my_games_lists_opponents_deadlines_and_move_links(
     assert "Alice (Light)" in page and "/play/" not in page
 
 
+def test_my_games_offers_no_move_to_a_player_who_resigned_a_game_of_three(
+    client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
+) -> None:
+    from pbem.services import resign
+
+    players = [*ALICE_BOB, PlayerSpec("Cleo", "cleo@example.test")]
+    game_pk = start_a_game(sqlite_database, now, site, "rifugio", {"players": 3},
+                           players=players)
+    with sqlite_database.session() as session:
+        row = session.get(Game, game_pk)
+        assert row is not None and row.to_move is not None
+        mover = session.exec(select(Player).where(
+            Player.name == players[row.to_move].name)).one()
+    assert mover.id is not None
+    assert "/play/" in _my_games(client, site, mover.id)
+    with sqlite_database.write() as session:
+        resign(session, now, site, game_id=game_pk, seat=row.to_move)
+    page = _my_games(client, site, mover.id)
+    assert "/play/" not in page and "you are out of this game" in page
+
+
 def test_time_zone_is_a_list_and_a_bad_one_keeps_the_form(
     client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
 ) -> None:
