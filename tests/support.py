@@ -215,6 +215,15 @@ def two_player_game() -> str:
     pytest.skip("no two-player game in the catalogue")
 
 
+ALICE_BOB = [PlayerSpec("Alice", "alice@example.test"), PlayerSpec("Bob", "bob@example.test")]
+ALICE_BOB_CLEO = [*ALICE_BOB, PlayerSpec("Cleo", "cleo@example.test")]
+
+
+def start_rifugio_of_three(database: Database, now: datetime, site: Site) -> int:
+    """A started three-player Rifugio of Alice, Bob and Cleo (a game of more than two)."""
+    return start_a_game(database, now, site, "rifugio", {"players": 3}, players=ALICE_BOB_CLEO)
+
+
 def start_a_game(
     database: Database, now: datetime, site: Site, game_id: str,
     options: dict[str, object] | None = None, *, players: list[PlayerSpec] | None = None,

@@ -25,11 +25,10 @@ from pbem.db import Database
 from pbem.i18n import LANGUAGE_COOKIE, LANGUAGES, Reader
 from pbem.models import Game, Player, Seat
 from pbem.positions import current_state, resolve_typed
-from pbem.services import PlayerSpec, Site
+from pbem.services import Site
 from pbem.web import rules
-from tests.support import start_a_game
+from tests.support import ALICE_BOB, start_a_game
 
-ALICE_BOB = [PlayerSpec("Alice", "alice@example.test"), PlayerSpec("Bob", "bob@example.test")]
 TRANSLATED = ("nl", "de", "it")
 
 

@@ -12,11 +12,9 @@ from sqlmodel import select
 
 from pbem.db import Database
 from pbem.models import Game, OutboxEmail, Player
-from pbem.services import PlayerSpec, Site
+from pbem.services import Site
 from pbem.web import rules
-from tests.support import csrf_of, start_a_game
-
-ALICE_BOB = [PlayerSpec("Alice", "alice@example.test"), PlayerSpec("Bob", "bob@example.test")]
+from tests.support import ALICE_BOB, ALICE_BOB_CLEO, csrf_of, start_a_game, start_rifugio_of_three
 
 
 @pytest.fixture
@@ -97,14 +95,12 @@ def test_my_games_offers_no_move_to_a_player_who_resigned_a_game_of_three(
 ) -> None:
     from pbem.services import resign
 
-    players = [*ALICE_BOB, PlayerSpec("Cleo", "cleo@example.test")]
-    game_pk = start_a_game(sqlite_database, now, site, "rifugio", {"players": 3},
-                           players=players)
+    game_pk = start_rifugio_of_three(sqlite_database, now, site)
     with sqlite_database.session() as session:
         row = session.get(Game, game_pk)
         assert row is not None and row.to_move is not None
         mover = session.exec(select(Player).where(
-            Player.name == players[row.to_move].name)).one()
+            Player.name == ALICE_BOB_CLEO[row.to_move].name)).one()
     assert mover.id is not None
     assert "/play/" in _my_games(client, site, mover.id)
     with sqlite_database.write() as session:

@@ -19,12 +19,11 @@ from pbem.db import Database
 from pbem.i18n import Reader
 from pbem.models import Game, Player, PlayerRating, RatingChange
 from pbem.ratings.model import Rating
-from pbem.services import PlayerSpec, Site
+from pbem.services import Site
 from pbem.web.rating_graph import history_svg
-from tests.support import start_a_game
+from tests.support import ALICE_BOB, start_a_game
 
 SVG = "{http://www.w3.org/2000/svg}"
-ALICE_BOB = [PlayerSpec("Alice", "alice@example.test"), PlayerSpec("Bob", "bob@example.test")]
 # name: (mu, sigma, rated games); shown = 1500 + 60 (mu - 3 sigma)
 PEOPLE = {"Ann": (27.0, 4.0, 12), "Ben": (26.0, 4.0, 8), "Cat": (35.0, 3.0, 3),
           "Dan": (25.0, 25 / 3, 0), "Eve": (25.0, 7.0, 1)}

@@ -15,11 +15,10 @@ from sqlmodel import select
 from pbem.db import Database
 from pbem.models import Game, Move
 from pbem.positions import current_state, moves_of
-from pbem.services import PlayerSpec, Site, resign, submit_move
-from tests.support import start_a_game
+from pbem.services import Site, resign, submit_move
+from tests.support import ALICE_BOB, start_a_game
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
-ALICE_BOB = [PlayerSpec("Alice", "alice@example.test"), PlayerSpec("Bob", "bob@example.test")]
 
 
 def play_random(database: Database, site: Site, pk: int, count: int, seed: int = 3) -> None:

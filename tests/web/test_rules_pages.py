@@ -21,9 +21,7 @@ from pbem.services import PlayerSpec, Site, create_game, resign
 from pbem.web import rules
 from pbem.web.games import turns_of
 from pbem.web.terms import seat_names, terms_for
-from tests.support import start_a_game
-
-ALICE_BOB = [PlayerSpec("Alice", "alice@example.test"), PlayerSpec("Bob", "bob@example.test")]
+from tests.support import ALICE_BOB, start_a_game, start_rifugio_of_three
 
 
 @pytest.fixture
@@ -99,9 +97,7 @@ def test_game_page_names_seats_and_explains_terms(
 def test_rifugio_page_has_colours_and_tile_legend(
     client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
 ) -> None:
-    players = [*ALICE_BOB, PlayerSpec("Cleo", "cleo@example.test")]
-    game_pk = start_a_game(sqlite_database, now, site, "rifugio", {"players": 3},
-                           players=players)
+    game_pk = start_rifugio_of_three(sqlite_database, now, site)
     page = client.get(f"/g/{_row(sqlite_database, game_pk).public_id}").text
     assert "Alice (Red)" in page and "Cleo (Yellow)" in page
     assert "<dt>AR</dt>" in page and "<dt>P3</dt>" in page
@@ -139,9 +135,7 @@ def test_resign_button_lists_several_opponents_in_the_pages_language(
 def test_a_player_who_resigned_a_game_of_three_is_shown_the_game_not_a_move_form(
     client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
 ) -> None:
-    players = [*ALICE_BOB, PlayerSpec("Cleo", "cleo@example.test")]
-    game_pk = start_a_game(sqlite_database, now, site, "rifugio", {"players": 3},
-                           players=players)
+    game_pk = start_rifugio_of_three(sqlite_database, now, site)
     row = _row(sqlite_database, game_pk)
     mover = row.to_move
     assert mover is not None
