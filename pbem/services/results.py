@@ -176,9 +176,11 @@ def left_sentence(names: Sequence[str], left: Sequence[int], winners: Sequence[i
 def end_of_play(game: engine.Game, state: Any, names: list[str],  # type: ignore[type-arg]
                 out: Sequence[int], reader: Reader = ENGLISH) -> tuple[list[int], str]:
     """The winners and the result sentence of a game its rules ended (see
-    :func:`winners_in_play`; ``out`` the seats that had left it)."""
+    :func:`winners_in_play`; ``out`` the seats that had left it); no winners and "" while
+    the board is not over (a game ended off the board: a resignation, a forfeit)."""
     outcome = game.outcome(state)
-    assert outcome is not None
+    if outcome is None:
+        return [], ""
     winners = winners_in_play(outcome.winners, outcome.scores, len(names), out)
     result = result_sentence(game, state, names, reader)
     if winners != list(outcome.winners):
