@@ -83,6 +83,10 @@ def replace_player(session: Session, now: datetime, site: Site, *, game_id: int,
     mine.player_id = player.id
     mine.thread_message_id = ""  # the new player's mail starts a thread of its own
     mine.status = SeatStatus.INVITED if row.status == GameStatus.INVITED else SeatStatus.ACCEPTED
+    # A substitute plays the seat for themselves, even one its player had left (resigned or
+    # forfeited on time) to the computer.
+    mine.resigned = mine.forfeited = False
+    mine.stand_in = None
     session.add(mine)
     session.add(SeatReplacement(game_id=game_id, seat=seat, old_player_id=old_player_id,
                                 new_player_id=player.id, admin_id=admin_id, at=now))

@@ -222,6 +222,23 @@ def test_adjudicate_and_abort(admin_client: FlaskClient, sqlite_database: Databa
     assert "game adjudicated" in audit_page and EMAIL in audit_page
 
 
+def test_a_substitute_takes_back_a_seat_the_computer_was_playing(
+    database: Database, now: datetime, site: Site,
+) -> None:
+    from pbem.services import resign
+    from tests.support import start_rifugio_of_three
+
+    game_pk = start_rifugio_of_three(database, now, site)
+    with database.write() as session:
+        resign(session, now, site, game_id=game_pk, seat=1)
+    with database.write() as session:
+        actions.replace_player(session, now, site, game_id=game_pk, seat=1,
+                               new_player=PlayerSpec("Dan", "dan@example.test"), actor=EMAIL)
+    with database.session() as session:
+        seat = session.exec(select(Seat).where(Seat.game_id == game_pk, Seat.seat == 1)).one()
+        assert not seat.resigned and not seat.forfeited and seat.stand_in is None
+
+
 def test_admin_services_on_every_backend(database: Database, now: datetime, site: Site) -> None:
     """The services behind the actions, on SQLite and PostgreSQL."""
     game_type = two_player_game()
