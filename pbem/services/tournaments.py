@@ -352,9 +352,11 @@ def withdraw_player(session: Session, now: datetime, site: Site, *, tournament_i
     send_withdrawn(session, now, site, tournament, entry)
     for row, seats in running:
         assert row.id is not None
-        seat = next(s.seat for s in seats if s.player_id == player_id)
+        seat = next(s for s in seats if s.player_id == player_id)
+        if seat.resigned or seat.forfeited:
+            continue  # already out of that game (a table of three or more plays on)
         if row.status == GameStatus.ACTIVE:
-            resign(session, now, site, game_id=row.id, seat=seat)
+            resign(session, now, site, game_id=row.id, seat=seat.seat)
         else:  # never started (not made by a tournament today): nothing to forfeit
             abort_game(session, now, site, game_id=row.id, reason="withdrawn from the tournament")
     return tournament

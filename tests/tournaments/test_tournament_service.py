@@ -351,6 +351,34 @@ def test_rifugio_plays_swiss_rounds_at_tables_of_three(
     assert all(r is not None and r.options["players"] == 3 for r in rows)
 
 
+def test_a_withdrawal_at_a_table_of_three_leaves_the_others_playing(
+        database: Database, now: datetime, site: Site) -> None:
+    """The withdrawn player's seat is played to the end by the computer; a game they had
+    already resigned is left as it is, and the withdrawal still goes through."""
+    tournament_id, _ = _make(database, now, site, 6, TournamentFormat.SWISS, rounds=2,
+                             game_type="rifugio", table_size=3, options={})
+    first, second = _games(database, tournament_id)
+    resigner, plain = first.players[0], second.players[0]
+
+    def seat_of(game_id: int, player_id: int) -> Seat:
+        with database.session() as session:
+            return session.exec(select(Seat).where(Seat.game_id == game_id,
+                                                   Seat.player_id == player_id)).one()
+
+    with database.write() as session:
+        resign(session, now, site, game_id=first.game_id,
+               seat=seat_of(first.game_id, resigner).seat)
+    for player_id in (resigner, plain):
+        with database.write() as session:
+            withdraw_player(session, now, site, tournament_id=tournament_id,
+                            player_id=player_id, actor="boss")
+    with database.session() as session:
+        rows = [session.get(Game, g.game_id) for g in (first, second)]
+    assert all(r is not None and r.status == GameStatus.ACTIVE for r in rows)
+    assert seat_of(second.game_id, plain).stand_in == "resigned"
+    assert _status(database, tournament_id).status == TournamentStatus.RUNNING
+
+
 BAD = [
     ({"fmt": TournamentFormat.SWISS, "rounds": 4}, "1 to 3 rounds"),
     ({"fmt": "knockout"}, "choose one of"),
