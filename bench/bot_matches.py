@@ -15,7 +15,10 @@ side would expect, the mean place (multi-player games), and seconds per game.
 
 ``--log FILE`` appends each finished game to FILE as a JSON line and skips the games FILE already
 holds, so a long run can be stopped and resumed; ``--report`` prints the table from FILE alone,
-counting only the games finished so far.
+counting only the games finished so far. ``bench/results/bot_matches.jsonl`` holds the games
+played so far for the pairings still being measured (a whole pairing of Stigmergy or Rifugio
+takes hours on two cores). A log is only as good as the code that played it: after changing a
+bot or an engine's rules, start a new one.
 """
 
 from __future__ import annotations
