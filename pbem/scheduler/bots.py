@@ -61,6 +61,7 @@ class BotTurn:
     seat: int
     level: str
     stand_in: str | None = None  # "turn", "game" or "resigned": the computer plays for them
+    player_id: int | None = None  # the seat's player when found: a replaced seat is not played
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ class BotResult:
 def bot_turns(database: Database, game_id: int | None = None) -> list[BotTurn]:
     """Games (or the one game) waiting for a bot's move: one query, seat to move -> player."""
     query = (
-        select(Game.id, Game.ply, Game.to_move, Player.bot_level, Seat.stand_in)
+        select(Game.id, Game.ply, Game.to_move, Player.bot_level, Seat.stand_in, Seat.player_id)
         .join(Seat, (col(Seat.game_id) == col(Game.id)) & (col(Seat.seat) == col(Game.to_move)))
         .join(Player, col(Player.id) == col(Seat.player_id))
         .where(Game.status == GameStatus.ACTIVE, col(Game.paused_at).is_(None),
@@ -85,8 +86,8 @@ def bot_turns(database: Database, game_id: int | None = None) -> list[BotTurn]:
     if game_id is not None:
         query = query.where(Game.id == game_id)
     with database.session() as session:
-        return [BotTurn(gid, ply, seat, level or STAND_IN_LEVEL, stand_in)
-                for gid, ply, seat, level, stand_in in session.exec(query)
+        return [BotTurn(gid, ply, seat, level or STAND_IN_LEVEL, stand_in, player_id)
+                for gid, ply, seat, level, stand_in, player_id in session.exec(query)
                 if gid is not None and seat is not None]
 
 
@@ -135,7 +136,8 @@ def play_turn(database: Database, now: datetime, site: Site, turn: BotTurn) -> b
     try:
         with database.write() as session:
             submit_move(session, now, site, game_id=turn.game_id, seat=turn.seat, ply=turn.ply,
-                        text=text, note=note, source=SOURCES.get(turn.stand_in, MoveSource.BOT))
+                        text=text, note=note, source=SOURCES.get(turn.stand_in, MoveSource.BOT),
+                        holder=turn.player_id)
     except (GameMovedOn, NotYourTurn, GameNotActive):
         return False  # someone else moved, or the game was paused or ended: not an error
     return True

@@ -67,9 +67,11 @@ def submit_move(
     text: str,
     note: str = "",
     source: str = MoveSource.LINK,
+    holder: int | None = None,
 ) -> Move:
-    """Play ``text`` for ``seat`` if the game is still at ``ply``; raises a ServiceError or
-    engine.IllegalMove (whose message is the engine's reason) otherwise.
+    """Play ``text`` for ``seat`` if the game is still at ``ply`` (and, given ``holder``, the
+    seat is still that player's); raises a ServiceError or engine.IllegalMove (whose message is
+    the engine's reason) otherwise.
 
     Two submissions for the same ply: the row lock (PostgreSQL) or BEGIN IMMEDIATE (SQLite) makes
     the second wait and then see the new ply; the conditional UPDATE and the unique (game, ply) of
@@ -86,8 +88,10 @@ def submit_move(
         raise GameMovedOn(row)
     if row.to_move != seat:
         raise NotYourTurn(Text("it is not your turn"))
-    if source in (MoveSource.LINK, MoveSource.REPLY) and any(
-            s.seat == seat and (s.resigned or s.forfeited) for s in seats_of(session, game_id)):
+    mine = next(s for s in seats_of(session, game_id) if s.seat == seat)
+    if holder is not None and mine.player_id != holder:
+        raise NotYourTurn(Text("this seat has a new player"))  # replaced since the turn began
+    if source in (MoveSource.LINK, MoveSource.REPLY) and (mine.resigned or mine.forfeited):
         # Only the stand-in (or the organiser) moves for a seat that left the game.
         raise NotYourTurn(Text("you are out of this game: the computer plays your seat now"))
     if row.paused_at is not None:

@@ -106,3 +106,26 @@ def test_forfeit_bot_with_two_players_is_a_loss(clock_games: ClockGames) -> None
     clock_games.sweep(START + 3 * DAY)
     row = clock_games.game(game_id)
     assert row.status == GameStatus.FINISHED and row.winners == [1]
+
+
+def test_a_seat_replaced_while_the_computer_thinks_is_not_played(
+    clock_games: ClockGames,
+) -> None:
+    """The sweep found a seat to play for a player who resigned; before its move is submitted
+    the organiser puts a substitute on that seat: the computer's move is dropped, and the seat
+    is the substitute's to play."""
+    from pbem.admin.actions import replace_player
+    from pbem.scheduler.bots import bot_turns, play_turn
+    from pbem.services import PlayerSpec, resign
+
+    game_id = clock_games.start("rifugio", START, options={"players": 3}, per_move=2 * DAY)
+    row = clock_games.game(game_id)
+    with clock_games.database.write() as session:
+        resign(session, START, clock_games.site, game_id=game_id, seat=row.to_move)
+    turns = bot_turns(clock_games.database, game_id)
+    assert [t.seat for t in turns] == [row.to_move]
+    with clock_games.database.write() as session:
+        replace_player(session, START, clock_games.site, game_id=game_id, seat=row.to_move,
+                       new_player=PlayerSpec("Sub", "sub@example.test"), actor="olga")
+    assert play_turn(clock_games.database, START, clock_games.site, turns[0]) is False
+    assert clock_games.game(game_id).ply == row.ply and bot_turns(clock_games.database) == []
