@@ -1,4 +1,4 @@
-"""Resigning a game, and who is still in play.
+"""Resigning a game: in a game of two it ends; with three or more the others play on.
 
 In a game of two, a resignation ends it: the other side wins. In a game of three or more (Rifugio)
 the others still have a game to finish, so the player who resigns leaves it instead: they are out

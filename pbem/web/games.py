@@ -12,6 +12,7 @@ from flask import (
     url_for,
 )
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from markupsafe import Markup, escape
 from sqlmodel import select
 
@@ -33,6 +34,7 @@ from pbem.web.support import (
     damaged_link,
     database,
     game_of_token,
+    seat_out_of_game,
     site,
 )
 from pbem.web.terms import name_generic_seats, seat_label, seat_names, terms_for
@@ -153,6 +155,9 @@ def public_page(public_id: str) -> tuple[str, int]:
     return render_game_page(_load(public_id), None)
 
 
+OUT_OF_GAME = _l("You are out of this game (you resigned, or forfeited on time): the computer "
+                 "plays your seat to the end, and you will get the result by email.")
+
 @bp.get("/seat/<token>")
 def seat_page(token: str) -> tuple[str, int]:
     """A player's own page of a game: with hidden information, it shows what they may see."""
@@ -161,6 +166,9 @@ def seat_page(token: str) -> tuple[str, int]:
         return damaged_link()
     row, fields = found
     notice = _("Your move was played.") if request.args.get("played") else ""
+    if row.status == GameStatus.ACTIVE and row.id is not None and seat_out_of_game(
+            row.id, fields["seat"]):
+        notice = str(OUT_OF_GAME)
     return render_game_page(row, fields["seat"], notice=notice, seat_token=token)
 
 

@@ -33,7 +33,7 @@ from pbem.services import GameMovedOn, ServiceError, resign, submit_move
 from pbem.services.common import in_play, players_of, plays_on, seats_of
 from pbem.services.moves import MAX_NOTE
 from pbem.web.csrf import check_csrf
-from pbem.web.games import render_game_page
+from pbem.web.games import OUT_OF_GAME, render_game_page
 from pbem.web.language import current_reader
 from pbem.web.support import (
     board_svg,
@@ -101,8 +101,6 @@ def open_turn(token: str) -> OpenTurn | Page:
     return OpenTurn(row, seat, ply, game, state)
 
 
-OUT_OF_GAME = _l("You are out of this game (you resigned, or forfeited on time): the computer "
-                  "plays your seat to the end, and you will get the result by email.")
 MOVED_ON = _l("The game has moved on since this link was sent: that turn is over. "
               "Here is the game as it stands now.")
 NOT_PLAYED = _l("Your move was not played: the game had already moved on (perhaps the form was "

@@ -148,6 +148,8 @@ def test_a_player_who_resigned_a_game_of_three_is_shown_the_game_not_a_move_form
     assert "You are out of this game" in answer.text and 'name="move"' not in answer.text
     again = client.get(site.links.resign_url(game_pk, mover)).text
     assert "You are out of this game" in again and "Resign this game?" not in again
+    assert "You are out of this game" in client.get(site.links.seat_view_url(game_pk,
+                                                                              mover)).text
 
 
 def test_result_and_resign_read_with_names(
