@@ -237,7 +237,8 @@ def shown_result(stored: str, game: engine.Game, state: Any,  # type: ignore[typ
         return stored
     out = [*resigned, *forfeited]
     sentences: list[Callable[[Reader], str]] = [
-        lambda r: end_of_play(game, state, list(labels(r)), out, r)[1]]
+        lambda r: end_of_play(game, state, list(labels(r)), out, r)[1],
+        lambda r: result_sentence(game, state, list(labels(r)), r)]  # as stored before 2026-11
     sentences += [lambda r, s=seat: resignation_sentence(labels(r), s, winners, r)
                   for seat in resigned]
     sentences += [lambda r, s=seat: forfeit_sentence(labels(r), s, winners, r)
