@@ -138,8 +138,12 @@ def play_turn(database: Database, now: datetime, site: Site, turn: BotTurn) -> b
             submit_move(session, now, site, game_id=turn.game_id, seat=turn.seat, ply=turn.ply,
                         text=text, note=note, source=SOURCES.get(turn.stand_in, MoveSource.BOT),
                         holder=turn.player_id)
-    except (GameMovedOn, NotYourTurn, GameNotActive):
-        return False  # someone else moved, or the game was paused or ended: not an error
+    except (GameMovedOn, NotYourTurn, GameNotActive) as why:
+        # Someone else moved, the seat changed hands, the game was paused or ended: not an
+        # error, but an operator tracing a stuck game wants to see it.
+        log.info("sweep: the computer's move in game %s at ply %s was dropped: %s",
+                 turn.game_id, turn.ply, type(why).__name__)
+        return False
     return True
 
 
