@@ -92,7 +92,9 @@ def test_forfeit_bot_lets_the_computer_finish_a_three_player_game(
         with clock_games.database.write() as session:
             submit_move(session, now, clock_games.site, game_id=game_id, seat=row.to_move,
                         ply=row.ply, text=str(game.random_move(state, rng)))
-    assert clock_games.game(game_id).status == GameStatus.FINISHED
+    finished = clock_games.game(game_id)
+    assert finished.status == GameStatus.FINISHED
+    assert finished.winners and 0 not in finished.winners  # a seat that left cannot win
     after = [m for m in clock_games.moves(game_id) if m.seat == 0][1:]
     assert after and all(m.source == MoveSource.STAND_IN and m.note == STAND_IN_NOTES["game"]
                          for m in after)
@@ -109,7 +111,7 @@ def test_forfeit_bot_with_two_players_is_a_loss(clock_games: ClockGames) -> None
 
 
 def test_a_seat_replaced_while_the_computer_thinks_is_not_played(
-    clock_games: ClockGames,
+    clock_games: ClockGames, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The sweep found a seat to play for a player who resigned; before its move is submitted
     the organiser puts a substitute on that seat: the computer's move is dropped, and the seat
@@ -118,6 +120,7 @@ def test_a_seat_replaced_while_the_computer_thinks_is_not_played(
     from pbem.scheduler.bots import bot_turns, play_turn
     from pbem.services import PlayerSpec, resign
 
+    monkeypatch.setitem(PLAYOUTS, STAND_IN_LEVEL, 12)  # a quick stand-in: the race is the test
     game_id = clock_games.start("rifugio", START, options={"players": 3}, per_move=2 * DAY)
     row = clock_games.game(game_id)
     with clock_games.database.write() as session:

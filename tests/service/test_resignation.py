@@ -97,38 +97,41 @@ def test_a_resigned_seat_resigns_and_moves_no_more(clock_games: ClockGames) -> N
     assert clock_games.game(game_id).ply == row.ply
 
 
-def test_the_computer_plays_a_resigned_seat_to_the_end(
+def test_the_computer_plays_a_resigned_seat_until_the_game_ends(
     sqlite_database: Database, site: Site, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # A whole Rifugio game: on SQLite only (the others here cover both databases).
-    games = ClockGames(sqlite_database, site)
+    """Seat 0 resigns; the sweep plays its turns (never mailed to its player) while the others
+    move; then seat 1 resigns too, which leaves one person in play and ends the game."""
+    games = ClockGames(sqlite_database, site)  # SQLite only: the others here cover both
     monkeypatch.setitem(PLAYOUTS, STAND_IN_LEVEL, 12)  # a quick stand-in: the rules are the test
     game_id = three_player_rifugio(games)
     later = START + timedelta(hours=1)
     with games.database.write() as session:
         resign(session, later, games.site, game_id=game_id, seat=0)
-    rng = random.Random(7)
-    for _ in range(400):
+    rng, computer_turns = random.Random(7), 0
+    while computer_turns < 3:
         row = games.game(game_id)
-        if row.status != GameStatus.ACTIVE:
-            break
+        assert row.status == GameStatus.ACTIVE
         if row.to_move == 0:
-            assert not games.sweep(later).errors
+            assert not games.sweep(later).errors and games.game(game_id).to_move != 0
+            computer_turns += 1
             continue
         game, state = current_state(row)
         with games.database.write() as session:
             submit_move(session, later, games.site, game_id=game_id, seat=row.to_move,
                         ply=row.ply, text=str(game.random_move(state, rng)))
-    row = games.game(game_id)
-    assert row.status == GameStatus.FINISHED, (row.to_move, row.ply, games.sweep(later))
     played = [m for m in games.moves(game_id) if m.seat == 0]
     assert played and all(m.source == MoveSource.STAND_IN and m.note == STAND_IN_NOTES["resigned"]
                           for m in played)
-    assert places(row, seats(games, game_id))[0] == 3.0  # out of the game: last, whatever it scored
-    assert 0 not in row.winners
     assert [e for e in games.emails("turn", to="p0@example.test")
             if e.created_at > START] == []  # the computer's turns are not mailed to them
-    assert games.emails("game_over", to="p0@example.test")  # but the result is
+    with games.database.write() as session:
+        resign(session, later, games.site, game_id=game_id, seat=1)
+    row = games.game(game_id)
+    assert row.status == GameStatus.FINISHED and row.winners == [2]
+    ranks = places(row, seats(games, game_id))
+    assert ranks[2] == 1.0 and min(ranks[0], ranks[1]) > 1.0  # those who left come last
+    assert games.emails("game_over", to="p0@example.test")  # the result reaches them
 
 
 def test_the_last_person_resigning_against_computers_ends_the_game(
