@@ -103,6 +103,11 @@ def in_play(seats: Sequence[Seat]) -> list[Seat]:
     return [s for s in seats if not s.resigned and not s.forfeited]
 
 
+def others_in_play(seats: Sequence[Seat], seat: int) -> list[Seat]:
+    """The seats still in play other than ``seat`` (the one leaving, or the one asking)."""
+    return [s for s in in_play(seats) if s.seat != seat]
+
+
 def plays_on(others: Sequence[Seat], players: dict[int, Player]) -> bool:
     """Whether the game goes on without a seat that leaves: two or more seats stay in play,
     and a person among them (computers alone would only play it out for nobody)."""
@@ -110,5 +115,5 @@ def plays_on(others: Sequence[Seat], players: dict[int, Player]) -> bool:
 
 
 __all__ = ["GameMovedOn", "GameNotActive", "NotYourTurn", "ServiceError", "Site", "audit",
-           "end_game", "in_play", "lock_game", "players_of", "plays_on", "seats_of",
-           "site_from_config"]
+           "end_game", "in_play", "lock_game", "others_in_play", "players_of", "plays_on",
+           "seats_of", "site_from_config"]

@@ -26,8 +26,8 @@ from pbem.services.common import (
     Site,
     audit,
     end_game,
-    in_play,
     lock_game,
+    others_in_play,
     players_of,
     plays_on,
     seats_of,
@@ -66,7 +66,7 @@ def resign(session: Session, now: datetime, site: Site, *, game_id: int, seat: i
     check_in_play(leaving)
     leaving.resigned = True
     session.add(leaving)
-    others = [s for s in in_play(seats) if s.seat != seat]
+    others = others_in_play(seats, seat)
     players = players_of(session, seats)
     audit(session, now, "resigned", game_id=game_id, player_id=leaving.player_id, seat=seat)
     game, state = current_state(row)

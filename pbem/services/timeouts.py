@@ -43,8 +43,8 @@ from pbem.services.common import (
     Site,
     audit,
     end_game,
-    in_play,
     lock_game,
+    others_in_play,
     players_of,
     plays_on,
     seats_of,
@@ -348,7 +348,7 @@ def _forfeit(session: Session, now: datetime, site: Site, row: Game, seats: list
     game, state = current_state(row)
     players = players_of(session, seats)
     labels = labels_for(game, state, [players[s.player_id].name for s in seats])
-    others = [s for s in in_play(seats) if s.seat != loser.seat]
+    others = others_in_play(seats, loser.seat)
     if not plays_on(others, players):  # two seats, or the last person but one in play
         winners = [s.seat for s in others]
         end_game(row, now, result=forfeit_sentence(labels, loser.seat, winners), winners=winners)

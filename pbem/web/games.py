@@ -22,7 +22,7 @@ from pbem.clock.wording import describe_control
 from pbem.game_options import game_name
 from pbem.models import Game, GameStatus, Move, Seat
 from pbem.positions import current_state, engine_game, moves_of, state_at
-from pbem.services.common import in_play, players_of, seats_of
+from pbem.services.common import others_in_play, players_of, seats_of
 from pbem.services.records import is_over
 from pbem.services.results import result_in, result_sentence
 from pbem.web.language import current_reader
@@ -188,7 +188,7 @@ def resign_title(row: Game, token: str) -> str:
     with database().session() as session:
         seats = seats_of(session, row.id)
         players = players_of(session, seats)
-    others = [players[s.player_id].name for s in in_play(seats) if s.seat != seat]
+    others = [players[s.player_id].name for s in others_in_play(seats, seat)]
     if not others:
         return title
     if len(others) == 1:

@@ -30,7 +30,7 @@ from pbem.positions import (
     resolve_typed,
 )
 from pbem.services import GameMovedOn, ServiceError, resign, submit_move
-from pbem.services.common import in_play, players_of, plays_on, seats_of
+from pbem.services.common import others_in_play, players_of, plays_on, seats_of
 from pbem.services.moves import MAX_NOTE
 from pbem.web.csrf import check_csrf
 from pbem.web.games import OUT_OF_GAME, render_game_page
@@ -323,7 +323,7 @@ def resign_plays_on(row: Game, seat: int) -> bool:
     assert row.id is not None
     with database().session() as session:
         seats = seats_of(session, row.id)
-        others = [s for s in in_play(seats) if s.seat != seat]
+        others = others_in_play(seats, seat)
         return plays_on(others, players_of(session, seats))
 
 
