@@ -17,6 +17,8 @@ from engine.text import N_, Text
 from pbem.i18n import ENGLISH, Reader
 from pbem.models import Game, Move
 
+TURN_STEPS_SHOWN = 40  # more steps than any turn has (Rifugio: two lays and a long walk)
+
 
 def engine_game(row: Game) -> engine.Game:  # type: ignore[type-arg]
     return engine.new_game(row.game_type, **row.options)
@@ -35,6 +37,20 @@ def last_notation(session: Session, game_id: int) -> str | None:
     """The last move's notation, without loading every move and its stored position."""
     return session.exec(select(Move.notation).where(Move.game_id == game_id)
                         .order_by(col(Move.ply).desc()).limit(1)).first()
+
+
+def played_this_turn(session: Session, game_id: int, seat: int) -> list[str]:
+    """The notations of the moves ``seat`` has made so far in its turn, oldest first: the
+    moves at the end of the game's record while they are that seat's (Rifugio's take and lay
+    before the walk). Empty when the last move was someone else's."""
+    latest = session.exec(select(Move.seat, Move.notation).where(Move.game_id == game_id)
+                          .order_by(col(Move.ply).desc()).limit(TURN_STEPS_SHOWN)).all()
+    run: list[str] = []
+    for mover, notation in latest:
+        if mover != seat:
+            break
+        run.append(notation)
+    return run[::-1]
 
 
 def state_at(game: engine.Game, row: Game, moves: list[Move], ply: int) -> Any:  # type: ignore[type-arg]

@@ -50,6 +50,7 @@ from pbem.web.support import (
     seat_labels,
     seat_out_of_game,
     site,
+    steps_played,
     utc_now,
     with_names,
 )
@@ -145,7 +146,7 @@ def move_page(token: str, error: str = "", status: int = 200, text: str = "",
         text=text, typed=typed, board=board, zoom=zoom, can_zoom=zoom or needs_zoom(board),
         legal=[(number_words(m, reader=reader), False) if isinstance(m, engine.NumberChoice)
                else (str(m), not str(m).startswith("<")) for m in game.legal_moves(state)],
-        paused=paused(row),
+        paused=paused(row), played=steps_played(row, seat),
         terms=terms_for(row.game_type, game.options, reader=reader),
         rules_url=url_for("rules.rules_page", game_id=row.game_type),
         turn_url=url_for("turns.turn_page", token=token)

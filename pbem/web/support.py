@@ -19,6 +19,7 @@ from pbem.db import Database
 from pbem.i18n import Reader
 from pbem.links import DamagedLink, Purpose
 from pbem.models import Game, Player, Seat
+from pbem.positions import played_this_turn
 from pbem.services import Site
 from pbem.web.language import current_reader, read_as
 
@@ -140,6 +141,15 @@ def seat_out_of_game(game_id: int, seat: int) -> bool:
         return session.exec(select(Seat.id).where(
             Seat.game_id == game_id, Seat.seat == seat,
             or_(col(Seat.resigned), col(Seat.forfeited)))).first() is not None
+
+
+def steps_played(row: Game, seat: int) -> list[str]:
+    """What ``seat`` has played so far in the turn it is still making (see
+    :func:`pbem.positions.played_this_turn`), so that its next page says the turn goes on."""
+    if row.id is None or not row.ply or row.to_move != seat:
+        return []
+    with database().session() as session:
+        return played_this_turn(session, row.id, seat)
 
 
 def game_of_token(purpose: Purpose, token: str) -> tuple[Game, dict[str, Any]] | None:

@@ -37,6 +37,7 @@ from pbem.web.support import (
     reason_of,
     seat_labels,
     site,
+    steps_played,
     utc_now,
     with_names,
 )
@@ -133,11 +134,12 @@ def _show(row: Game, seat: int, token: str, game: engine.Game,  # type: ignore[t
     return render_template(
         "turn.html", row=row, seat=seat, token=token, info=game.info, built=built, menu=menu,
         error=reader.text(error or built.problem), effect=reader.text(built.effect),
-        paused=paused(row), note=request.form.get("note", ""),
+        paused=paused(row), note=request.form.get("note", ""), played=steps_played(row, seat),
         names=seat_names(row.game_type, game.seat_names(built.shown), reader=reader),
         describe=with_names(labels, game.describe(built.shown, seat)),
         board=named_svg(labels, board_svg(game, built.shown, seat, built.steps[-1]
-                                          if built.steps and not built.effect else None, links)),
+                                          if built.steps and not built.effect else None, links,
+                                          chosen=menu.prefix if built.open else None)),
         undo=_url(token, built.steps[:-1]) if built.steps else None,
         choices=_choices(game, built, seat, menu) if built.open else [],
         missing=_missing(game, built.shown, menu) if built.open else [],

@@ -14,6 +14,7 @@ import pytest
 from flask.testing import FlaskClient
 
 import engine
+from engine.svg import TARGET
 from pbem.db import Database
 from pbem.models import Game
 from pbem.positions import current_state, moves_of
@@ -52,7 +53,7 @@ def _rifugio(database: Database, now: datetime, site: Site) -> int:
 def test_the_move_page_leads_to_the_turn_builder_only_for_turns_of_several_steps(
     client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
 ) -> None:
-    rifugio = start_a_game(sqlite_database, now, site, "rifugio", {"players": 2})
+    rifugio = _rifugio(sqlite_database, now, site)  # a deal whose first step can be shown
     url = _turn_url(sqlite_database, site, rifugio)
     assert "Build your whole turn on one page" in client.get(url[: -len("/turn")]).text
     mosey = start_a_game(sqlite_database, now, site, "mosey")
@@ -95,6 +96,20 @@ def test_steps_build_up_in_the_url_with_undo_and_a_hidden_draw_ends_the_preview(
     assert "Confirm the whole turn (2 steps)" in last.text
 
 
+def test_the_places_a_step_can_use_are_ringed_and_the_prompt_offers_only_what_is_there(
+    client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
+) -> None:
+    game_pk = _rifugio(sqlite_database, now, site)
+    url = _turn_url(sqlite_database, site, game_pk)
+    game, state = current_state(_row(sqlite_database, game_pk))
+    take = _open_take(game, state)
+    page = client.get(url, query_string={"steps": take})  # now the tile is laid: places only
+    board = page.text.split('<div class="board">', 1)[1].split("</svg>", 1)[0]
+    assert f'stroke="{TARGET}"' in board  # the open places where the tile fits are ringed
+    assert "Click a highlighted cell on the board." in page.text
+    assert "or choose below" not in page.text  # no buttons below: the board is the way on
+
+
 def test_the_whole_turn_is_confirmed_at_once_and_the_turn_goes_on_after_a_hidden_step(
     client: FlaskClient, sqlite_database: Database, now: datetime, site: Site, csrf: Any,
 ) -> None:
@@ -114,7 +129,26 @@ def test_the_whole_turn_is_confirmed_at_once_and_the_turn_goes_on_after_a_hidden
         assert [m.notation for m in moves_of(session, game_pk)] == [take, lay]
     if row.to_move == seat and row.status == "active":
         assert done.location.endswith("/turn")  # the rest of the turn, built the same way
-        assert client.get(done.location).status_code == 200
+        rest = client.get(done.location)
+        assert rest.status_code == 200
+        assert f"Your turn goes on. Played so far this turn: {take}, {lay}." in rest.text
+
+
+def test_a_step_confirmed_on_the_move_page_leads_to_the_next_with_the_turn_so_far(
+    client: FlaskClient, sqlite_database: Database, now: datetime, site: Site, csrf: Any,
+) -> None:
+    game_pk = _rifugio(sqlite_database, now, site)
+    row = _row(sqlite_database, game_pk)
+    game, state = current_state(row)
+    take = _open_take(game, state)
+    url = site.links.move_url(game_pk, row.to_move, 0)
+    assert "Your turn goes on" not in client.get(url).text  # nothing played yet
+    page = client.get(f"{url}/confirm", query_string={"move": take})
+    done = client.post(f"{url}/confirm", data={"csrf_token": csrf(page.text), "move": take})
+    assert done.status_code == 302 and "/play/" in done.location, done.text
+    assert _row(sqlite_database, game_pk).ply == 1
+    rest = client.get(done.location)
+    assert f"Your turn goes on. Played so far this turn: {take}." in rest.text
 
 
 def test_a_step_that_fails_plays_no_step_of_the_turn(
