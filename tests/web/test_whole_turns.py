@@ -50,6 +50,13 @@ def _rifugio(database: Database, now: datetime, site: Site) -> int:
     pytest.skip("no deal with an open tile that fits")
 
 
+def _opening(database: Database, now: datetime, site: Site) -> tuple[int, str, Any, Any, str]:
+    """(game id, turn builder URL, engine, position, an open take) of a fresh Rifugio."""
+    game_pk = _rifugio(database, now, site)
+    game, state = current_state(_row(database, game_pk))
+    return game_pk, _turn_url(database, site, game_pk), game, state, _open_take(game, state)
+
+
 def test_the_move_page_leads_to_the_turn_builder_only_for_turns_of_several_steps(
     client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
 ) -> None:
@@ -64,10 +71,7 @@ def test_the_move_page_leads_to_the_turn_builder_only_for_turns_of_several_steps
 def test_steps_build_up_in_the_url_with_undo_and_a_hidden_draw_ends_the_preview(
     client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
 ) -> None:
-    game_pk = _rifugio(sqlite_database, now, site)
-    url = _turn_url(sqlite_database, site, game_pk)
-    game, state = current_state(_row(sqlite_database, game_pk))
-    take = _open_take(game, state)
+    game_pk, url, game, state, take = _opening(sqlite_database, now, site)
     first = client.get(url)
     assert first.status_code == 200 and f'value="{take}"' in first.text
     added = client.get(url, query_string={"add": take})
@@ -99,10 +103,7 @@ def test_steps_build_up_in_the_url_with_undo_and_a_hidden_draw_ends_the_preview(
 def test_the_places_a_step_can_use_are_ringed_and_the_prompt_offers_only_what_is_there(
     client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
 ) -> None:
-    game_pk = _rifugio(sqlite_database, now, site)
-    url = _turn_url(sqlite_database, site, game_pk)
-    game, state = current_state(_row(sqlite_database, game_pk))
-    take = _open_take(game, state)
+    _, url, _, _, take = _opening(sqlite_database, now, site)
     page = client.get(url, query_string={"steps": take})  # now the tile is laid: places only
     board = page.text.split('<div class="board">', 1)[1].split("</svg>", 1)[0]
     assert f'stroke="{TARGET}"' in board  # the open places where the tile fits are ringed
@@ -113,11 +114,8 @@ def test_the_places_a_step_can_use_are_ringed_and_the_prompt_offers_only_what_is
 def test_the_whole_turn_is_confirmed_at_once_and_the_turn_goes_on_after_a_hidden_step(
     client: FlaskClient, sqlite_database: Database, now: datetime, site: Site, csrf: Any,
 ) -> None:
-    game_pk = _rifugio(sqlite_database, now, site)
-    url = _turn_url(sqlite_database, site, game_pk)
-    game, state = current_state(_row(sqlite_database, game_pk))
+    game_pk, url, game, state, take = _opening(sqlite_database, now, site)
     seat = _row(sqlite_database, game_pk).to_move
-    take = _open_take(game, state)
     lay = str(game.legal_moves(game.play(state, take))[0])
     page = client.get(url, query_string={"steps": f"{take};{lay}"})
     done = client.post(url, data={"csrf_token": csrf(page.text), "steps": f"{take};{lay}",
@@ -157,10 +155,7 @@ def test_a_step_that_fails_plays_no_step_of_the_turn(
 ) -> None:
     import pbem.web.turns as turns
 
-    game_pk = _rifugio(sqlite_database, now, site)
-    url = _turn_url(sqlite_database, site, game_pk)
-    game, state = current_state(_row(sqlite_database, game_pk))
-    take = _open_take(game, state)
+    game_pk, url, game, state, take = _opening(sqlite_database, now, site)
     lay = str(game.legal_moves(game.play(state, take))[0])
     page = client.get(url, query_string={"steps": take})
     token = csrf(page.text)
@@ -233,10 +228,7 @@ def test_a_paused_game_keeps_the_planned_turn_and_plays_none_of_it(
 
     from pbem.services.clock_actions import pause_game
 
-    game_pk = _rifugio(sqlite_database, now, site)
-    url = _turn_url(sqlite_database, site, game_pk)
-    game, state = current_state(_row(sqlite_database, game_pk))
-    take = _open_take(game, state)
+    game_pk, url, _, _, take = _opening(sqlite_database, now, site)
     with sqlite_database.write() as session:
         pause_game(session, game_pk, now=now + timedelta(hours=1), actor="olga", site=site)
     page = client.get(url, query_string={"steps": take})
