@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from email.errors import MessageError
+from email.header import Header
 from email.headerregistry import Address
 from email.message import EmailMessage
 from email.utils import format_datetime, parseaddr
@@ -64,16 +65,51 @@ def render_message(
     try:
         message = build_message(email, mail_from=mail_from, now=now, png=png)
         # CRLF here: smtplib sends bytes as they are (only str gets its line ends fixed).
-        return recipient, message.as_bytes(policy=message.policy.clone(linesep="\r\n"))
+        # The headers set raw below go out as folded there (see folded_header).
+        wire = message.policy.clone(linesep="\r\n", refold_source="none")
+        return recipient, message.as_bytes(policy=wire)
     except (ValueError, IndexError, TypeError, MessageError) as error:
         raise UnsendableEmail(f"{type(error).__name__}: {error}") from error
+
+
+HEADER_LINE = 78  # RFC 5322's recommended line length
+
+
+def folded_header(name: str, value: str) -> str:
+    r"""``value`` folded into lines of at most 78 characters, for ``Message.set_raw``.
+
+    Python's own folding gets subjects wrong in two ways that mail clients show: a value that
+    just fits on a line of its own goes there, leaving the first line empty (parsers then keep a
+    leading space), and a break between two encoded words can lose the space between them
+    ("über Läufer" arrives as "überLäufer"). So plain ASCII is wrapped at single spaces, and
+    anything else is encoded whole, in words of at most 75 characters whose spaces are inside
+    them; a URL in angle brackets (List-Unsubscribe) stays one token, never encoded.
+
+    >>> subject = "Your turn: Rifugio vs Computer (normal) and Computer (normal) (5avZ7b)"
+    >>> folded_header("Subject", subject).split("\r\n")
+    ['Your turn: Rifugio vs Computer (normal) and Computer (normal)', ' (5avZ7b)']
+    >>> folded_header("Subject", "Dein Zug: Läufer")
+    '=?utf-8?q?Dein_Zug=3A_L=C3=A4ufer?='
+    """
+    if not value.isascii() or "=?" in value:
+        return Header(value, "utf-8", maxlinelen=HEADER_LINE, header_name=name).encode(
+            linesep="\r\n")
+    words = re.split(r"(?<=\S) (?=\S)", value)  # only single spaces between words fold
+    lines, room = [words[0]], HEADER_LINE - len(name) - 2
+    for word in words[1:]:
+        if len(lines[-1]) + 1 + len(word) <= room:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+            room = HEADER_LINE - 1  # a continuation line starts with its space
+    return "\r\n ".join(lines)
 
 
 def build_message(
     email: OutboxEmail, *, mail_from: str, now: datetime, png: bytes | None
 ) -> EmailMessage:
     message = EmailMessage()
-    message["Subject"] = email.subject
+    message.set_raw("Subject", folded_header("Subject", email.subject))
     message["From"] = mail_from
     name, address = email.to_name, parseaddr(email.to_address)[1]
     message["To"] = Address(display_name=name, addr_spec=address) if name else address
@@ -86,7 +122,7 @@ def build_message(
         message["References"] = email.in_reply_to
     if email.unsubscribe_url:
         # RFC 8058 one-click: the client POSTs "List-Unsubscribe=One-Click" to this URL.
-        message["List-Unsubscribe"] = f"<{email.unsubscribe_url}>"
+        message.set_raw("List-Unsubscribe", f"<{email.unsubscribe_url}>")  # one token, as it is
         message["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     message["Auto-Submitted"] = "auto-generated"  # no vacation auto-replies, please
 

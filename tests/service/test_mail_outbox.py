@@ -203,3 +203,36 @@ def test_each_board_picture_is_rendered_once_per_position_and_viewer(
 def _all(database: Database) -> list[OutboxEmail]:
     with database.session() as session:
         return list(session.exec(select(OutboxEmail)))
+
+
+def test_subjects_arrive_exactly_as_written_and_the_unsubscribe_url_stays_plain(
+    sqlite_database: Database, now: datetime, smtp_server: Any,
+) -> None:
+    # Python's own folding would start a 70-77 character subject on a line of its own (read back
+    # with a leading space) and drop the space between two encoded words ("überLäufer").
+    rng = random.Random(5)
+    words = ["Dein", "Zug:", "über", "Läufer", "è", "tocca", "«Giocatore»", "—", "Müller", "vs",
+             "Computer", "(normal)", "und", "(5avZ7b)"]
+    subjects = [f"Your turn: Mosey vs {'B' * k} (brzZ_A)" for k in range(30, 70)]
+    subjects += [" ".join(rng.choice(words) for _ in range(rng.randint(2, 30))) for _ in range(60)]
+    url = "http://pbem.example.org/unsubscribe/eyJwbGF5ZXIiOjF9.h1K0ZT7W62QOzsNNllKnTf_S0Ic"
+    with sqlite_database.write() as session:
+        for n, subject in enumerate(subjects):
+            session.add(OutboxEmail(kind="update", to_address=f"p{n}@example.test", to_name="P",
+                                    subject=subject, text_body="Hello", html_body="<p>Hello</p>",
+                                    message_id=f"<m{n}@example.test>", unsubscribe_url=url,
+                                    next_attempt_at=now, created_at=now))
+    assert deliver_pending(sqlite_database, smtp_server.settings(), now).sent == len(subjects)
+    import email
+    import email.policy
+
+    by_address = {m.recipients[0]: m.raw for m in smtp_server.messages}
+    for n, subject in enumerate(subjects):
+        raw = by_address[f"p{n}@example.test"]
+        head = raw.split(b"\r\n\r\n", 1)[0]
+        assert all(len(line) <= 78 for line in head.split(b"\r\n")
+                   if not line.startswith(b"List-Unsubscribe:")), head
+        assert f"List-Unsubscribe: <{url}>".encode() in head.split(b"\r\n")
+        message = email.message_from_bytes(raw, policy=email.policy.default)
+        assert message["Subject"] == subject
+        assert message["List-Unsubscribe"] == f"<{url}>"
