@@ -273,12 +273,13 @@ def moves_for(moves: Sequence[Move], reader: Reader = ENGLISH) -> list[ShownMove
 
 
 def text_board(game: engine.Game, state: Any, seat: int | None,  # type: ignore[type-arg]
-               player_names: Sequence[str], reader: Reader = ENGLISH) -> str:
+               labels: Sequence[str], reader: Reader = ENGLISH) -> str:
     """The engine's text diagram as ``seat`` sees it (hidden information stays hidden), with
-    made-up seat names ("Player 1") replaced by the players' names; its words in ``reader``'s
-    language where the engine gives them as a Text."""
+    made-up seat names ("Player 1") replaced by the seats' labels ("Alice (Red)", so that two
+    computers of one level are told apart); its words in ``reader``'s language where the engine
+    gives them as a Text."""
     return name_generic_seats(reader.text(game.render_text(state, seat)),
-                              game.seat_names(state), player_names, reader)
+                              game.seat_names(state), labels, reader)
 
 
 def game_context(
@@ -309,5 +310,5 @@ def game_context(
                   for s in seats],
         "player_names": player_names,
         # A callable, so that only the emails that show a text board pay for drawing one.
-        "text_board_for": lambda viewer: text_board(game, state, viewer, player_names, reader),
+        "text_board_for": lambda viewer: text_board(game, state, viewer, labels, reader),
     }

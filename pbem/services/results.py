@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import engine
+from pbem.game_options import seat_colours
 from pbem.i18n import ENGLISH, Reader
 from pbem.ratings.model import ranks_from
 
@@ -35,9 +36,17 @@ def seat_role(seat_name: str, reader: Reader = ENGLISH) -> str:
 
 def labels_for(game: engine.Game, state: Any, player_names: Sequence[str],  # type: ignore[type-arg]
                reader: Reader = ENGLISH) -> list[str]:
+    """A label per seat: the engine's colour ("Alice (Light)"), else the colour the seat is
+    drawn in ("Alice (Red)" in Rifugio, whose engine says "Player 1"), as pages label them."""
     names = game.seat_names(state)
-    return [seat_label(player, names[seat] if seat < len(names) else "", reader)
-            for seat, player in enumerate(player_names)]
+    colours = seat_colours(game.info.id)
+    labels = []
+    for seat, player in enumerate(player_names):
+        name = names[seat] if seat < len(names) else ""
+        if (not name or _GENERIC.fullmatch(name)) and seat < len(colours) and colours[seat]:
+            name = reader.gettext(colours[seat])
+        labels.append(seat_label(player, name, reader))
+    return labels
 
 
 def seat_names_in(names: Sequence[str], reader: Reader = ENGLISH) -> list[str]:

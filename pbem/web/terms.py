@@ -16,14 +16,11 @@ from collections.abc import Mapping, Sequence
 
 import engine
 from engine.text import N_
+from pbem.game_options import family_of, seat_colours
 from pbem.i18n import ENGLISH, Reader
 
 Term = tuple[str, str]
 
-# The engine names Rifugio's seats "Player 1".."Player 5" and tells them apart by the colours of
-# its drawing (engine.games.rifugio.draw.SEAT_COLOURS); players read colours, not numbers.
-_COLOUR_NAMES = {"#d62728": N_("Red"), "#1f64c8": N_("Blue"), "#f2b705": N_("Yellow"),
-                 "#8e44ad": N_("Purple"), "#17a589": N_("Green")}
 _GENERIC_SEAT = re.compile(r"(?:player|seat) ([0-9]+)", re.IGNORECASE)
 
 
@@ -48,25 +45,9 @@ def status_word(status: str, *, reader: Reader = ENGLISH) -> str:
     return reader.gettext(word) if word else status
 
 
-def family_of(game_id: str) -> str:
-    """The engine package a game comes from: ``mosey`` for all six Mosey games."""
-    module = engine.game_class(game_id).__module__  # engine.games.<family>.rules
-    return module.split(".")[2] if module.startswith("engine.games.") else game_id
-
-
-def _seat_colours(game_id: str) -> tuple[str, ...]:
-    """The colour each seat is drawn in, by name, when the engine's drawing has seat colours."""
-    try:
-        package = __import__(f"engine.games.{family_of(game_id)}.draw", fromlist=["draw"])
-    except ImportError:
-        return ()
-    colours = getattr(package, "SEAT_COLOURS", ())
-    return tuple(_COLOUR_NAMES.get(str(c).lower(), "") for c in colours)
-
-
 def seat_names(game_id: str, names: Sequence[str], *, reader: Reader = ENGLISH) -> list[str]:
     """The engine's seat names, with generic "Player 2" replaced by the seat's colour."""
-    colours = _seat_colours(game_id)
+    colours = seat_colours(game_id)
     named = []
     for seat, name in enumerate(names):
         generic = _GENERIC_SEAT.fullmatch(name.strip())

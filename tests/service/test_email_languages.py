@@ -215,7 +215,8 @@ def test_english_emails_are_as_they_were_but_the_date(sqlite_database: Database,
     assert ann.subject == f"Invitation: Rifugio vs Bram, Carla and Dario ({tag})"
     # The options in words, as the challenge form says them (stored as "players 4").
     assert "You are invited to play Rifugio (Players 4).\n\n" in ann.text_body
-    assert "\nPlayers:\n  Ann (you)\n  Bram\n  Carla\n  Dario\n" in ann.text_body
+    assert ("\nPlayers:\n  Ann (Red) (you)\n  Bram (Blue)\n  Carla (Yellow)\n  Dario (Purple)\n"
+            in ann.text_body)  # the colours the board draws them in
     notices = _emails(sqlite_database, kind="notice")
     assert all(e.subject.startswith("Game started: Rifugio vs ") for e in notices
                if e.to_address == "ann@example.test")

@@ -155,7 +155,7 @@ def test_game_over_mail_tells_each_player_the_result_in_words(
         assert _one_line(email.subject)
         assert row.result in email.text_body and row.result in _html_text(email.html_body)
         # The plain-text part carries the final position as this seat sees it.
-        assert text_board(game, state, seat, names) in email.text_body
+        assert text_board(game, state, seat, labels_for(game, state, names)) in email.text_body
         assert _long_runs(email.html_body) == []
         assert row.seed_commitment[:12] in email.html_body
         assert row.seed_commitment in email.text_body
@@ -282,7 +282,7 @@ def test_updates_say_who_moved(sqlite_database: Database, now: datetime, site: S
     after = _row(sqlite_database, game_pk)
     game, state = current_state(after)
     seat = PEOPLE.index(reader)
-    assert text_board(game, state, seat, PEOPLE[:3]) in update.text_body
+    assert text_board(game, state, seat, labels_for(game, state, PEOPLE[:3])) in update.text_body
 
 
 def test_reminder_and_clock_subjects(sqlite_clock_games: ClockGames, now: datetime) -> None:
@@ -315,7 +315,7 @@ def test_turn_mail_carries_the_text_board(
                               _jump(sqlite_database, game_pk, seed=7, plies=6))
     game, state = current_state(_row(sqlite_database, game_pk))
     seat = PEOPLE.index(next(n for n in PEOPLE if _address(n) == turn.to_address))
-    board = text_board(game, state, seat, PEOPLE[:game.num_players])
+    board = text_board(game, state, seat, labels_for(game, state, PEOPLE[:game.num_players]))
     assert board in turn.text_body
     if not any(name.startswith("Player ") for name in game.seat_names(state)):
         assert game.render_text(state, seat) in turn.text_body  # the engine's own diagram
@@ -332,12 +332,12 @@ def test_a_rifugio_text_board_shows_only_the_seats_own_cards(
     seat = row.to_move
     assert turn.to_address == _address(PEOPLE[seat])
     names = PEOPLE[:3]
-    mine = text_board(game, state, seat, names)
+    mine = text_board(game, state, seat, labels_for(game, state, names))
     assert mine in turn.text_body and "Player 1" not in mine
     for other in (s for s in range(3) if s != seat):
-        theirs = text_board(game, state, other, names)
+        theirs = text_board(game, state, other, labels_for(game, state, names))
         assert theirs != mine and theirs not in turn.text_body
-    assert text_board(game, state, None, names) not in turn.text_body
+    assert text_board(game, state, None, labels_for(game, state, names)) not in turn.text_body
     # Nobody is "Player 1" in mail, not even in the picture's alt text.
     assert "Player " not in turn.text_body + turn.html_body
     assert _long_runs(turn.html_body) == []
@@ -371,7 +371,7 @@ def test_replacing_a_player_tells_them_and_the_others(
     game, state = current_state(row)
     assert game.info.summary.split("\n")[0] in welcome[0].text_body
     names = [PEOPLE[0], "Cat"] if waiting == 1 else ["Cat", PEOPLE[1]]
-    assert text_board(game, state, waiting, names) in welcome[0].text_body
+    assert text_board(game, state, waiting, labels_for(game, state, names)) in welcome[0].text_body
     assert "/seat/" in welcome[0].text_body
     assert all(_long_runs(e.html_body) == [] for e in _mail(sqlite_database, game_pk))
 

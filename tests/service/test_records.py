@@ -97,7 +97,7 @@ def test_a_resigned_rifugio_game_reveals_its_pile_and_replays(
     row, record = record_of(database, pk)
     game, state = replayed(record)
     assert game.encode(state) == row.state
-    assert record["winners"] == [0] and record["result"] == "Bob resigned; Alice won."
+    assert record["winners"] == [0] and record["result"] == "Bob (Blue) resigned; Alice (Red) won."
     assert record["players"][1]["resigned"] is True  # type: ignore[index]
     assert record["start_state"]["pile"] == row.start_state["pile"]  # type: ignore[index]
 

@@ -145,7 +145,7 @@ def test_after_the_end_everything_is_revealed_at_every_ply(
             pile = re.search(r"&#34;pile&#34;: \[([^\]]*)\]", page)
             assert pile is not None  # the whole position, the pile in its order
             assert [int(t) for t in pile[1].replace(",", " ").split()] == state["pile"]
-        assert "Alice resigned; Bob won." in page
+        assert "Alice (Red) resigned; Bob (Blue) won." in page
         for seat, name in ((1, "Alice"), (2, "Bob")):
             seen = client.get(base, query_string={"ply": ply, "as": seat})
             assert seen.status_code == 200

@@ -1,0 +1,38 @@
+"""Seats are named alike in every email: the player and the colour the board draws them in, so
+that two computer players of one level, or two people of one name, are told apart."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlmodel import select
+
+from pbem.db import Database
+from pbem.models import OutboxEmail, Player
+from pbem.scheduler.bots import play_bots
+from pbem.services import Site
+from pbem.services.computer_games import start_computer_game
+
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+def test_two_computers_of_one_level_are_told_apart_by_colour(sqlite_database: Database,
+                                                             site: Site) -> None:
+    with sqlite_database.write() as session:
+        ann = Player(name="Ann", email="ann@example.test", created_at=NOW)
+        session.add(ann)
+        session.flush()
+        start_computer_game(session, NOW, site, player=ann, game_type="rifugio",
+                            options={"players": 3}, level="easy", starter="computer")
+    play_bots(sqlite_database, NOW, site, on_result=lambda result: None)  # both computers move
+    with sqlite_database.session() as session:
+        turn = session.exec(select(OutboxEmail).where(OutboxEmail.kind == "turn")).one()
+    assert turn.to_address == "ann@example.test"
+    text = turn.text_body
+    listed = [line.split(":")[0].split(". ", 1)[1] for line in text.splitlines()
+              if line.startswith("  ") and ". Computer" in line]
+    assert set(listed) == {"Computer (easy) (Red)", "Computer (easy) (Blue)"}, text
+    board = text.split("The board:", 1)[1]
+    for label in ("Computer (easy) (Red)", "Computer (easy) (Blue)", "Ann (Yellow)"):
+        assert f"\n{label}: at " in board, board  # the text board's line per seat
+    assert "\nComputer (easy): " not in text  # nobody is left nameless
