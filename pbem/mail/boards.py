@@ -2,7 +2,8 @@
 
 Mail clients drop SVG, so email carries PNG; twice the size keeps it sharp on high-density screens
 while the HTML shows it at display size. Each (game, ply, viewer, language) is rendered once and
-kept: the words on a board (headers, scores) are in its reader's language.
+kept: the words on a board (headers, scores) are in its reader's language, and a seat the engine
+calls "Player 1" is named as the email's text names it ("Alice (Red)").
 
 A game that ended off the board (resigned, forfeited on time, adjudicated) stops where the rules
 still have someone to move; its last position is drawn as over (``render_svg(over=True)``: "game
@@ -11,14 +12,18 @@ over", not "Light to move"), a picture kept apart from the one drawn at that ply
 
 from __future__ import annotations
 
+from xml.sax.saxutils import escape
+
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from engine import png as engine_png
 from pbem.db import Database
-from pbem.i18n import translations
+from pbem.i18n import Reader, translations
 from pbem.models import BoardImage, Game, GameStatus, Move
 from pbem.positions import engine_game
+from pbem.services.common import players_of, seats_of
+from pbem.services.results import labels_for, name_generic_seats
 
 SCALE = 2
 
@@ -54,8 +59,14 @@ def board_png(database: Database, game_id: int, ply: int, viewer: int,
         )).one_or_none()
         if cached is not None:
             return cached.png
+        seats = seats_of(session, game_id)
+        players = players_of(session, seats)
+        reader = Reader(language)
+        labels = [escape(label) for label in labels_for(
+            game, state, [players[s.player_id].name for s in seats], reader)]
     svg = game.render_svg(state, None if viewer < 0 else viewer, last.notation if last else None,
                           translator=translations(language), over=over)
+    svg = name_generic_seats(svg, game.seat_names(state), labels, reader)
     png = svg_to_png(svg)
     try:
         with database.write() as session:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
 from sqlmodel import select
 
 from pbem.db import Database
@@ -36,3 +37,25 @@ def test_two_computers_of_one_level_are_told_apart_by_colour(sqlite_database: Da
     for label in ("Computer (easy) (Red)", "Computer (easy) (Blue)", "Ann (Yellow)"):
         assert f"\n{label}: at " in board, board  # the text board's line per seat
     assert "\nComputer (easy): " not in text  # nobody is left nameless
+
+
+def test_the_emailed_board_names_the_seats_as_the_text_does(
+    sqlite_database: Database, site: Site, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pbem.mail import boards
+
+    drawn: list[str] = []
+    monkeypatch.setattr(boards, "svg_to_png", lambda svg: drawn.append(svg) or b"png")
+    with sqlite_database.write() as session:
+        ann = Player(name="Ann <&>", email="ann@example.test", created_at=NOW, language="de")
+        session.add(ann)
+        session.flush()
+        row = start_computer_game(session, NOW, site, player=ann, game_type="rifugio",
+                                  options={"players": 3}, level="easy")
+        game_id = row.id
+    assert game_id is not None
+    boards.board_png(sqlite_database, game_id, 0, 0, "de")
+    svg = drawn[-1]
+    assert "Ann &lt;&amp;&gt; (Rot)" in svg  # the player's name, escaped, and her colour in German
+    assert "Computer (easy) (Blau)" in svg
+    assert "Player 1" not in svg and "Spieler 1" not in svg
