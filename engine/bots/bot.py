@@ -104,7 +104,7 @@ class Bot:
         rng = random.Random(f"bot/{self.seed}")
         sample, observe = _sampler(game, state, seat)
         search = Search(game, seat, rng, exploration=self.exploration, observe=observe,
-                        margin=game.info.id in MARGIN_GAMES)
+                        margin=game.info.id in MARGIN_GAMES, fixed=observe is None)
         playouts, seconds = self.playouts, self.seconds
         if isinstance(game, Stigmergy) and getattr(state, "komi", 0) is None:
             komi, confidence = fair_komi(game, state, rng, self.playouts or NORMAL_PLAYOUTS)

@@ -132,9 +132,11 @@ class Edge:
 
 @dataclass
 class Node:
-    """An information set: the edges tried from it, keyed by the moves' notation."""
+    """An information set: the edges tried from it, keyed by the moves' notation, and (when
+    every determinization is the same state) its moves, listed on the first visit."""
 
     edges: dict[str, Edge] = field(default_factory=dict)
+    moves: list[tuple[str, Any]] | None = None
 
 
 class Search:
@@ -142,8 +144,11 @@ class Search:
 
     def __init__(self, game: Game[Any, Any], seat: int, rng: random.Random, *,
                  exploration: float, observe: Observer | None = None,
-                 margin: bool = False) -> None:
+                 margin: bool = False, fixed: bool = False) -> None:
         self.game, self.seat, self.rng = game, seat, rng
+        # One state per node (no hidden information): its legal moves never change, and
+        # listing them again on every visit was most of the tree's cost in short games.
+        self.fixed = fixed
         self.score = margin_rewards if margin else rewards
         self.exploration = exploration
         self.observe = observe
@@ -172,7 +177,11 @@ class Search:
         node = self.root
         path: list[tuple[Edge, int]] = []
         while (mover := game.to_move(state)) is not None:
-            moves = expand_moves(game, state)
+            moves = node.moves
+            if moves is None:
+                moves = expand_moves(game, state)
+                if self.fixed:
+                    node.moves = moves
             edges = node.edges
             untried: list[tuple[str, Any]] = []
             best: Edge | None = None

@@ -13,7 +13,7 @@ import pytest
 from engine import GAMES, new_game
 from engine.base import Game, NumberChoice
 from engine.bots import LEVELS, Bot, number_candidates
-from engine.bots.mcts import expand_moves
+from engine.bots.mcts import Search, expand_moves
 from engine.bots.rifugio_sampling import determinize, same_view, unseen_tiles
 from engine.cli import main, play
 from engine.games.rifugio.state import OVER
@@ -70,6 +70,23 @@ def test_same_seed_and_budget_give_the_same_move(gid: str) -> None:
     first = bot_for(gid, seed=3).choose(game, state, seat)
     assert bot_for(gid, seed=3).choose(game, state, seat) == first
     assert bot_for(gid, seed=3).choose(game, state, seat) == first
+
+
+@pytest.mark.parametrize("gid", ["conflagration", "refugia", "stigmergy"])
+def test_listing_a_nodes_moves_once_changes_no_statistic_of_the_tree(gid: str) -> None:
+    # Without hidden information a node is one state, so the search keeps its moves; the tree
+    # it grows must be the very one it grew when it listed them on every visit.
+    game = small(gid)
+    state = random_position(game, 4, seed=6)
+    seat = game.to_move(state)
+    assert seat is not None
+    trees = []
+    for fixed in (False, True):
+        tree = Search(game, seat, random.Random(9), exploration=0.7, fixed=fixed)
+        tree.run(lambda rng: state, playouts=150)
+        trees.append(tree.statistics())
+    assert trees[0] == trees[1]
+    assert sum(visits for _, visits, _ in trees[0]) == 150
 
 
 def test_different_seeds_may_choose_differently() -> None:
