@@ -23,6 +23,7 @@ from engine.games.rifugio.tiles import (
     EDITION,
     KINDS,
     NUM_TILES,
+    OPEN,
     SET_SIZES,
     SETS,
     SIDES,
@@ -31,9 +32,9 @@ from engine.games.rifugio.tiles import (
     START_TILE,
     TOPS,
     buildable,
+    fits_by_signature,
     huts_each,
     neighbour,
-    passable,
     tiles_per_turn,
     turns_that_fit,
 )
@@ -47,6 +48,7 @@ DEFAULT_SEED = "rifugio"
 
 Pos = tuple[int, int]
 TableMove = tuple[str, int, int, int]
+STEP_MOVES: tuple[TableMove, ...] = tuple(("step", d, 0, 0) for d in range(6))
 
 
 def seed_text(seed: int | str | None) -> str:
@@ -249,11 +251,13 @@ class Table:
         here, rot = self.tiles[pos]
         paid = self.free > 0 or self.step_cards[seat] > 0
         if paid or self.bonus:
-            for d in range(6):
-                there = self.tiles.get(neighbour(pos, d))
-                if (there is not None and passable(here, rot, d)
-                        and passable(there[0], there[1], (d + 3) % 6)):
-                    moves.append(("step", d, 0, 0))
+            q, r = pos
+            tiles, exits = self.tiles, OPEN[here][rot]
+            for d, (dq, dr) in enumerate(STEPS):
+                if exits[d]:
+                    there = tiles.get((q + dq, r + dr))
+                    if there is not None and OPEN[there[0]][there[1]][(d + 3) % 6]:
+                        moves.append(STEP_MOVES[d])
         if paid and self.can_build():
             moves.append(("build", 0, 0, 0))
         moves.append(("end", 0, 0, 0))
@@ -317,16 +321,18 @@ class Table:
         self.tiles[pos] = (self.hand, rot)
         self.placed.append((q, r, self.hand, rot))
         self.frontier.discard(pos)
-        around = [p for p in (neighbour(pos, d) for d in range(6)) if p not in self.tiles]
+        tiles = self.tiles
+        around = [p for p in ((q + dq, r + dr) for dq, dr in STEPS) if p not in tiles]
         self.frontier.update(around)
         for p in around:
             self._facing.pop(p, None)
-        facings = [(p, self.facing(p)) for p in around]
-        for sig, found in self._fits.items():
+        fits = self._fits
+        for found in fits.values():
             found.pop(pos, None)
-            tile = SIG_TILE[sig]
-            for p, facing in facings:
-                turns = turns_that_fit(tile, facing)
+        for p in around:  # in this order, as each map's order is the order of the legal moves
+            by_signature = fits_by_signature(self.facing(p))
+            for sig, found in fits.items():
+                turns = by_signature[sig]
                 if turns:
                     found[p] = turns
                 else:

@@ -227,6 +227,14 @@ def turns_that_fit(tile: int, facing: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(rot for rot in ROTATIONS[tile] if fits(tile, rot, facing))
 
 
+@lru_cache(maxsize=1 << 14)
+def fits_by_signature(facing: tuple[int, ...]) -> dict[tuple[int, ...], tuple[int, ...]]:
+    """:func:`turns_that_fit` for one tile of every signature at once: a lay updates where each
+    kind fits around it, and hashing the neighbourhood once per place is what keeps that cheap.
+    The dict is shared: read it, never change it."""
+    return {sig: turns_that_fit(tile, facing) for sig, tile in SIG_TILE.items()}
+
+
 def misfit(tile: int, rot: int, facing: Sequence[int]) -> Text:
     """Why ``tile`` does not fit there, in words ("" when it does)."""
     mine = SIDES[tile][rot]
@@ -255,6 +263,12 @@ def passable(tile: int, rot: int, d: int) -> bool:
     """Whether a walker may cross the side of ``tile`` towards ``d`` (a pass: only an entrance)."""
     code = SIDES[tile][rot][d]
     return code < _PASS or code != _PASS + 2
+
+
+# OPEN[tile][rot][d]: passable(tile, rot, d), looked up on every step of every playout.
+OPEN: tuple[tuple[tuple[bool, ...], ...], ...] = tuple(
+    tuple(tuple(passable(tile, rot, d) for d in range(6)) for rot in range(6))
+    for tile in range(len(SIDES)))
 
 
 def buildable(tile: int) -> bool:
