@@ -96,6 +96,9 @@ def load_config(
         # Who may get an account by signing in (docs/challenges.md): open (anyone), invite (only
         # addresses someone invited to a game) or closed (no new accounts at all).
         "SIGNUP": get("SIGNUP", "invite").strip().lower(),
+        # The computer at "strong" thinks this long a move in the sweep; 0: a fixed 2000
+        # playouts instead (the same move for the same position, whatever the machine's load).
+        "BOT_STRONG_SECONDS": get("BOT_STRONG_SECONDS", "5"),
         # What players may choose when they start games themselves: time controls (";" between
         # them, as "3d per move") and timeout policies (","), approved by the site.
         "CHALLENGE_TIME_CONTROLS": get("CHALLENGE_TIME_CONTROLS",
@@ -131,8 +134,23 @@ def check_config(config: Mapping[str, Any]) -> None:
         raise ConfigError("PBEM_DEFAULT_LANGUAGE must be one of en, nl, de, it")
     if config.get("SIGNUP", "invite") not in ("open", "invite", "closed"):
         raise ConfigError("PBEM_SIGNUP must be one of open, invite, closed")
+    if not 0 <= strong_seconds(config) <= MAX_STRONG_SECONDS:
+        raise ConfigError(f"PBEM_BOT_STRONG_SECONDS must be a number of seconds from 0 to "
+                          f"{MAX_STRONG_SECONDS:g}")
     if config["SMTP_TLS"] not in {"none", "starttls", "ssl"}:
         raise ConfigError("PBEM_SMTP_TLS must be one of none, starttls, ssl")
+
+
+MAX_STRONG_SECONDS = 20.0  # the sweep's cutoff for any search (pbem.scheduler.bots)
+
+
+def strong_seconds(config: Mapping[str, Any]) -> float:
+    """PBEM_BOT_STRONG_SECONDS as a number (-1 when it is not one, which the check refuses)."""
+    try:
+        value = float(config.get("BOT_STRONG_SECONDS", 5))
+    except (TypeError, ValueError):
+        return -1.0
+    return value if value == value else -1.0  # NaN is not a duration
 
 
 def _check_production(config: Mapping[str, Any]) -> None:

@@ -3,8 +3,10 @@
 For each active, unpaused, unheld game whose seat to move is a bot, the move is chosen outside
 any write transaction (a search can take seconds; a write lock on SQLite stops every other
 writer meanwhile), then submitted in a short write transaction at the ply it was chosen for:
-if someone else moved meanwhile (the organiser, a timeout), the choice is dropped. Budgets are
-playouts, not seconds, so a sweep's bot moves are deterministic and bounded in work.
+if someone else moved meanwhile (the organiser, a timeout), the choice is dropped. Easy and
+normal count playouts, so their moves are deterministic; strong thinks for a time
+(PBEM_BOT_STRONG_SECONDS, 5 s) or, set to 0, plays a fixed 2000 playouts too. No search runs past
+CUTOFF_SECONDS.
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ from pbem.services.timeouts import alert_organiser
 
 log = logging.getLogger(__name__)
 
-# Playouts per move at each level in the sweep: strong's default is 5 s, not deterministic.
+# Playouts per move at each level in the sweep; strong thinks for the site's strong_seconds
+# instead (PBEM_BOT_STRONG_SECONDS, 5 s by default) unless that is 0.
 PLAYOUTS = {"easy": 50, "normal": 400, "strong": 2000}
 # A search still running after this many seconds (a loaded machine) plays its best move so far.
 CUTOFF_SECONDS = 20.0
@@ -110,17 +113,22 @@ def note_for(confidence: float) -> str:
     return ""
 
 
-def choose(database: Database, turn: BotTurn) -> tuple[str, str] | None:
+def choose(database: Database, turn: BotTurn, strong_seconds: float = 0.0
+           ) -> tuple[str, str] | None:
     """(move notation, note) for ``turn``, computed with no transaction open; None if the game
-    has moved on since it was found."""
+    has moved on since it was found. ``strong_seconds`` (the site's setting): how long strong
+    thinks a move; 0 for its fixed playouts."""
     with database.session() as session:
         row = session.get(Game, turn.game_id)
         if row is None or row.ply != turn.ply or row.to_move != turn.seat:
             return None
         game, state = current_state(row)
         seed = bot_seed(row.seed, row.ply)
-    bot = Bot.at(turn.level, seed=seed, playouts=PLAYOUTS.get(turn.level, PLAYOUTS["normal"]),
-                 cutoff=CUTOFF_SECONDS)
+    if turn.level == "strong" and strong_seconds > 0:
+        bot = Bot.at("strong", seed=seed, seconds=min(strong_seconds, CUTOFF_SECONDS))
+    else:
+        bot = Bot.at(turn.level, seed=seed,
+                     playouts=PLAYOUTS.get(turn.level, PLAYOUTS["normal"]), cutoff=CUTOFF_SECONDS)
     move, confidence = bot.choose(game, state, turn.seat)
     if turn.stand_in:  # the computer speaks for itself only when it is the player
         return str(move), STAND_IN_NOTES.get(turn.stand_in, "")
@@ -129,7 +137,7 @@ def choose(database: Database, turn: BotTurn) -> tuple[str, str] | None:
 
 def play_turn(database: Database, now: datetime, site: Site, turn: BotTurn) -> bool:
     """Choose and submit one bot move; False if the game moved on meanwhile."""
-    chosen = choose(database, turn)
+    chosen = choose(database, turn, site.strong_seconds)
     if chosen is None:
         return False
     text, note = chosen

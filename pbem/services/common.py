@@ -12,6 +12,7 @@ from sqlmodel import Session, col, select
 
 from engine.text import Text
 from pbem.addresses import check_address
+from pbem.config import strong_seconds
 from pbem.db import Database
 from pbem.errors import GameMovedOn, GameNotActive, NotYourTurn, ServiceError
 from pbem.i18n import Reader, supported
@@ -32,6 +33,9 @@ class Site:
     reply_address: str = ""
     # The language of new players nobody chose one for, and of organiser alerts: en, nl, de, it.
     default_language: str = "en"
+    # Seconds the computer at "strong" thinks a move in the sweep (PBEM_BOT_STRONG_SECONDS);
+    # 0: a fixed number of playouts instead, the same move for the same position.
+    strong_seconds: float = 0.0
 
     def reader_for(self, player: Any) -> Reader:
         """The reader a player is (their language and time zone); the site's default language
@@ -95,7 +99,8 @@ def site_from_config(database: Database, config: Mapping[str, Any]) -> Site:
                    if a.strip())
     reply = str(config.get("REPLY_ADDRESS", "") or "")
     return Site(links, config["MAIL_FROM"], alerts, check_address(reply) if reply else "",
-                default_language=str(config.get("DEFAULT_LANGUAGE") or "en"))
+                default_language=str(config.get("DEFAULT_LANGUAGE") or "en"),
+                strong_seconds=max(0.0, strong_seconds(config)))
 
 
 def in_play(seats: Sequence[Seat]) -> list[Seat]:

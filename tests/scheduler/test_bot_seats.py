@@ -124,6 +124,46 @@ def test_bots_play_each_other_to_the_end_in_sweeps(database: Database, site: Sit
     assert {e.to_address for e in outbox(database)} <= {OLGA.email}  # only the organiser's
 
 
+def test_strong_thinks_for_the_sites_seconds_or_plays_fixed_playouts(
+    database: Database, site: Site, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dataclasses import replace
+
+    from pbem.scheduler.bots import PLAYOUTS, bot_turns, choose
+
+    budgets: list[tuple[int | None, float | None]] = []
+    choose_move = Bot.choose
+
+    def spy(self: Bot, game: Any, state: Any, seat: int) -> Any:
+        budgets.append((self.playouts, self.seconds))
+        return choose_move(replace(self, playouts=20, seconds=None), game, state, seat)
+
+    monkeypatch.setattr(Bot, "choose", spy)
+    game_id = new_game(database, site, [parse_player("bot:strong"), ANN])
+    with database.write() as session:
+        respond_to_invitation(session, NOW, site, game_id=game_id, seat=1, accept=True)
+    turn = bot_turns(database, game_id)[0]
+    assert choose(database, turn, 2.5) is not None
+    assert choose(database, turn, 0.0) is not None
+    assert budgets == [(None, 2.5), (PLAYOUTS["strong"], None)]
+
+
+@pytest.mark.parametrize(("value", "ok"), [("5", True), ("0", True), ("0.5", True),
+                                           ("20", True), ("21", False), ("-1", False),
+                                           ("soon", False), ("nan", False)])
+def test_the_strong_seconds_setting_is_checked(value: str, ok: bool) -> None:
+    from pbem.config import ConfigError, check_config, load_config
+    from pbem.services.common import site_from_config
+
+    config = load_config({"PBEM_BOT_STRONG_SECONDS": value}, read_dotenv=False)
+    if not ok:
+        with pytest.raises(ConfigError, match="PBEM_BOT_STRONG_SECONDS"):
+            check_config(config)
+        return
+    check_config(config)
+    assert site_from_config(Database("sqlite://"), config).strong_seconds == float(value)
+
+
 def test_a_crashing_bot_leaves_the_game_and_alerts_once(
     database: Database, site: Site, monkeypatch: pytest.MonkeyPatch
 ) -> None:
