@@ -155,11 +155,12 @@ def play_turn(database: Database, now: datetime, site: Site, turn: BotTurn) -> b
     return True
 
 
-def play_game(database: Database, now: datetime, site: Site, turn: BotTurn) -> BotResult:
-    """Bot moves in one game while a bot is to move, up to :data:`MAX_MOVES_PER_GAME`."""
+def play_game(database: Database, now: datetime, site: Site, turn: BotTurn,
+              limit: int = MAX_MOVES_PER_GAME) -> BotResult:
+    """Bot moves in one game while a bot is to move, up to ``limit``."""
     moves = 0
     current: BotTurn | None = turn
-    while current is not None and moves < MAX_MOVES_PER_GAME:
+    while current is not None and moves < limit:
         try:
             if not play_turn(database, now, site, current):
                 break
@@ -169,6 +170,8 @@ def play_game(database: Database, now: datetime, site: Site, turn: BotTurn) -> B
             report_failure(database, now, site, current, error)
             return BotResult(moves, f"game {current.game_id}: bot failed: {error}")
         moves += 1
+        if moves >= limit:
+            break
         found = bot_turns(database, current.game_id)
         current = found[0] if found else None
     return BotResult(moves)
@@ -206,6 +209,20 @@ def already_reported(session: Session, turn: BotTurn) -> bool:
 
 def play_bots(database: Database, now: datetime, site: Site,
               on_result: Callable[[BotResult], None]) -> None:
-    """Every game waiting for a bot: its moves, reported through ``on_result``."""
-    for turn in bot_turns(database):
-        on_result(play_game(database, now, site, turn))
+    """Every game waiting for a bot, one move a game in turn, reported through ``on_result``.
+
+    Round after round until no bot is to move: every game's first move comes before any
+    game's second, so a person waiting for the computer is never held up behind a long game
+    between computers. A game rests until the next sweep after :data:`MAX_MOVES_PER_GAME`
+    moves, a failure or a move dropped because the game moved on.
+    """
+    played: dict[int, int] = {}
+    resting: set[int] = set()
+    while turns := [t for t in bot_turns(database) if t.game_id not in resting]:
+        for turn in turns:
+            result = play_game(database, now, site, turn, limit=1)
+            on_result(result)
+            played[turn.game_id] = played.get(turn.game_id, 0) + result.moves
+            if (result.error is not None or result.moves == 0
+                    or played[turn.game_id] >= MAX_MOVES_PER_GAME):
+                resting.add(turn.game_id)

@@ -164,6 +164,31 @@ def test_the_strong_seconds_setting_is_checked(value: str, ok: bool) -> None:
     assert site_from_config(Database("sqlite://"), config).strong_seconds == float(value)
 
 
+def test_a_person_waiting_for_the_computer_comes_before_a_game_between_computers(
+    database: Database, site: Site, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import pbem.scheduler.bots as bots
+
+    computers = new_game(database, site, [parse_player("bot:easy"), parse_player("bot:easy")])
+    person = new_game(database, site, [parse_player("bot:easy"), ANN])  # a later game
+    with database.write() as session:
+        respond_to_invitation(session, NOW, site, game_id=person, seat=1, accept=True)
+    order: list[int] = []
+    play_turn = bots.play_turn
+
+    def noting(database: Database, now: datetime, site: Site, turn: Any) -> bool:
+        order.append(turn.game_id)
+        return play_turn(database, now, site, turn)
+
+    monkeypatch.setattr(bots, "play_turn", noting)
+    monkeypatch.setattr(bots, "MAX_MOVES_PER_GAME", 6)
+    summary = sweep(database, NOW, site)
+    assert order[:2] == [computers, person]  # one move each before the computers' second
+    assert order.count(person) == 1 and game_row(database, person).to_move == 1  # Ann's turn
+    assert order.count(computers) == 6  # then the computers rest until the next sweep
+    assert summary.bot_moves == 7 and not summary.errors
+
+
 def test_a_crashing_bot_leaves_the_game_and_alerts_once(
     database: Database, site: Site, monkeypatch: pytest.MonkeyPatch
 ) -> None:
