@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -44,6 +45,7 @@ PLAYOUTS = {"easy": 50, "normal": 400, "strong": 2000}
 # A search still running after this many seconds (a loaded machine) plays its best move so far.
 CUTOFF_SECONDS = 20.0
 MAX_MOVES_PER_GAME = 200  # bot against bot: a sweep must end; the next sweep goes on
+PASS_SECONDS = 120.0  # after this, a sweep's bot pass only makes games' first moves
 CONFIDENT, DOUBTFUL = 0.8, 0.2
 # Shown in the players' emails in their language (pbem.services.notify.SERVER_NOTES).
 WIN_NOTE, LOSS_NOTE = N_("I expect to win"), N_("This looks bad for me")
@@ -208,18 +210,25 @@ def already_reported(session: Session, turn: BotTurn) -> bool:
 
 
 def play_bots(database: Database, now: datetime, site: Site,
-              on_result: Callable[[BotResult], None]) -> None:
+              on_result: Callable[[BotResult], None], *,
+              clock: Callable[[], float] = time.monotonic) -> None:
     """Every game waiting for a bot, one move a game in turn, reported through ``on_result``.
 
     Round after round until no bot is to move: every game's first move comes before any
     game's second, so a person waiting for the computer is never held up behind a long game
     between computers. A game rests until the next sweep after :data:`MAX_MOVES_PER_GAME`
-    moves, a failure or a move dropped because the game moved on.
+    moves, a failure or a move dropped because the game moved on; after
+    :data:`PASS_SECONDS` (read on ``clock``) only games without a move in this sweep are
+    played, so games between computers cannot hold up the sweep's reminders and timeouts.
     """
     played: dict[int, int] = {}
     resting: set[int] = set()
+    deadline = clock() + PASS_SECONDS
     while turns := [t for t in bot_turns(database) if t.game_id not in resting]:
         for turn in turns:
+            if turn.game_id in played and clock() > deadline:
+                resting.add(turn.game_id)
+                continue
             result = play_game(database, now, site, turn, limit=1)
             on_result(result)
             played[turn.game_id] = played.get(turn.game_id, 0) + result.moves

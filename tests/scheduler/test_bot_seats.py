@@ -189,6 +189,22 @@ def test_a_person_waiting_for_the_computer_comes_before_a_game_between_computers
     assert summary.bot_moves == 7 and not summary.errors
 
 
+def test_past_its_time_the_bot_pass_only_makes_first_moves(
+    database: Database, site: Site,
+) -> None:
+    from pbem.scheduler.bots import PASS_SECONDS, BotResult, play_bots
+
+    computers = new_game(database, site, [parse_player("bot:easy"), parse_player("bot:easy")])
+    person = new_game(database, site, [parse_player("bot:easy"), ANN])
+    with database.write() as session:
+        respond_to_invitation(session, NOW, site, game_id=person, seat=1, accept=True)
+    ticks = iter([0.0, *[PASS_SECONDS + 1] * 50])  # the pass is over after its start
+    results: list[BotResult] = []
+    play_bots(database, NOW, site, results.append, clock=lambda: next(ticks))
+    assert sum(r.moves for r in results) == 2  # each game its first move, no more
+    assert game_row(database, person).to_move == 1 and game_row(database, computers).ply == 1
+
+
 def test_a_crashing_bot_leaves_the_game_and_alerts_once(
     database: Database, site: Site, monkeypatch: pytest.MonkeyPatch
 ) -> None:
