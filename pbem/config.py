@@ -10,6 +10,7 @@ once; ``create_app`` lets tests override any key.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -150,7 +151,7 @@ def strong_seconds(config: Mapping[str, Any]) -> float:
         value = float(config.get("BOT_STRONG_SECONDS", 5))
     except (TypeError, ValueError):
         return -1.0
-    return value if value == value else -1.0  # NaN is not a duration
+    return value if math.isfinite(value) else -1.0  # nor is NaN or infinity
 
 
 def _check_production(config: Mapping[str, Any]) -> None:

@@ -71,7 +71,7 @@ class BotTurn:
 
 @dataclass(frozen=True)
 class BotResult:
-    """What one game's bot moves came to in a sweep."""
+    """What a bot's move came to in a sweep."""
 
     moves: int = 0
     error: str | None = None
@@ -157,26 +157,17 @@ def play_turn(database: Database, now: datetime, site: Site, turn: BotTurn) -> b
     return True
 
 
-def play_game(database: Database, now: datetime, site: Site, turn: BotTurn,
-              limit: int = MAX_MOVES_PER_GAME) -> BotResult:
-    """Bot moves in one game while a bot is to move, up to ``limit``."""
-    moves = 0
-    current: BotTurn | None = turn
-    while current is not None and moves < limit:
-        try:
-            if not play_turn(database, now, site, current):
-                break
-        except Exception as error:  # a broken bot must leave the game as it was
-            log.exception("sweep: the bot of game %s failed at ply %s", current.game_id,
-                          current.ply)
-            report_failure(database, now, site, current, error)
-            return BotResult(moves, f"game {current.game_id}: bot failed: {error}")
-        moves += 1
-        if moves >= limit:
-            break
-        found = bot_turns(database, current.game_id)
-        current = found[0] if found else None
-    return BotResult(moves)
+def play_one_move(database: Database, now: datetime, site: Site, turn: BotTurn) -> BotResult:
+    """One bot move in ``turn``'s game: no move when the game moved on meanwhile, or when the
+    bot failed (logged, the organiser alerted, the game left as it was)."""
+    try:
+        if not play_turn(database, now, site, turn):
+            return BotResult(0)
+    except Exception as error:  # a broken bot must leave the game as it was
+        log.exception("sweep: the bot of game %s failed at ply %s", turn.game_id, turn.ply)
+        report_failure(database, now, site, turn, error)
+        return BotResult(0, f"game {turn.game_id}: bot failed: {error}")
+    return BotResult(1)
 
 
 def report_failure(database: Database, now: datetime, site: Site, turn: BotTurn,
@@ -229,7 +220,7 @@ def play_bots(database: Database, now: datetime, site: Site,
             if turn.game_id in played and clock() > deadline:
                 resting.add(turn.game_id)
                 continue
-            result = play_game(database, now, site, turn, limit=1)
+            result = play_one_move(database, now, site, turn)
             on_result(result)
             played[turn.game_id] = played.get(turn.game_id, 0) + result.moves
             if (result.error is not None or result.moves == 0
