@@ -50,6 +50,8 @@ class NumberChoice:
     low: int
     high: int
     label: str = field(default="", compare=False)
+    hint: str = field(default="", compare=False)
+    """How to choose the number, for a player who has never had to (shown beside the field)."""
 
     def __str__(self) -> str:
         return f"<{self.name}>"

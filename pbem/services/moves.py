@@ -270,9 +270,15 @@ class _Mailing:
                             title_of(self.row, self.context["player_names"], seat, reader))
 
     def describe(self, seat: int, reader: Reader = ENGLISH) -> str:
-        """The engine's line about the position as ``seat`` sees it, naming the players."""
-        return in_words(self.game.describe(self.state, seat), self.context["names"],
+        """The engine's line about the position as ``seat`` sees it, naming the players; for
+        the seat to move, how to choose a number the move asks for (Stigmergy's komi)."""
+        line = in_words(self.game.describe(self.state, seat), self.context["names"],
                         self.context_in(reader)["labels"], reader)
+        if self.game.to_move(self.state) == seat:
+            hints = [reader.gettext(m.hint) for m in self.game.legal_moves(self.state)
+                     if isinstance(m, engine.NumberChoice) and m.hint]
+            line = " ".join([line, *hints])
+        return line
 
     def board(self, seat: int, *, over: bool = False) -> BoardRef:
         """The picture for ``seat``; ``over`` for the game-over email, whose game may have

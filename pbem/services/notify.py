@@ -29,6 +29,7 @@ from pbem.services.results import (
     name_generic_seats,
     outcome_for,
     seat_role,
+    told_apart,
 )
 from pbem.templating import render_email
 
@@ -104,6 +105,7 @@ def title_of(row: Game, player_names: Sequence[str], seat: int | None,
     """The game as a recipient knows it: "Mosey vs Bob (wVDOGE)" for a player (the others by
     name), "Mosey: Alice vs Bob (wVDOGE)" for anyone else (organisers)."""
     name = game_name(row.game_type, reader)
+    player_names = told_apart(player_names, row.game_type, reader)
     if seat is None:
         return reader.gettext("%(game)s: %(players)s (%(id)s)", game=name,
                               players=reader.gettext(" vs ").join(player_names),

@@ -89,6 +89,29 @@ def join_names(names: Sequence[str], reader: Reader = ENGLISH) -> str:
     return reader.gettext("%(names)s and %(last)s", names=", ".join(names[:-1]), last=names[-1])
 
 
+def told_apart(names: Sequence[str], game_id: str, reader: Reader = ENGLISH) -> list[str]:
+    """``names`` with each name that more than one seat shares followed by the seat's colour
+    (Rifugio's "Computer (easy) (Blue)"), or by "seat N" where the game has no colours, so
+    that a title never reads "Computer (easy) and Computer (easy)".
+
+    >>> told_apart(["Ann", "Computer (easy)", "Computer (easy)"], "rifugio")
+    ['Ann', 'Computer (easy) (Blue)', 'Computer (easy) (Yellow)']
+    >>> told_apart(["Bot", "Bot"], "mosey")
+    ['Bot (seat 1)', 'Bot (seat 2)']
+    """
+    colours = seat_colours(game_id)
+    shown = []
+    for seat, name in enumerate(names):
+        if sum(1 for other in names if other == name) == 1:
+            shown.append(name)
+            continue
+        colour = colours[seat] if seat < len(colours) else ""
+        which = (reader.gettext(colour) if colour
+                 else reader.gettext("seat %(number)d", number=seat + 1))
+        shown.append(f"{name} ({which})")
+    return shown
+
+
 def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 

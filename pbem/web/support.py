@@ -65,12 +65,13 @@ def read_as_player(player: Player, settings_url: str | None = None) -> Reader:
 
     The page's language switcher (which would change nothing here) gives way to a note that the
     language is chosen in their settings; ``settings_url`` links there from their own games page.
-    Other pages do not link it: a game or move link someone forwards must not open the player's
-    settings."""
+    Other pages link it only for the player signed in to this browser (base.html): a game or
+    move link someone forwards must not open the player's settings."""
     reader = Reader.of(player, current_app.config.get("DEFAULT_LANGUAGE", "en"))
     read_as(reader)
     refresh()  # Flask-Babel may have looked at the visitor's language already
     g.pbem_settings_url = settings_url
+    g.pbem_reader_id = player.id
     return reader
 
 

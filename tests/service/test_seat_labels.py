@@ -37,6 +37,9 @@ def test_two_computers_of_one_level_are_told_apart_by_colour(sqlite_database: Da
     for label in ("Computer (easy) (Red)", "Computer (easy) (Blue)", "Ann (Yellow)"):
         assert f"\n{label}: at " in board, board  # the text board's line per seat
     assert "\nComputer (easy): " not in text  # nobody is left nameless
+    # The subject too: an inbox with several such games shows which computers each one has.
+    assert turn.subject.startswith(
+        "Your turn: Rifugio vs Computer (easy) (Red) and Computer (easy) (Blue) ("), turn.subject
 
 
 def test_the_emailed_board_names_the_seats_as_the_text_does(

@@ -8,11 +8,12 @@ import re
 from datetime import datetime, timedelta
 
 from flask.testing import FlaskClient
+from sqlmodel import select
 
 from pbem.db import Database
-from pbem.models import Game
+from pbem.models import Game, OutboxEmail
 from pbem.positions import current_state, move_key, resolve_typed
-from pbem.services import Site
+from pbem.services import PlayerSpec, Site, submit_move
 from pbem.services.clock_actions import pause_game
 from tests.support import start_a_game
 
@@ -110,6 +111,33 @@ def test_a_stigmergy_komi_error_suggests_numbers_not_stone_moves(
         assert "a whole number from" in text, text
         assert "C2-E2" not in text.replace(f"'{typed}'", ""), text
         assert "take-button" not in text and "D5" not in text
+
+
+def test_the_komi_field_and_email_say_how_to_choose_a_komi(
+    client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
+) -> None:
+    players = [PlayerSpec("Anna", "anna@example.test", language="nl"),
+               PlayerSpec("Bob", "bob@example.test")]
+    game_pk = start_a_game(sqlite_database, now, site, "stigmergy",
+                           {"size": 5, "komi": "negotiate"}, players=players)
+    page = client.get(_move_url(sqlite_database, site, game_pk)).text
+    hint = re.search(r'<p class="hint" id="hint-komi">(.*?)</p>', page, re.S)
+    assert hint and "kiest daarna welke kant" in html.unescape(hint[1])  # Anna reads Dutch
+    assert 'aria-describedby="hint-komi"' in page  # read out with the field
+    with sqlite_database.session() as session:
+        turns = session.exec(select(OutboxEmail).where(OutboxEmail.game_id == game_pk,
+                                                       OutboxEmail.kind == "turn")).all()
+    assert [t.to_address for t in turns] == ["anna@example.test"]
+    assert "een hogere komi helpt Wit" in turns[0].text_body
+    with sqlite_database.write() as session:
+        submit_move(session, now, site, game_id=game_pk, seat=0, ply=0, text="3")
+    # Bob chooses sides: no komi to name, so no such advice.
+    page = client.get(_move_url(sqlite_database, site, game_pk)).text
+    assert 'class="hint" id="hint-komi"' not in page and "komi that makes" not in page
+    with sqlite_database.session() as session:
+        bob = session.exec(select(OutboxEmail).where(
+            OutboxEmail.to_address == "bob@example.test", OutboxEmail.kind == "turn")).one()
+    assert "komi that makes" not in bob.text_body
 
 
 def test_the_move_page_can_show_every_legal_move(

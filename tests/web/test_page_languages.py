@@ -28,6 +28,7 @@ from pbem.positions import current_state, resolve_typed
 from pbem.services import Site
 from pbem.web import rules
 from tests.support import ALICE_BOB, start_a_game
+from tests.web.sessions import signed_in
 
 TRANSLATED = ("nl", "de", "it")
 
@@ -91,6 +92,27 @@ def test_a_players_page_is_in_their_language_whatever_the_browser_says(
     assert "Nederlands" in page.text
     mine = client.get(site.links.my_games_url(player_id)).text
     assert "/language/" not in mine and 'href="#settings"' in mine
+
+
+def test_a_signed_in_player_gets_a_link_to_their_settings_on_their_own_pages(
+    app: Flask, client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
+) -> None:
+    row, player_id = _game(sqlite_database, now, site)
+    other_id = next(s.player_id for s in _seats(sqlite_database, row) if s.player_id != player_id)
+    url = _move_url(site, row)
+    own = signed_in(app, sqlite_database, player_id).get(url).text
+    assert 'href="/account#settings"' in own and "/language/" not in own
+    settings = signed_in(app, sqlite_database, player_id).get("/account")
+    assert settings.status_code == 303 and "/me/" in settings.location
+    # Someone else, signed in, who opens a forwarded link: the note, never the owner's settings.
+    forwarded = signed_in(app, sqlite_database, other_id).get(url).text
+    assert "/account#settings" not in forwarded and "/me/" not in forwarded
+    assert "you choose the language on your games page" in forwarded
+
+
+def _seats(database: Database, row: Game) -> list[Seat]:
+    with database.session() as session:
+        return list(session.exec(select(Seat).where(Seat.game_id == row.id)))
 
 
 def test_a_public_page_follows_accept_language(client: FlaskClient) -> None:

@@ -118,7 +118,10 @@ class Stigmergy(StigmergyDrawing):
 
     def _komi_choice(self) -> NumberChoice:
         return NumberChoice("komi", -self.komi_limit, self.komi_limit,
-                            label=N_("Komi (added to White's score)"))
+                            label=N_("Komi (added to White's score)"),
+                            hint=N_("Your opponent then chooses which side to play, so name the "
+                                    "komi that makes Black and White equally good: a higher "
+                                    "komi helps White, a lower one Black."))
 
     def legal_moves(self, state: StigmergyState) -> list[StigmergyMove | NumberChoice]:
         if state.passes >= 2:
