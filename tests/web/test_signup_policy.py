@@ -107,6 +107,25 @@ def test_only_known_addresses_get_links(
     assert _players(sqlite_database) == ["ann@example.test"]
 
 
+NEWCOMER_NOTES = {
+    "open": "we email you a link that makes your account",
+    "invite": "a player challenges you at your email address",
+    "closed": "when an organiser of this site gives them a seat",
+}
+
+
+@pytest.mark.parametrize("policy", NEWCOMER_NOTES)
+def test_a_newcomer_reads_how_to_join_before_and_after_asking_for_a_link(
+    app: Flask, client: FlaskClient, sqlite_database: Database, policy: str,
+) -> None:
+    app.config["SIGNUP"] = policy
+    pages = [client.get("/").text, client.get("/sign-in").text,
+             _ask(client, "stranger@example.test").text]
+    for page in pages:
+        for other, words in NEWCOMER_NOTES.items():  # this site's way in, no other's promise
+            assert (words in page) == (other == policy), (policy, other)
+
+
 def test_invite_lets_invited_addresses_in_and_closed_invites_nobody_new(
     app: Flask, sqlite_database: Database,
 ) -> None:
