@@ -87,6 +87,21 @@ class Option:
     choices: tuple[int | str, ...]
     default: int | str
     help: str = ""
+    choice_words: tuple[str, ...] = ()
+    """How each choice reads to a player, in the order of ``choices``, where they are words."""
+
+    def words(self, choice: object) -> str:
+        """How ``choice`` reads to a player: its word (marked for translation), else itself.
+
+        >>> komi = Option("komi", "Komi", ("negotiate", "none"), "negotiate",
+        ...               choice_words=("negotiated", "zero"))
+        >>> komi.words("none"), Option("order", "Board order", (4, 5), 4).words(5)
+        ('zero', '5')
+        """
+        for value, word in zip(self.choices, self.choice_words, strict=False):
+            if str(value) == str(choice):
+                return word
+        return str(choice)
 
     def coerce(self, value: object) -> int | str:
         """Return the choice meant by ``value`` (text from a form or the command line works too)."""

@@ -27,8 +27,11 @@ def options_in_words(game_type: str, options: Mapping[str, object], reader: Read
     parts = []
     for name in order:
         option = known.get(name)
-        label = reader.gettext(option.label) if option is not None else name
-        parts.append(f"{label} {options[name]}")
+        if option is None:
+            parts.append(f"{name} {options[name]}")
+            continue
+        label, choice = reader.gettext(option.label), option.words(options[name])
+        parts.append(f"{label} {reader.gettext(choice) if choice else choice}")
     return ", ".join(parts)
 
 

@@ -71,7 +71,7 @@ def _boards(game_id: str, language: str = "en"
         return ((None, _start_svg(game_id, {}, language)),)
     option = info.options[0]
     choices = getattr(option, "choices", None) or (option.default,)
-    return tuple(((option.name, str(choice)),
+    return tuple(((option.label, option.words(choice)),
                   _start_svg(game_id, {option.name: choice}, language))
                  for choice in list(choices)[:MAX_BOARDS])
 
@@ -95,6 +95,8 @@ def rules_page(game_id: str) -> str:
     reader = current_reader()
     return render_template(
         "rules.html", info=info, terms=terms_for(game_id, {}, reader=reader),
+        options=[(words(reader, o.label), [words(reader, o.words(c)) for c in o.choices],
+                  words(reader, o.words(o.default))) for o in info.options],
         boards=_boards(game_id, reader.language),
         fine_print=_fine_print(family_of(game_id), reader.language),
         family=[(gid, words(reader, other.name)) for gid, other in engine.GAMES.items()

@@ -19,3 +19,11 @@ def test_options_read_as_the_form_labels_them() -> None:
 def test_no_options_and_unknown_ones() -> None:
     assert options_in_words("mosey", {}, Reader("en")) == ""
     assert options_in_words("no-such-game", {"size": 3}, Reader("en")) == "size 3"
+
+
+def test_options_whose_choices_are_words_read_in_the_readers_language() -> None:
+    assert options_in_words("stigmergy", {"size": 8, "komi": "negotiate"},
+                            Reader("en")) == "Board side 8, Komi negotiated"
+    assert options_in_words("stigmergy", {"komi": "none"}, Reader("en")) == "Komi zero"
+    german = options_in_words("stigmergy", {"size": 8, "komi": "negotiate"}, Reader("de"))
+    assert german.endswith("Komi ausgehandelt"), german

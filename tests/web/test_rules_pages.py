@@ -58,6 +58,33 @@ def test_rules_page_has_summary_terms_and_every_board(game_id: str, client: Flas
         assert term in text
 
 
+def test_rules_page_names_options_and_their_choices_as_players_read_them(
+    client: FlaskClient,
+) -> None:
+    english = html.unescape(client.get("/rules/stigmergy").text)
+    assert "Komi: negotiated, zero (usually negotiated)" in english
+    assert "Board side: 5, 6, 7, 8, 9, 10 (usually 8)" in english
+    assert "The start, Board side 5" in english  # the option's label, never its stored name
+    german = html.unescape(client.get("/rules/stigmergy",
+                                      headers={"Accept-Language": "de"}).text)
+    options = german.split("<h2>Optionen</h2>", 1)[1].split("</ul>", 1)[0]
+    assert "Komi: ausgehandelt, null (meist ausgehandelt)" in options, options
+
+
+def test_the_option_form_shows_words_and_sends_the_stored_value(
+    app: Flask, sqlite_database: Database,
+) -> None:
+    from tests.web.sessions import signed_in
+    from tests.web.test_challenges import make_player
+
+    player_id = make_player(sqlite_database, "Ann", "ann@example.test")
+    client = signed_in(app, sqlite_database, player_id)
+    form = client.get("/challenges/new", query_string={"game": "stigmergy"},
+                      headers={"Accept-Language": "it"}).text
+    assert '<option value="negotiate" selected>negoziato</option>' in form
+    assert '<option value="none">zero</option>' in form
+
+
 def test_unknown_rules_page_is_not_found(client: FlaskClient) -> None:
     assert client.get("/rules/nine-men").status_code == 404
 

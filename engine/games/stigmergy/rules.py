@@ -60,8 +60,9 @@ class Stigmergy(StigmergyDrawing):
         options=(
             Option("size", N_("Board side"), SIZES, 8, help=N_("hexhex board of 61 to 271 cells")),
             Option("komi", N_("Komi"), ("negotiate", "none"), "negotiate",
-                   help=N_("negotiate: the first player names the komi, the second chooses "
-                           "sides")),
+                   help=N_("negotiated: the first player names the komi, the second chooses "
+                           "sides; zero: no komi, the first player is Black"),
+                   choice_words=(N_("negotiated"), N_("zero"))),
         ),
         summary=N_("A territory game of lines of sight on a hexhex board. A cell is yours when "
                  "more than half as many of your stones see it as it has neighbours. Place on "
