@@ -66,6 +66,8 @@ def load_config(
         # Scheduler: seconds between sweeps (reminders, timeouts) and between mail deliveries.
         "SWEEP_EVERY": sweep_every,
         "DELIVER_EVERY": int(get("DELIVER_EVERY", "5")),
+        # Seconds between looks for a computer player to move: its reply comes within seconds.
+        "BOT_EVERY": int(get("BOT_EVERY", "2")),
         # Reverse proxies in front of the app (1 behind nginx): client addresses for the login
         # rate limit come from X-Forwarded-For only when this is set.
         "TRUSTED_PROXIES": int(get("TRUSTED_PROXIES", "0")),
@@ -138,6 +140,8 @@ def check_config(config: Mapping[str, Any]) -> None:
     if not 0 <= strong_seconds(config) <= MAX_STRONG_SECONDS:
         raise ConfigError(f"PBEM_BOT_STRONG_SECONDS must be a number of seconds from 0 to "
                           f"{MAX_STRONG_SECONDS:g}")
+    if int(config.get("BOT_EVERY", 2)) < 1:
+        raise ConfigError("PBEM_BOT_EVERY must be a whole number of seconds, at least 1")
     if config["SMTP_TLS"] not in {"none", "starttls", "ssl"}:
         raise ConfigError("PBEM_SMTP_TLS must be one of none, starttls, ssl")
 

@@ -256,7 +256,8 @@ def start_background_scheduler(database: Database, config: dict[str, Any]) -> An
     jobs = jobs_from_config(database, config)
     scheduler = build_scheduler(jobs, blocking=False,
                                 sweep_every=int(config.get("SWEEP_EVERY", 60)),
-                                deliver_every=int(config.get("DELIVER_EVERY", 5)))
+                                deliver_every=int(config.get("DELIVER_EVERY", 5)),
+                                bot_every=int(config.get("BOT_EVERY", 2)))
     scheduler.start()
     return scheduler, jobs
 
@@ -281,9 +282,10 @@ def scheduler(sweep_every: int | None, deliver_every: int | None) -> None:
     deliver_every = deliver_every or int(config["DELIVER_EVERY"])
     jobs = jobs_from_config(open_database(config), config)
     runner = build_scheduler(jobs, blocking=True, sweep_every=sweep_every,
-                             deliver_every=deliver_every, fetch_every=int(config["FETCH_EVERY"]))
+                             deliver_every=deliver_every, fetch_every=int(config["FETCH_EVERY"]),
+                             bot_every=int(config["BOT_EVERY"]))
     click.echo(f"pbem scheduler {jobs.holder}: sweep every {sweep_every}s, deliver every"
-               f" {deliver_every}s")
+               f" {deliver_every}s, computer players every {config['BOT_EVERY']}s")
     # systemd stops with SIGTERM: leave through `finally`, releasing the lease for the standby.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:

@@ -1,4 +1,6 @@
-"""The APScheduler jobs: the sweep every minute and outbox delivery every few seconds.
+"""The APScheduler jobs: the sweep every minute, outbox delivery every few seconds, and the
+computer players' moves every two seconds (so a person playing the computer has its reply within
+seconds, not at the next sweep).
 
 Both jobs first take (or renew) the database lease (:mod:`pbem.scheduler.lease`); a process that
 does not hold it does nothing, so a second ``pbem scheduler`` is a hot standby. ``coalesce`` and
@@ -24,7 +26,14 @@ from apscheduler.schedulers.blocking import BlockingScheduler  # type: ignore[im
 
 from pbem.db import Database
 from pbem.mail.outbox import DeliveryReport, SmtpSettings, deliver_pending
-from pbem.scheduler.lease import LEASE_TIME, new_holder_id, release_lease, take_lease
+from pbem.scheduler.bots import BotResult, play_bots
+from pbem.scheduler.lease import (
+    LEASE_TIME,
+    lease_holder,
+    new_holder_id,
+    release_lease,
+    take_lease,
+)
 from pbem.scheduler.stats import record_sweep
 from pbem.scheduler.sweep import SweepSummary, sweep
 from pbem.services.common import Site, site_from_config
@@ -32,6 +41,7 @@ from pbem.services.common import Site, site_from_config
 log = logging.getLogger(__name__)
 SWEEP_EVERY_SECONDS = 60
 DELIVER_EVERY_SECONDS = 5
+BOT_EVERY_SECONDS = 2
 
 
 def utc_now() -> datetime:
@@ -59,12 +69,29 @@ class SchedulerJobs:
         if not self.is_active(now):
             return None
         began = time.monotonic()
-        summary = sweep(self.database, now, self.site)
+        # The bots job plays the computers: a sweep doing it too would search the same
+        # positions twice at once, one move then dropped as stale.
+        summary = sweep(self.database, now, self.site, bots=False)
         # For /metrics: web workers read it from the database (they cannot see this process).
         record_sweep(self.database, self.holder, now, time.monotonic() - began)
         if summary.work_done or summary.errors:
             log.info("sweep at %s: %s", now.isoformat(), summary)
         return summary
+
+    def bots_tick(self, now: datetime | None = None) -> int | None:
+        """Play the computer players waiting to move if this process holds the lease; the
+        moves made (None when standing by). It only reads the lease, which the other jobs
+        renew: a write every two seconds would queue behind the web's writers for nothing."""
+        now = now or self.clock()
+        if lease_holder(self.database, now) != self.holder:
+            return None
+        results: list[BotResult] = []
+        play_bots(self.database, now, self.site, results.append)
+        moves = sum(result.moves for result in results)
+        if moves or any(result.error for result in results):
+            log.info("computer players: %s moves, %s failed", moves,
+                     sum(1 for result in results if result.error))
+        return moves
 
     def delivery_tick(self, now: datetime | None = None) -> DeliveryReport | None:
         """Deliver due mail if this process holds the lease; None when standing by."""
@@ -103,9 +130,10 @@ def jobs_from_config(database: Database, config: Mapping[str, Any]) -> Scheduler
 def build_scheduler(jobs: SchedulerJobs, *, blocking: bool,
                     sweep_every: float = SWEEP_EVERY_SECONDS,
                     deliver_every: float = DELIVER_EVERY_SECONDS,
-                    fetch_every: float = 0) -> BaseScheduler:
-    """A scheduler (not started) with its jobs, in UTC: sweep, delivery, and the IMAP fetch
-    when ``fetch_every`` is set and the jobs have a mailbox."""
+                    fetch_every: float = 0,
+                    bot_every: float = BOT_EVERY_SECONDS) -> BaseScheduler:
+    """A scheduler (not started) with its jobs, in UTC: sweep, delivery, the computer players,
+    and the IMAP fetch when ``fetch_every`` is set and the jobs have a mailbox."""
     scheduler: BaseScheduler = (BlockingScheduler(timezone=UTC) if blocking
                                 else BackgroundScheduler(timezone=UTC))
     defaults = {"coalesce": True, "max_instances": 1, "misfire_grace_time": 30}
@@ -113,6 +141,8 @@ def build_scheduler(jobs: SchedulerJobs, *, blocking: bool,
                       next_run_time=utc_now(), **defaults)
     scheduler.add_job(_guarded(jobs.delivery_tick), "interval", seconds=deliver_every,
                       id="deliver", next_run_time=utc_now(), **defaults)
+    scheduler.add_job(_guarded(jobs.bots_tick), "interval", seconds=bot_every, id="bots",
+                      next_run_time=utc_now(), **defaults)
     if fetch_every > 0 and jobs.imap_url:
         scheduler.add_job(_guarded(jobs.fetch_tick), "interval", seconds=fetch_every,
                           id="fetch", next_run_time=utc_now(), **defaults)

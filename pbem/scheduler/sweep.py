@@ -7,7 +7,9 @@ the sweep twice, concurrently, or again after a crash half way sends no reminder
 no timeout twice.
 
 Computer players move first (:mod:`pbem.scheduler.bots`), each move chosen outside any write
-transaction, so a bot's clock never runs out while the scheduler is up.
+transaction, so a bot's clock never runs out while the scheduler is up. ``pbem sweep`` plays
+them here; ``pbem scheduler`` in a job of its own every two seconds, so that a person playing the
+computer gets its reply within seconds rather than at the next sweep.
 
 >>> from datetime import UTC, datetime
 >>> from pbem.db import Database
@@ -73,17 +75,18 @@ def due_games(database: Database, now: datetime, limit: int,
 
 def sweep(
     database: Database, now: datetime, site: Site, *, batch: int = BATCH,
-    after_each: Callable[[int, str], None] | None = None,
+    after_each: Callable[[int, str], None] | None = None, bots: bool = True,
 ) -> SweepSummary:
     """Do all the work due at ``now``; see the module docstring.
 
     A game whose unit fails (a bug, a broken engine state) is logged, counted in ``errors`` and
     left for the next sweep, so one bad game cannot stop the others' clocks. ``after_each`` is
     called after each unit's commit with the game id and what was done (tests use it to crash
-    a sweep half way).
+    a sweep half way). ``bots=False`` leaves the computer players to the scheduler's own job.
     """
     summary = SweepSummary()
-    play_bots(database, now, site, summary.add_bot_result)
+    if bots:
+        play_bots(database, now, site, summary.add_bot_result)
     expire_stale(database, now, site)  # challenges nobody took up in time
     # Games not to pick again in this sweep: failed, or found with nothing to do (a game that
     # is due again at a new ply, such as the second step of a timed-out turn, is picked again).
@@ -111,6 +114,6 @@ def sweep(
         if len(due) < batch:
             # A timeout may have handed a seat to the computer (policies bot, forfeit-bot):
             # it plays now rather than a sweep later.
-            if any(kind in summary.timeouts for kind in ("bot", "forfeit")):
+            if bots and any(kind in summary.timeouts for kind in ("bot", "forfeit")):
                 play_bots(database, now, site, summary.add_bot_result)
             return summary

@@ -59,11 +59,12 @@ def test_the_jobs_never_pile_up(clock_games: ClockGames, smtp_server: SmtpServer
     jobs = SchedulerJobs(clock_games.database, clock_games.site, smtp_server.settings())
     scheduler = build_scheduler(jobs, blocking=False, sweep_every=60, deliver_every=5)
     found = {job.id: job for job in scheduler.get_jobs()}
-    assert set(found) == {"sweep", "deliver"}
+    assert set(found) == {"sweep", "deliver", "bots"}
     for job in found.values():
         assert job.coalesce is True and job.max_instances == 1
     assert found["sweep"].trigger.interval == timedelta(seconds=60)
     assert found["deliver"].trigger.interval == timedelta(seconds=5)
+    assert found["bots"].trigger.interval == timedelta(seconds=2)
 
 
 def test_the_active_scheduler_records_each_sweep_for_the_web_processes(

@@ -1,0 +1,96 @@
+"""The scheduler's computer-players job: a person playing the computer gets its reply within
+seconds, not at the next minute's sweep; only the process holding the lease plays, and the
+sweep leaves the computers to the job (no search run twice)."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from pbem.config import ConfigError, check_config, load_config
+from pbem.db import Database
+from pbem.mail.outbox import SmtpSettings
+from pbem.models import GameStatus, MoveSource
+from pbem.positions import current_state, moves_of
+from pbem.scheduler.runner import SchedulerJobs, build_scheduler
+from pbem.services import Site, parse_player, respond_to_invitation, submit_move
+from tests.scheduler.test_bot_seats import ANN, game_row, new_game
+
+NOW = datetime(2025, 3, 3, 12, 0, tzinfo=UTC)
+NOWHERE = SmtpSettings("127.0.0.1", 9, "pbem@example.test")  # nothing is delivered here
+
+
+def _started(database: Database, site: Site) -> int:
+    """A started game of Ann, to move first, against the computer (easy)."""
+    game_id = new_game(database, site, [ANN, parse_player("bot:easy")])
+    with database.write() as session:
+        respond_to_invitation(session, NOW, site, game_id=game_id, seat=0, accept=True)
+    return game_id
+
+
+def _ann_moves(database: Database, site: Site, game_id: int) -> None:
+    row = game_row(database, game_id)
+    game, state = current_state(row)
+    with database.write() as session:
+        submit_move(session, NOW, site, game_id=game_id, seat=0, ply=row.ply,
+                    text=str(game.legal_moves(state)[0]))
+    assert game_row(database, game_id).to_move == 1
+
+
+def _bot_moves(database: Database, game_id: int) -> int:
+    with database.session() as session:
+        return sum(1 for m in moves_of(session, game_id) if m.source == MoveSource.BOT)
+
+
+def test_only_the_lease_holder_plays_and_the_sweep_leaves_it_to_the_job(
+    database: Database, site: Site,
+) -> None:
+    game_id = _started(database, site)
+    _ann_moves(database, site, game_id)
+    active = SchedulerJobs(database, site, NOWHERE, holder="active")
+    standby = SchedulerJobs(database, site, NOWHERE, holder="standby")
+    assert active.sweep_tick(NOW) is not None  # takes the lease
+    assert _bot_moves(database, game_id) == 0  # the sweep did not play the computer
+    assert standby.bots_tick(NOW) is None and _bot_moves(database, game_id) == 0
+    assert active.bots_tick(NOW + timedelta(seconds=2)) == 1
+    assert _bot_moves(database, game_id) == 1 and game_row(database, game_id).to_move == 0
+    assert active.bots_tick(NOW + timedelta(seconds=4)) == 0  # Ann's turn: nothing to do
+
+
+def test_the_running_scheduler_answers_a_move_within_seconds(
+    sqlite_database: Database, site: Site,
+) -> None:
+    game_id = _started(sqlite_database, site)
+    jobs = SchedulerJobs(sqlite_database, site, NOWHERE)
+    # Sweep and delivery run once at the start, then not for an hour: after that only the
+    # computer-players job can answer Ann's move.
+    scheduler = build_scheduler(jobs, blocking=False, sweep_every=3600, deliver_every=3600,
+                                bot_every=1)
+    scheduler.start()
+    try:
+        time.sleep(1.5)
+        _ann_moves(sqlite_database, site, game_id)
+        waited = 0.0
+        while _bot_moves(sqlite_database, game_id) == 0 and waited < 30:
+            time.sleep(0.2)
+            waited += 0.2
+    finally:
+        scheduler.shutdown(wait=True)
+        jobs.stop()
+    assert _bot_moves(sqlite_database, game_id) == 1, "no computer move without a sweep"
+    row = game_row(sqlite_database, game_id)
+    assert row.status == GameStatus.ACTIVE and row.to_move == 0
+
+
+@pytest.mark.parametrize(("value", "ok"), [("2", True), ("1", True), ("0", False),
+                                           ("-3", False)])
+def test_the_bot_interval_is_checked(value: str, ok: bool) -> None:
+    config = load_config({"PBEM_BOT_EVERY": value}, read_dotenv=False)
+    if ok:
+        check_config(config)
+        assert config["BOT_EVERY"] == int(value)
+    else:
+        with pytest.raises(ConfigError, match="PBEM_BOT_EVERY"):
+            check_config(config)
