@@ -40,6 +40,7 @@ from pbem.web.support import (
 from pbem.web.terms import name_generic_seats, seat_label, seat_names, terms_for
 
 bp = Blueprint("games", __name__)
+COMPUTER_REFRESH_SECONDS = 5  # how often a page waiting for the computer's move looks again
 
 
 @bp.get("/")
@@ -122,6 +123,14 @@ def render_game_page(
     # ended off the board at the position shown: the board says so, not who is to move
     ended_here = is_over(row) and shown == len(moves) and game.to_move(state) is not None
     move_url = None
+    mover = seats[row.to_move] if row.status == GameStatus.ACTIVE and row.to_move is not None \
+        and row.to_move < len(seats) else None
+    # The scheduler plays the computer within seconds (PBEM_BOT_EVERY): the page says so and
+    # looks again, so a player who just moved sees the reply arrive.
+    computer_to_move = (mover is not None and shown == len(moves) and not row.paused_at
+                        and not row.held_since
+                        and (players[mover.player_id].bot_level is not None
+                             or mover.stand_in is not None))
     if viewer is not None and row.status == GameStatus.ACTIVE and row.to_move == viewer:
         move_url = links.move_url(row.id, viewer, row.ply, holder=seats[viewer].player_id)
     return render_template(
@@ -142,6 +151,7 @@ def render_game_page(
         ended=is_over(row) and shown == len(moves),
         shown=shown,
         viewer=viewer, notice=notice,
+        computer_refresh=COMPUTER_REFRESH_SECONDS if computer_to_move else 0,
         move_url=move_url, seat_token=seat_token, **clock_text(row),
         resign_url=links.resign_url(row.id, viewer, holder=seats[viewer].player_id)
         if viewer is not None

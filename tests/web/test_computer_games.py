@@ -12,6 +12,7 @@ from sqlmodel import col, select
 
 from pbem.db import Database
 from pbem.models import Game, GameStatus, OutboxEmail, Player, Seat
+from pbem.positions import current_state
 from pbem.scheduler import sweep
 from pbem.services import Site
 from tests.support import start_a_game
@@ -115,3 +116,29 @@ def test_a_damaged_link_starts_nothing(client: FlaskClient, sqlite_database: Dat
                                                       "game": "mosey", "level": "easy"})
     assert answer.status_code == 400
     assert new_games(sqlite_database, player_id) == []
+
+
+def test_after_a_move_the_page_waits_for_the_computers_reply(
+    client: FlaskClient, sqlite_database: Database, site: Site, csrf: Callable[[str], str],
+) -> None:
+    me, player_id = games_page(sqlite_database, site)
+    form = client.get(f"{me}/computer", query_string={"game": "mosey"})
+    move_page = client.post(f"{me}/computer", data={
+        "csrf_token": csrf(form.text), "game": "mosey", "option-order": "4", "level": "easy",
+        "starter": "me"}).location
+    [(game, _)] = new_games(sqlite_database, player_id)
+    engine_game, state = current_state(game)
+    move = str(engine_game.legal_moves(state)[0])
+    confirm = client.get(f"{move_page}/confirm", query_string={"move": move})
+    done = client.post(f"{move_page}/confirm", data={"csrf_token": csrf(confirm.text),
+                                                      "move": move})
+    assert done.status_code == 303
+    waiting = client.get(done.location).text
+    assert "Your move was played." in waiting
+    assert "The computer is choosing its move." in waiting
+    assert '<meta http-equiv="refresh" content="5">' in waiting  # it looks again by itself
+    assert "make your move" not in waiting
+    sweep(sqlite_database, datetime.now(UTC), site)  # what the scheduler's job does
+    answered = client.get(done.location.split("?")[0]).text
+    assert "It is your turn: make your move" in answered
+    assert "http-equiv" not in answered and "choosing its move" not in answered
