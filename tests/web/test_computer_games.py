@@ -39,6 +39,14 @@ def new_games(database: Database, player_id: int) -> list[tuple[Game, list[Seat]
         return found
 
 
+def start_mosey_first(client: FlaskClient, me: str, csrf: Callable[[str], str]) -> Any:
+    """Mosey against the computer (easy), started from the games page ``me``, the player first."""
+    form = client.get(f"{me}/computer", query_string={"game": "mosey"})
+    return client.post(f"{me}/computer", data={
+        "csrf_token": csrf(form.text), "game": "mosey", "option-order": "4", "level": "easy",
+        "starter": "me"})
+
+
 def test_the_games_page_offers_the_computer(client: FlaskClient, sqlite_database: Database,
                                             site: Site) -> None:
     me, _ = games_page(sqlite_database, site)
@@ -55,10 +63,7 @@ def test_starting_first_goes_straight_to_the_move_page(
     client: FlaskClient, sqlite_database: Database, site: Site, csrf: Callable[[str], str],
 ) -> None:
     me, player_id = games_page(sqlite_database, site)
-    form = client.get(f"{me}/computer", query_string={"game": "mosey"})
-    answer = client.post(f"{me}/computer", data={
-        "csrf_token": csrf(form.text), "game": "mosey", "option-order": "4", "level": "easy",
-        "starter": "me"})
+    answer = start_mosey_first(client, me, csrf)
     assert answer.status_code == 303 and "/play/" in answer.location
     [(game, seats)] = new_games(sqlite_database, player_id)
     assert game.status == GameStatus.ACTIVE and game.to_move == 0
@@ -122,10 +127,7 @@ def test_after_a_move_the_page_waits_for_the_computers_reply(
     client: FlaskClient, sqlite_database: Database, site: Site, csrf: Callable[[str], str],
 ) -> None:
     me, player_id = games_page(sqlite_database, site)
-    form = client.get(f"{me}/computer", query_string={"game": "mosey"})
-    move_page = client.post(f"{me}/computer", data={
-        "csrf_token": csrf(form.text), "game": "mosey", "option-order": "4", "level": "easy",
-        "starter": "me"}).location
+    move_page = start_mosey_first(client, me, csrf).location
     [(game, _)] = new_games(sqlite_database, player_id)
     engine_game, state = current_state(game)
     move = str(engine_game.legal_moves(state)[0])
