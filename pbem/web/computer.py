@@ -68,19 +68,21 @@ def play_the_computer(token: str) -> tuple[str, int] | Response:
                                       starter=starter)  # type: ignore[arg-type]
             assert row.id is not None
             mine = next(s for s in seats_of(session, row.id) if s.player_id == player.id)
-            target = _where_to_go(row.status, row.to_move, mine, row.id, row.ply, token)
+            target = _where_to_go(row.status, row.to_move, mine, row.id, row.ply)
     except (ServiceError, engine.UnknownGame) as error:
         return _form(token, info, values, reason_of(error), 400)
     return redirect(target, 303)
 
 
 
-def _where_to_go(status: str, to_move: int | None, mine: Seat, game: int, ply: int,
-                 token: str) -> str:
-    """Straight to the move page when the player starts, else back to their games."""
+def _where_to_go(status: str, to_move: int | None, mine: Seat, game: int, ply: int) -> str:
+    """Straight to the move page when the player starts, else to their page of the game, which
+    shows the computer's first move as it comes."""
+    links = site().links
     if status == GameStatus.ACTIVE and to_move == mine.seat:
-        return site().links.move_url(game, mine.seat, ply, holder=mine.player_id)
-    return url_for("players.my_games", token=token, started=1)
+        return links.move_url(game, mine.seat, ply, holder=mine.player_id)
+    return url_for("games.seat_page", token=links.sign("seat-view", game=game, seat=mine.seat),
+                   started=1)
 
 
 def _form(token: str, info: engine.GameInfo, values: object, error: str,

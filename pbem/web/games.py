@@ -176,6 +176,8 @@ def seat_page(token: str) -> tuple[str, int]:
         return damaged_link()
     row, fields = found
     notice = _("Your move was played.") if request.args.get("played") else ""
+    if request.args.get("started"):
+        notice = _("The game has started.")
     if row.status == GameStatus.ACTIVE and row.id is not None and seat_out_of_game(
             row.id, fields["seat"]):
         notice = str(OUT_OF_GAME)

@@ -83,7 +83,9 @@ def test_the_computer_starts_and_the_sweep_plays_it(
     answer = client.post(f"{me}/computer", data={
         "csrf_token": csrf(form.text), "game": "rifugio", "option-players": "3",
         "level": "easy", "starter": "computer"})
-    assert answer.status_code == 303 and "/me/" in answer.location
+    assert answer.status_code == 303 and "/seat/" in answer.location  # the game's own page
+    page = client.get(answer.location).text
+    assert "The game has started." in page and "The computer is choosing its move." in page
     [(game, seats)] = new_games(sqlite_database, player_id)
     assert [s.player_id == player_id for s in seats] == [False, False, True]  # last seat
     assert game.status == GameStatus.ACTIVE and game.to_move == 0
