@@ -6,7 +6,8 @@ writer meanwhile), then submitted in a short write transaction at the ply it was
 if someone else moved meanwhile (the organiser, a timeout), the choice is dropped. Easy and
 normal count playouts, so their moves are deterministic; strong thinks for a time
 (PBEM_BOT_STRONG_SECONDS, 5 s) or, set to 0, plays a fixed 2000 playouts too. No search runs past
-CUTOFF_SECONDS.
+CUTOFF_SECONDS. The search itself is :func:`pbem.scheduler.search_process.run_search`: here in
+this process (``pbem sweep``, tests), or in the scheduler's worker process (``run=``).
 """
 
 from __future__ import annotations
@@ -21,11 +22,10 @@ from datetime import datetime
 from sqlalchemy import or_
 from sqlmodel import Session, col, select
 
-from engine.bots import Bot
 from engine.text import N_
 from pbem.db import Database
 from pbem.models import AuditEntry, Game, GameStatus, MoveSource, Player, Seat
-from pbem.positions import current_state
+from pbem.scheduler.search_process import BotSearch, run_search
 from pbem.services.common import (
     GameMovedOn,
     GameNotActive,
@@ -39,11 +39,8 @@ from pbem.services.timeouts import alert_organiser
 
 log = logging.getLogger(__name__)
 
-# Playouts per move at each level in the sweep; strong thinks for the site's strong_seconds
-# instead (PBEM_BOT_STRONG_SECONDS, 5 s by default) unless that is 0.
-PLAYOUTS = {"easy": 50, "normal": 400, "strong": 2000}
-# A search still running after this many seconds (a loaded machine) plays its best move so far.
-CUTOFF_SECONDS = 20.0
+Runner = Callable[[BotSearch], tuple[str, float]]
+"""Runs a search: :func:`run_search` itself, or a worker process's ``SearchProcess.run``."""
 MAX_MOVES_PER_GAME = 200  # bot against bot: a sweep must end; the next sweep goes on
 PASS_SECONDS = 120.0  # after this, a sweep's bot pass only makes games' first moves
 CONFIDENT, DOUBTFUL = 0.8, 0.2
@@ -115,8 +112,8 @@ def note_for(confidence: float) -> str:
     return ""
 
 
-def choose(database: Database, turn: BotTurn, strong_seconds: float = 0.0
-           ) -> tuple[str, str] | None:
+def choose(database: Database, turn: BotTurn, strong_seconds: float = 0.0,
+           run: Runner = run_search) -> tuple[str, str] | None:
     """(move notation, note) for ``turn``, computed with no transaction open; None if the game
     has moved on since it was found. ``strong_seconds`` (the site's setting): how long strong
     thinks a move; 0 for its fixed playouts."""
@@ -124,22 +121,18 @@ def choose(database: Database, turn: BotTurn, strong_seconds: float = 0.0
         row = session.get(Game, turn.game_id)
         if row is None or row.ply != turn.ply or row.to_move != turn.seat:
             return None
-        game, state = current_state(row)
-        seed = bot_seed(row.seed, row.ply)
-    if turn.level == "strong" and strong_seconds > 0:
-        bot = Bot.at("strong", seed=seed, seconds=min(strong_seconds, CUTOFF_SECONDS))
-    else:
-        bot = Bot.at(turn.level, seed=seed,
-                     playouts=PLAYOUTS.get(turn.level, PLAYOUTS["normal"]), cutoff=CUTOFF_SECONDS)
-    move, confidence = bot.choose(game, state, turn.seat)
+        search = BotSearch(row.game_type, dict(row.options), row.state, turn.seat, turn.level,
+                           bot_seed(row.seed, row.ply), strong_seconds)
+    move, confidence = run(search)
     if turn.stand_in:  # the computer speaks for itself only when it is the player
-        return str(move), STAND_IN_NOTES.get(turn.stand_in, "")
-    return str(move), note_for(confidence)
+        return move, STAND_IN_NOTES.get(turn.stand_in, "")
+    return move, note_for(confidence)
 
 
-def play_turn(database: Database, now: datetime, site: Site, turn: BotTurn) -> bool:
+def play_turn(database: Database, now: datetime, site: Site, turn: BotTurn,
+              run: Runner = run_search) -> bool:
     """Choose and submit one bot move; False if the game moved on meanwhile."""
-    chosen = choose(database, turn, site.strong_seconds)
+    chosen = choose(database, turn, site.strong_seconds, run)
     if chosen is None:
         return False
     text, note = chosen
@@ -157,11 +150,12 @@ def play_turn(database: Database, now: datetime, site: Site, turn: BotTurn) -> b
     return True
 
 
-def play_one_move(database: Database, now: datetime, site: Site, turn: BotTurn) -> BotResult:
+def play_one_move(database: Database, now: datetime, site: Site, turn: BotTurn,
+                  run: Runner = run_search) -> BotResult:
     """One bot move in ``turn``'s game: no move when the game moved on meanwhile, or when the
     bot failed (logged, the organiser alerted, the game left as it was)."""
     try:
-        if not play_turn(database, now, site, turn):
+        if not play_turn(database, now, site, turn, run):
             return BotResult(0)
     except Exception as error:  # a broken bot must leave the game as it was
         log.exception("sweep: the bot of game %s failed at ply %s", turn.game_id, turn.ply)
@@ -202,7 +196,7 @@ def already_reported(session: Session, turn: BotTurn) -> bool:
 
 def play_bots(database: Database, now: datetime, site: Site,
               on_result: Callable[[BotResult], None], *,
-              clock: Callable[[], float] = time.monotonic) -> None:
+              clock: Callable[[], float] = time.monotonic, run: Runner = run_search) -> None:
     """Every game waiting for a bot, one move a game in turn, reported through ``on_result``.
 
     Round after round until no bot is to move: every game's first move comes before any
@@ -211,6 +205,7 @@ def play_bots(database: Database, now: datetime, site: Site,
     moves, a failure or a move dropped because the game moved on; after
     :data:`PASS_SECONDS` (read on ``clock``) only games without a move in this sweep are
     played, so games between computers cannot hold up the sweep's reminders and timeouts.
+    ``run`` runs each search (in this process by default).
     """
     played: dict[int, int] = {}
     resting: set[int] = set()
@@ -220,7 +215,7 @@ def play_bots(database: Database, now: datetime, site: Site,
             if turn.game_id in played and clock() > deadline:
                 resting.add(turn.game_id)
                 continue
-            result = play_one_move(database, now, site, turn)
+            result = play_one_move(database, now, site, turn, run)
             on_result(result)
             played[turn.game_id] = played.get(turn.game_id, 0) + result.moves
             if (result.error is not None or result.moves == 0

@@ -34,6 +34,7 @@ from pbem.scheduler.lease import (
     release_lease,
     take_lease,
 )
+from pbem.scheduler.search_process import SearchProcess
 from pbem.scheduler.stats import record_sweep
 from pbem.scheduler.sweep import SweepSummary, sweep
 from pbem.services.common import Site, site_from_config
@@ -59,6 +60,9 @@ class SchedulerJobs:
     clock: Callable[[], datetime] = utc_now
     lease_time: Any = LEASE_TIME
     imap_url: str = ""  # play by reply: the mailbox the fetch job reads (PBEM_IMAP_URL)
+    # The bots' searches run here, out of this process (whose threads, and under pbem dev the
+    # web app, would otherwise wait on the interpreter lock for seconds at a time).
+    searches: SearchProcess = field(default_factory=SearchProcess)
 
     def is_active(self, now: datetime) -> bool:
         return take_lease(self.database, self.holder, now, duration=self.lease_time)
@@ -86,7 +90,7 @@ class SchedulerJobs:
         if lease_holder(self.database, now) != self.holder:
             return None
         results: list[BotResult] = []
-        play_bots(self.database, now, self.site, results.append)
+        play_bots(self.database, now, self.site, results.append, run=self.searches.run)
         moves = sum(result.moves for result in results)
         if moves or any(result.error for result in results):
             log.info("computer players: %s moves, %s failed", moves,
@@ -120,6 +124,7 @@ class SchedulerJobs:
 
     def stop(self) -> None:
         release_lease(self.database, self.holder)
+        self.searches.close()
 
 
 def jobs_from_config(database: Database, config: Mapping[str, Any]) -> SchedulerJobs:

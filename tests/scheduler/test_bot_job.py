@@ -4,15 +4,18 @@ sweep leaves the computers to the job (no search run twice)."""
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from sqlmodel import select
 
 from pbem.config import ConfigError, check_config, load_config
 from pbem.db import Database
 from pbem.mail.outbox import SmtpSettings
-from pbem.models import GameStatus, MoveSource
+from pbem.models import AuditEntry, GameStatus, MoveSource
 from pbem.positions import current_state, moves_of
 from pbem.scheduler.runner import SchedulerJobs, build_scheduler
 from pbem.services import Site, parse_player, respond_to_invitation, submit_move
@@ -94,3 +97,31 @@ def test_the_bot_interval_is_checked(value: str, ok: bool) -> None:
     else:
         with pytest.raises(ConfigError, match="PBEM_BOT_EVERY"):
             check_config(config)
+
+
+def test_the_search_runs_in_a_worker_process_which_is_replaced_if_it_dies(
+    sqlite_database: Database, site: Site, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from engine.bots import Bot
+
+    def not_here(*args: object) -> None:
+        raise AssertionError("the search ran in the scheduler's own process")
+
+    monkeypatch.setattr(Bot, "choose", not_here)  # the worker process never sees this
+    game_id = _started(sqlite_database, site)
+    jobs = SchedulerJobs(sqlite_database, site, NOWHERE, holder="active")
+    try:
+        assert jobs.is_active(NOW)
+        _ann_moves(sqlite_database, site, game_id)
+        assert jobs.bots_tick(NOW) == 1 and _bot_moves(sqlite_database, game_id) == 1
+        worker = jobs.searches.pid()
+        assert worker != os.getpid()
+        os.kill(worker, signal.SIGKILL)  # the out-of-memory killer, say
+        _ann_moves(sqlite_database, site, game_id)
+        assert jobs.bots_tick(NOW) == 1 and _bot_moves(sqlite_database, game_id) == 2
+        assert jobs.searches.pid() != worker
+    finally:
+        jobs.stop()
+    with sqlite_database.session() as session:  # a worker's death is no fault of the game's
+        assert not session.exec(select(AuditEntry).where(
+            AuditEntry.action == "bot failed")).all()

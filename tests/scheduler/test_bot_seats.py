@@ -129,7 +129,8 @@ def test_strong_thinks_for_the_sites_seconds_or_plays_fixed_playouts(
 ) -> None:
     from dataclasses import replace
 
-    from pbem.scheduler.bots import PLAYOUTS, bot_turns, choose
+    from pbem.scheduler.bots import bot_turns, choose
+    from pbem.scheduler.search_process import PLAYOUTS
 
     budgets: list[tuple[int | None, float | None]] = []
     choose_move = Bot.choose
@@ -176,9 +177,9 @@ def test_a_person_waiting_for_the_computer_comes_before_a_game_between_computers
     order: list[int] = []
     play_turn = bots.play_turn
 
-    def noting(database: Database, now: datetime, site: Site, turn: Any) -> bool:
+    def noting(database: Database, now: datetime, site: Site, turn: Any, run: Any) -> bool:
         order.append(turn.game_id)
-        return play_turn(database, now, site, turn)
+        return play_turn(database, now, site, turn, run)
 
     monkeypatch.setattr(bots, "play_turn", noting)
     monkeypatch.setattr(bots, "MAX_MOVES_PER_GAME", 6)

@@ -13,7 +13,8 @@ import pytest
 from pbem.db import Database
 from pbem.models import GameStatus, MoveSource, Seat
 from pbem.positions import current_state
-from pbem.scheduler.bots import PLAYOUTS, STAND_IN_LEVEL, STAND_IN_NOTES
+from pbem.scheduler.bots import STAND_IN_LEVEL, STAND_IN_NOTES
+from pbem.scheduler.search_process import PLAYOUTS
 from pbem.services import Site, submit_move
 from tests.support import ClockGames
 

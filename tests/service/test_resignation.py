@@ -15,7 +15,8 @@ from pbem.db import Database
 from pbem.i18n import Reader
 from pbem.models import GameStatus, MoveSource, Seat
 from pbem.positions import current_state
-from pbem.scheduler.bots import PLAYOUTS, STAND_IN_LEVEL, STAND_IN_NOTES
+from pbem.scheduler.bots import STAND_IN_LEVEL, STAND_IN_NOTES
+from pbem.scheduler.search_process import PLAYOUTS
 from pbem.services import (
     NotYourTurn,
     PlayerSpec,
