@@ -68,6 +68,8 @@ def load_config(
         "DELIVER_EVERY": int(get("DELIVER_EVERY", "5")),
         # Seconds between looks for a computer player to move: its reply comes within seconds.
         "BOT_EVERY": int(get("BOT_EVERY", "2")),
+        # Computer players' searches at once (worker processes of the scheduler; cores to use).
+        "BOT_WORKERS": int(get("BOT_WORKERS", "2")),
         # Reverse proxies in front of the app (1 behind nginx): client addresses for the login
         # rate limit come from X-Forwarded-For only when this is set.
         "TRUSTED_PROXIES": int(get("TRUSTED_PROXIES", "0")),
@@ -142,10 +144,13 @@ def check_config(config: Mapping[str, Any]) -> None:
                           f"{MAX_STRONG_SECONDS:g}")
     if int(config.get("BOT_EVERY", 2)) < 1:
         raise ConfigError("PBEM_BOT_EVERY must be a whole number of seconds, at least 1")
+    if not 1 <= int(config.get("BOT_WORKERS", 2)) <= MAX_BOT_WORKERS:
+        raise ConfigError(f"PBEM_BOT_WORKERS must be a whole number from 1 to {MAX_BOT_WORKERS}")
     if config["SMTP_TLS"] not in {"none", "starttls", "ssl"}:
         raise ConfigError("PBEM_SMTP_TLS must be one of none, starttls, ssl")
 
 
+MAX_BOT_WORKERS = 32  # processes; more would only queue on the database
 MAX_STRONG_SECONDS = 20.0  # the sweep's cutoff for any search (pbem.scheduler.bots)
 
 

@@ -16,6 +16,7 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -196,7 +197,8 @@ def already_reported(session: Session, turn: BotTurn) -> bool:
 
 def play_bots(database: Database, now: datetime, site: Site,
               on_result: Callable[[BotResult], None], *,
-              clock: Callable[[], float] = time.monotonic, run: Runner = run_search) -> None:
+              clock: Callable[[], float] = time.monotonic, run: Runner = run_search,
+              workers: int = 1) -> None:
     """Every game waiting for a bot, one move a game in turn, reported through ``on_result``.
 
     Round after round until no bot is to move: every game's first move comes before any
@@ -205,19 +207,31 @@ def play_bots(database: Database, now: datetime, site: Site,
     moves, a failure or a move dropped because the game moved on; after
     :data:`PASS_SECONDS` (read on ``clock``) only games without a move in this sweep are
     played, so games between computers cannot hold up the sweep's reminders and timeouts.
-    ``run`` runs each search (in this process by default).
+    ``run`` runs each search (in this process by default); with ``workers`` above 1, that many
+    games of a round search at once (``run`` must then take searches in parallel, as the
+    scheduler's worker processes do), each game still one move a round.
     """
     played: dict[int, int] = {}
     resting: set[int] = set()
     deadline = clock() + PASS_SECONDS
-    while turns := [t for t in bot_turns(database) if t.game_id not in resting]:
-        for turn in turns:
-            if turn.game_id in played and clock() > deadline:
-                resting.add(turn.game_id)
-                continue
-            result = play_one_move(database, now, site, turn, run)
-            on_result(result)
-            played[turn.game_id] = played.get(turn.game_id, 0) + result.moves
-            if (result.error is not None or result.moves == 0
-                    or played[turn.game_id] >= MAX_MOVES_PER_GAME):
-                resting.add(turn.game_id)
+
+    def one(turn: BotTurn) -> BotResult:
+        return play_one_move(database, now, site, turn, run)
+
+    width = max(1, workers)
+    with ThreadPoolExecutor(width, thread_name_prefix="bots") as pool:
+        apply = pool.map if width > 1 else map
+        while turns := [t for t in bot_turns(database) if t.game_id not in resting]:
+            for start in range(0, len(turns), width):
+                batch = []
+                for turn in turns[start:start + width]:
+                    if turn.game_id in played and clock() > deadline:
+                        resting.add(turn.game_id)
+                    else:
+                        batch.append(turn)
+                for turn, result in zip(batch, apply(one, batch), strict=True):
+                    on_result(result)
+                    played[turn.game_id] = played.get(turn.game_id, 0) + result.moves
+                    if (result.error is not None or result.moves == 0
+                            or played[turn.game_id] >= MAX_MOVES_PER_GAME):
+                        resting.add(turn.game_id)

@@ -90,7 +90,8 @@ class SchedulerJobs:
         if lease_holder(self.database, now) != self.holder:
             return None
         results: list[BotResult] = []
-        play_bots(self.database, now, self.site, results.append, run=self.searches.run)
+        play_bots(self.database, now, self.site, results.append, run=self.searches.run,
+                  workers=self.searches.workers)
         moves = sum(result.moves for result in results)
         if moves or any(result.error for result in results):
             log.info("computer players: %s moves, %s failed", moves,
@@ -129,7 +130,8 @@ class SchedulerJobs:
 
 def jobs_from_config(database: Database, config: Mapping[str, Any]) -> SchedulerJobs:
     return SchedulerJobs(database, site_from_config(database, config),
-                         SmtpSettings.from_config(config), imap_url=str(config.get("IMAP_URL", "")))
+                         SmtpSettings.from_config(config), imap_url=str(config.get("IMAP_URL", "")),
+                         searches=SearchProcess(int(config.get("BOT_WORKERS", 2))))
 
 
 def build_scheduler(jobs: SchedulerJobs, *, blocking: bool,

@@ -66,10 +66,12 @@ def run_search(search: BotSearch) -> tuple[str, float]:
 
 @dataclass
 class SearchProcess:
-    """Runs :func:`run_search` in a worker process of its own, started on first use (spawned,
-    not forked: the scheduler has threads). A worker that died (killed, out of memory) is
-    replaced and the search run again, once: that is no fault of the game's."""
+    """Runs :func:`run_search` in ``workers`` worker processes of its own (as many searches at
+    once), started on first use (spawned, not forked: the scheduler has threads). A worker that
+    died (killed, out of memory) is replaced and the search run again, once: that is no fault of
+    the game's."""
 
+    workers: int = 1
     _executor: ProcessPoolExecutor | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -82,14 +84,15 @@ class SearchProcess:
             return self._worker().submit(run_search, search).result()
 
     def pid(self) -> int:
-        """The worker's process id (starting it if need be): for operators and tests."""
+        """A worker's process id (starting one if need be): for operators and tests."""
         return self._worker().submit(os.getpid).result()
 
     def _worker(self) -> ProcessPoolExecutor:
         with self._lock:
             if self._executor is None:
                 self._executor = ProcessPoolExecutor(
-                    max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+                    max_workers=max(1, self.workers),
+                    mp_context=multiprocessing.get_context("spawn"))
             return self._executor
 
     def close(self, *, wait: bool = True) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 
@@ -125,3 +126,33 @@ def test_the_search_runs_in_a_worker_process_which_is_replaced_if_it_dies(
     with sqlite_database.session() as session:  # a worker's death is no fault of the game's
         assert not session.exec(select(AuditEntry).where(
             AuditEntry.action == "bot failed")).all()
+
+
+def test_with_two_workers_two_games_search_at_once(database: Database, site: Site) -> None:
+    from pbem.scheduler.bots import BotResult, play_bots
+    from pbem.scheduler.search_process import BotSearch, run_search
+
+    games = [_started(database, site) for _ in range(2)]
+    for game_id in games:
+        _ann_moves(database, site, game_id)
+    together = threading.Barrier(2, timeout=10)
+
+    def side_by_side(search: BotSearch) -> tuple[str, float]:
+        together.wait()  # breaks (and the bot fails) unless the other search runs meanwhile
+        return run_search(search)
+
+    results: list[BotResult] = []
+    play_bots(database, NOW, site, results.append, run=side_by_side, workers=2)
+    assert [r.moves for r in results] == [1, 1] and not [r for r in results if r.error]
+    assert [_bot_moves(database, game_id) for game_id in games] == [1, 1]
+
+
+@pytest.mark.parametrize(("value", "ok"), [("1", True), ("2", True), ("32", True),
+                                           ("0", False), ("33", False)])
+def test_the_number_of_bot_workers_is_checked(value: str, ok: bool) -> None:
+    config = load_config({"PBEM_BOT_WORKERS": value}, read_dotenv=False)
+    if ok:
+        check_config(config)
+    else:
+        with pytest.raises(ConfigError, match="PBEM_BOT_WORKERS"):
+            check_config(config)
