@@ -332,7 +332,7 @@ def dev(host: str, port: int, smtp_port: int) -> None:
     click.echo(f"  caught mail (open the turn email to play): {base}/dev/mail")
     click.echo(f"  mail catcher (SMTP): 127.0.0.1:{smtp_port}")
     click.echo(f"  scheduler: sweep every {config['SWEEP_EVERY']} s, delivery every"
-               f" {config['DELIVER_EVERY']} s")
+               f" {config['DELIVER_EVERY']} s, computer players every {config['BOT_EVERY']} s")
     click.echo(f"  database: {config['DATABASE_URL']}")
     from pbem.admin.cli import ensure_dev_admin
 
