@@ -251,8 +251,11 @@ def demo() -> None:
 
 def start_background_scheduler(database: Database, config: dict[str, Any]) -> Any:
     """The scheduler's jobs (sweep, delivery) in a background thread of this process."""
+    import logging
+
     from pbem.scheduler.runner import build_scheduler, jobs_from_config
 
+    logging.getLogger("apscheduler").setLevel(logging.ERROR)  # as in `pbem scheduler`
     jobs = jobs_from_config(database, config)
     scheduler = build_scheduler(jobs, blocking=False,
                                 sweep_every=int(config.get("SWEEP_EVERY", 60)),
