@@ -191,17 +191,20 @@ def _game_line(session: Session, game: Game, seat: Seat, player_id: int) -> dict
     names = _seat_names(game)
     out = seat.resigned or seat.forfeited  # the computer plays the seat: nothing to do
     your_turn = game.status == GameStatus.ACTIVE and game.to_move == seat.seat and not out
+    labels = {s.seat: seat_label(players[s.player_id].name, names[s.seat]
+                                 if s.seat < len(names) else "") for s in seats}
+    waiting_for = (labels.get(game.to_move, "") if game.status == GameStatus.ACTIVE
+                   and game.to_move is not None and not your_turn and not out else "")
     return {
         "game": game, "seat": seat,
         "title": game_name(game.game_type, current_reader()),
         "you": names[seat.seat] if seat.seat < len(names) else "",
-        "opponents": [seat_label(players[s.player_id].name, names[s.seat]
-                                 if s.seat < len(names) else "")
-                      for s in seats if s.seat != seat.seat],
+        "opponents": [labels[s.seat] for s in seats if s.seat != seat.seat],
         "url": links.seat_view_url(game.id, seat.seat, holder=player_id),
         "move_url": links.move_url(game.id, seat.seat, game.ply, holder=player_id)
         if your_turn else None,
         "your_turn": your_turn,
+        "waiting_for": waiting_for,  # whose turn it is, when not this player's
         "out": out and game.status == GameStatus.ACTIVE,
         "deadline": game.deadline if game.status == GameStatus.ACTIVE else None,
         "result": result_in(game, seats, [players[s.player_id].name for s in seats],

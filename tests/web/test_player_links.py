@@ -86,8 +86,10 @@ def test_my_games_lists_opponents_deadlines_and_move_links(
     assert "Bob (Dark)" in page and "you play Light" in page
     assert site.links.move_url(game_pk, 0, row.ply, holder=alice.id) in page
     assert row.deadline is not None and "Deadline" in page
+    assert "waiting for" not in page  # Alice's own turn: her move button instead
     page = _my_games(client, site, bob.id)
     assert "Alice (Light)" in page and "/play/" not in page
+    assert "waiting for Alice (Light)" in page  # whose turn it is, so Bob need not wonder
 
 
 def test_my_games_offers_no_move_to_a_player_who_resigned_a_game_of_three(
