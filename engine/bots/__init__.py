@@ -8,8 +8,8 @@
 True
 """
 
-from engine.bots.bot import DEFAULT_LEVEL, EXPLORATION, LEVELS, Bot
+from engine.bots.bot import DEFAULT_LEVEL, EXPLORATION, LEVELS, Bot, choose_stored
 from engine.bots.mcts import Search, number_candidates, rewards
 
-__all__ = ["DEFAULT_LEVEL", "EXPLORATION", "LEVELS", "Bot", "Search", "number_candidates",
-           "rewards"]
+__all__ = ["DEFAULT_LEVEL", "EXPLORATION", "LEVELS", "Bot", "Search", "choose_stored",
+           "number_candidates", "rewards"]

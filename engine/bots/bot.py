@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.base import Game, NumberChoice
+from engine.base import JSON, Game, NumberChoice
 from engine.bots import rifugio_sampling
 from engine.bots.mcts import Observer, Sampler, Search
 from engine.bots.stigmergy_komi import fair_komi
@@ -116,6 +116,27 @@ class Bot:
             seconds = self.cutoff  # the playouts, unless they take longer than this
         search.run(sample, playouts=playouts, seconds=seconds, clock=self.clock)
         return search.best()
+
+
+def choose_stored(bot: Bot, game_id: str, options: Mapping[str, Any], stored: JSON | None,
+                  seat: int) -> tuple[str, float]:
+    """:meth:`Bot.choose` for a game as a server stores it (its id, options and encoded state;
+    None: the start), answering the move's notation: plain values in and out, so that it runs
+    as well in a worker process that imports nothing but the engine.
+
+    >>> from engine import new_game
+    >>> game, bot = new_game("mosey", order=4), Bot.at("easy", seed=3)
+    >>> move, confidence = choose_stored(bot, "mosey", {"order": 4}, None, 0)
+    >>> direct = bot.choose(game, game.start(), 0)
+    >>> (move, confidence) == (str(direct[0]), direct[1])
+    True
+    """
+    from engine.registry import new_game  # the registry imports every game; bots need not
+
+    game = new_game(game_id, **options)
+    state = game.start() if stored is None else game.decode(stored)
+    move, confidence = bot.choose(game, state, seat)
+    return str(move), confidence
 
 
 def _sampler(game: Game[Any, Any], state: Any, seat: int) -> tuple[Sampler, Observer | None]:

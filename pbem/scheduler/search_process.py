@@ -1,10 +1,10 @@
-"""Computer players' searches, in the scheduler's own worker process.
+"""Computer players' searches, in the scheduler's own worker processes.
 
 A search is pure Python that runs for up to seconds. In the process that asked for it, it would
 hold the interpreter lock meanwhile: under ``pbem dev`` the web app shares that process, and in
-``pbem scheduler`` the delivery and sweep jobs do. :class:`SearchProcess` runs each search in one
-spawned worker process instead, kept for the next search. The worker needs only the engine and
-:class:`BotSearch`'s plain values, so it never touches the database.
+``pbem scheduler`` the delivery and sweep jobs do. :class:`SearchProcess` runs each search in
+spawned worker processes instead, kept for the next search. A worker runs
+:func:`engine.bots.choose_stored` on plain values: it never touches the database.
 
 >>> search = BotSearch("mosey", {"order": 4}, None, seat=0, level="easy", seed=7)
 >>> move, confidence = run_search(search)
@@ -23,8 +23,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
-import engine
-from engine.bots import Bot
+from engine.bots import Bot, choose_stored
 
 log = logging.getLogger(__name__)
 
@@ -49,25 +48,35 @@ class BotSearch:
     strong_seconds: float = 0.0
 
 
-def run_search(search: BotSearch) -> tuple[str, float]:
-    """(the move's notation, the search's confidence in 0..1)."""
-    game = engine.new_game(search.game_type, **search.options)
-    state = game.start() if search.state is None else game.decode(search.state)
+def bot_for(search: BotSearch) -> Bot:
+    """The bot of the search's level and budget, seeded for its game and ply."""
     if search.level == "strong" and search.strong_seconds > 0:
-        bot = Bot.at("strong", seed=search.seed,
-                     seconds=min(search.strong_seconds, CUTOFF_SECONDS))
-    else:
-        bot = Bot.at(search.level, seed=search.seed,
-                     playouts=PLAYOUTS.get(search.level, PLAYOUTS["normal"]),
-                     cutoff=CUTOFF_SECONDS)
-    move, confidence = bot.choose(game, state, search.seat)
-    return str(move), confidence
+        return Bot.at("strong", seed=search.seed,
+                      seconds=min(search.strong_seconds, CUTOFF_SECONDS))
+    return Bot.at(search.level, seed=search.seed,
+                  playouts=PLAYOUTS.get(search.level, PLAYOUTS["normal"]), cutoff=CUTOFF_SECONDS)
+
+
+def run_search(search: BotSearch) -> tuple[str, float]:
+    """(the move's notation, the search's confidence in 0..1), in this process."""
+    return choose_stored(bot_for(search), *_stored(search))
+
+
+def _stored(search: BotSearch) -> tuple[str, dict[str, Any], Any, int]:
+    return search.game_type, search.options, search.state, search.seat
+
+
+def _worker_context() -> multiprocessing.context.BaseContext:
+    """Spawned workers: forking the scheduler, which has threads, could copy a lock held by one
+    of them. (A spawned worker imports the caller's main module again, the pbem command: about
+    80 MB a worker where the engine alone would take 20.)"""
+    return multiprocessing.get_context("spawn")
 
 
 @dataclass
 class SearchProcess:
     """Runs :func:`run_search` in ``workers`` worker processes of its own (as many searches at
-    once), started on first use (spawned, not forked: the scheduler has threads). A worker that
+    once), started on first use (see :func:`_worker_context`). A worker that
     died (killed, out of memory) is replaced and the search run again, once: that is no fault of
     the game's."""
 
@@ -76,12 +85,14 @@ class SearchProcess:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def run(self, search: BotSearch) -> tuple[str, float]:
+        """:func:`run_search` in a worker process."""
+        bot = bot_for(search)
         try:
-            return self._worker().submit(run_search, search).result()
+            return self._worker().submit(choose_stored, bot, *_stored(search)).result()
         except BrokenProcessPool:
             log.warning("the computer players' worker process died; starting another")
             self.close(wait=False)
-            return self._worker().submit(run_search, search).result()
+            return self._worker().submit(choose_stored, bot, *_stored(search)).result()
 
     def pid(self) -> int:
         """A worker's process id (starting one if need be): for operators and tests."""
@@ -90,9 +101,8 @@ class SearchProcess:
     def _worker(self) -> ProcessPoolExecutor:
         with self._lock:
             if self._executor is None:
-                self._executor = ProcessPoolExecutor(
-                    max_workers=max(1, self.workers),
-                    mp_context=multiprocessing.get_context("spawn"))
+                self._executor = ProcessPoolExecutor(max_workers=max(1, self.workers),
+                                                     mp_context=_worker_context())
             return self._executor
 
     def close(self, *, wait: bool = True) -> None:
