@@ -3,6 +3,8 @@ records, which pbem.web.replay serves."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import (
     Blueprint,
     abort,
@@ -41,6 +43,7 @@ from pbem.web.terms import name_generic_seats, seat_label, seat_names, terms_for
 
 bp = Blueprint("games", __name__)
 COMPUTER_REFRESH_SECONDS = 5  # how often a page waiting for the computer's move looks again
+COMPUTER_LOOKS = 36  # and how many times (3 minutes): a bot that failed must not reload forever
 
 
 @bp.get("/")
@@ -99,6 +102,23 @@ def named_board(svg: Markup, labels: list[str]) -> Markup:
     return Markup(name_generic_seats(str(svg), [str(escape(label)) for label in labels]))
 
 
+def computer_wait() -> dict[str, Any]:
+    """How a page waiting for the computer's move looks again: ``refresh_url`` (the page once
+    more, counting its looks; None once they are used up, or when the reader asked it to stop:
+    a page that reloads moves a screen reader back to its top) and ``stop_url``."""
+    looks = request.args.get("look", default=0, type=int)
+    kept = {k: v for k, v in request.args.items() if k not in ("look", "still", "played",
+                                                                "started")}
+    here = {**(request.view_args or {}), **kept}
+    assert request.endpoint is not None
+    going_on = not request.args.get("still") and 0 <= looks < COMPUTER_LOOKS
+    return {
+        "seconds": COMPUTER_REFRESH_SECONDS,
+        "refresh_url": url_for(request.endpoint, **here, look=looks + 1) if going_on else None,
+        "stop_url": url_for(request.endpoint, **here, still=1),
+    }
+
+
 def render_game_page(
     row: Game, viewer: int | None, *, notice: str = "", status: int = 200,
     seat_token: str | None = None,
@@ -151,7 +171,7 @@ def render_game_page(
         ended=is_over(row) and shown == len(moves),
         shown=shown,
         viewer=viewer, notice=notice,
-        computer_refresh=COMPUTER_REFRESH_SECONDS if computer_to_move else 0,
+        waiting=computer_wait() if computer_to_move else None,
         move_url=move_url, seat_token=seat_token, **clock_text(row),
         resign_url=links.resign_url(row.id, viewer, holder=seats[viewer].player_id)
         if viewer is not None

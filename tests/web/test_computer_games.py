@@ -3,6 +3,8 @@ who starts; no invitation to themselves, the computer's moves come from the swee
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -140,8 +142,18 @@ def test_after_a_move_the_page_waits_for_the_computers_reply(
     waiting = client.get(done.location).text
     assert "Your move was played." in waiting
     assert "The computer is choosing its move." in waiting
-    assert '<meta http-equiv="refresh" content="5">' in waiting  # it looks again by itself
+    refresh = re.search(r'<meta http-equiv="refresh" content="5; url=([^"]+)">', waiting)
+    assert refresh, "the page does not look again by itself"
+    again = client.get(html.unescape(refresh[1]))  # the browser's second look, counted
+    assert "look=2" in again.text and "Your move was played." not in again.text
     assert "make your move" not in waiting
+    # A reader who asks it to stop (a page that reloads sends a screen reader back to its top),
+    # and a computer that takes minutes, leave a page that stays put.
+    stop = re.search(r'<a href="([^"]+)">Stop looking again</a>', waiting)
+    assert stop
+    for still in (client.get(html.unescape(stop[1])).text,
+                  client.get(done.location.split("?")[0], query_string={"look": 36}).text):
+        assert "http-equiv" not in still and "Reload this page to see whether it has moved" in still
     sweep(sqlite_database, datetime.now(UTC), site)  # what the scheduler's job does
     answered = client.get(done.location.split("?")[0]).text
     assert "It is your turn: make your move" in answered
