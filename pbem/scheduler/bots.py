@@ -16,7 +16,7 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -44,6 +44,7 @@ Runner = Callable[[BotSearch], tuple[str, float]]
 """Runs a search: :func:`run_search` itself, or a worker process's ``SearchProcess.run``."""
 MAX_MOVES_PER_GAME = 200  # bot against bot: a sweep must end; the next sweep goes on
 PASS_SECONDS = 120.0  # after this, a sweep's bot pass only makes games' first moves
+LOOK_AGAIN_SECONDS = 0.5  # a pass with a search to spare looks for new games this often
 CONFIDENT, DOUBTFUL = 0.8, 0.2
 # Shown in the players' emails in their language (pbem.services.notify.SERVER_NOTES).
 WIN_NOTE, LOSS_NOTE = N_("I expect to win"), N_("This looks bad for me")
@@ -199,39 +200,48 @@ def play_bots(database: Database, now: datetime, site: Site,
               on_result: Callable[[BotResult], None], *,
               clock: Callable[[], float] = time.monotonic, run: Runner = run_search,
               workers: int = 1) -> None:
-    """Every game waiting for a bot, one move a game in turn, reported through ``on_result``.
+    """Every game waiting for a bot, one move at a time each, reported through ``on_result``.
 
-    Round after round until no bot is to move: every game's first move comes before any
-    game's second, so a person waiting for the computer is never held up behind a long game
-    between computers. A game rests until the next sweep after :data:`MAX_MOVES_PER_GAME`
-    moves, a failure or a move dropped because the game moved on; after
-    :data:`PASS_SECONDS` (read on ``clock``) only games without a move in this sweep are
-    played, so games between computers cannot hold up the sweep's reminders and timeouts.
-    ``run`` runs each search (in this process by default); with ``workers`` above 1, that many
-    games of a round search at once (``run`` must then take searches in parallel, as the
-    scheduler's worker processes do), each game still one move a round.
+    Whenever a search can start, the waiting game with the fewest moves in this pass goes first
+    (then the oldest game): every game's first move comes before any game's second, so a person
+    waiting for the computer is never held up behind a long game between computers, and a move
+    made meanwhile is answered in the same pass. A game rests until the next pass after
+    :data:`MAX_MOVES_PER_GAME` moves, a failure or a move dropped because the game moved on;
+    after :data:`PASS_SECONDS` (read on ``clock``) only games without a move in this pass are
+    played, so games between computers cannot hold up the reminders and timeouts. ``run`` runs
+    each search (in this process by default); ``workers`` searches run at once (``run`` must
+    then take them in parallel, as the scheduler's worker processes do).
     """
     played: dict[int, int] = {}
     resting: set[int] = set()
     deadline = clock() + PASS_SECONDS
-
-    def one(turn: BotTurn) -> BotResult:
-        return play_one_move(database, now, site, turn, run)
-
     width = max(1, workers)
     with ThreadPoolExecutor(width, thread_name_prefix="bots") as pool:
-        apply = pool.map if width > 1 else map
-        while turns := [t for t in bot_turns(database) if t.game_id not in resting]:
-            for start in range(0, len(turns), width):
-                batch = []
-                for turn in turns[start:start + width]:
+        running: dict[Future[BotResult], BotTurn] = {}
+        while True:
+            if len(running) < width:
+                busy = {turn.game_id for turn in running.values()}
+                waiting = []
+                for turn in bot_turns(database):
+                    if turn.game_id in resting or turn.game_id in busy:
+                        continue
                     if turn.game_id in played and clock() > deadline:
                         resting.add(turn.game_id)
                     else:
-                        batch.append(turn)
-                for turn, result in zip(batch, apply(one, batch), strict=True):
-                    on_result(result)
-                    played[turn.game_id] = played.get(turn.game_id, 0) + result.moves
-                    if (result.error is not None or result.moves == 0
-                            or played[turn.game_id] >= MAX_MOVES_PER_GAME):
-                        resting.add(turn.game_id)
+                        waiting.append(turn)
+                waiting.sort(key=lambda turn: (played.get(turn.game_id, 0), turn.game_id))
+                for turn in waiting[:width - len(running)]:
+                    running[pool.submit(play_one_move, database, now, site, turn, run)] = turn
+            if not running:
+                return
+            # With a search free, look again soon for games that came in meanwhile.
+            done, _ = wait(running, return_when=FIRST_COMPLETED,
+                           timeout=LOOK_AGAIN_SECONDS if len(running) < width else None)
+            for future in done:
+                turn = running.pop(future)
+                result = future.result()
+                on_result(result)
+                played[turn.game_id] = played.get(turn.game_id, 0) + result.moves
+                if (result.error is not None or result.moves == 0
+                        or played[turn.game_id] >= MAX_MOVES_PER_GAME):
+                    resting.add(turn.game_id)

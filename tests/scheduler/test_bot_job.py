@@ -156,3 +156,29 @@ def test_the_number_of_bot_workers_is_checked(value: str, ok: bool) -> None:
     else:
         with pytest.raises(ConfigError, match="PBEM_BOT_WORKERS"):
             check_config(config)
+
+
+def test_a_move_made_during_a_search_is_answered_by_a_free_worker(
+    sqlite_database: Database, site: Site,
+) -> None:
+    from pbem.scheduler.bots import BotResult, play_bots
+    from pbem.scheduler.search_process import BotSearch, run_search
+
+    first, second = _started(sqlite_database, site), _started(sqlite_database, site)
+    _ann_moves(sqlite_database, site, first)
+    second_started = threading.Event()
+    searches: list[BotSearch] = []
+
+    def searching(search: BotSearch) -> tuple[str, float]:
+        searches.append(search)
+        if len(searches) == 1:  # the first game's search: only it was waiting
+            _ann_moves(sqlite_database, site, second)  # her email comes in meanwhile
+            assert second_started.wait(10), "the free worker did not take up the new move"
+        else:
+            second_started.set()
+        return run_search(search)
+
+    results: list[BotResult] = []
+    play_bots(sqlite_database, NOW, site, results.append, run=searching, workers=2)
+    assert not [r for r in results if r.error], results
+    assert [_bot_moves(sqlite_database, game_id) for game_id in (first, second)] == [1, 1]
