@@ -76,9 +76,9 @@ def _worker_context() -> multiprocessing.context.BaseContext:
 @dataclass
 class SearchProcess:
     """Runs :func:`run_search` in ``workers`` worker processes of its own (as many searches at
-    once), started on first use (see :func:`_worker_context`). A worker that
-    died (killed, out of memory) is replaced and the search run again, once: that is no fault of
-    the game's."""
+    once), started on first use (see :func:`_worker_context`). When a worker dies (killed, out
+    of memory), the workers are replaced and each search they were running is run again, once:
+    that is no fault of the games'."""
 
     workers: int = 1
     _executor: ProcessPoolExecutor | None = field(default=None, repr=False)
@@ -87,11 +87,15 @@ class SearchProcess:
     def run(self, search: BotSearch) -> tuple[str, float]:
         """:func:`run_search` in a worker process."""
         bot = bot_for(search)
+        executor = self._worker()
         try:
-            return self._worker().submit(choose_stored, bot, *_stored(search)).result()
+            return executor.submit(choose_stored, bot, *_stored(search)).result()
         except BrokenProcessPool:
-            log.warning("the computer players' worker process died; starting another")
-            self.close(wait=False)
+            log.warning("a computer players' worker process died; starting others")
+            with self._lock:  # only the broken pool: another search may have replaced it
+                if self._executor is executor:
+                    self._executor = None
+            executor.shutdown(wait=False, cancel_futures=True)
             return self._worker().submit(choose_stored, bot, *_stored(search)).result()
 
     def pid(self) -> int:

@@ -182,3 +182,25 @@ def test_a_move_made_during_a_search_is_answered_by_a_free_worker(
     play_bots(sqlite_database, NOW, site, results.append, run=searching, workers=2)
     assert not [r for r in results if r.error], results
     assert [_bot_moves(sqlite_database, game_id) for game_id in (first, second)] == [1, 1]
+
+
+def test_searches_under_a_worker_that_dies_are_run_again_and_come_out_the_same() -> None:
+    import multiprocessing
+    from concurrent.futures import ThreadPoolExecutor
+    from dataclasses import replace
+
+    from pbem.scheduler.search_process import BotSearch, SearchProcess, run_search
+
+    search = BotSearch("stigmergy", {"size": 8, "komi": "none"}, None, seat=0, level="normal",
+                       seed=0)
+    searches = [replace(search, seed=seed) for seed in (1, 2)]
+    pool = SearchProcess(workers=2)
+    try:
+        with ThreadPoolExecutor(2) as threads:
+            running = [threads.submit(pool.run, s) for s in searches]
+            time.sleep(0.5)  # the workers are starting or searching (about a second each)
+            os.kill(multiprocessing.active_children()[0].pid or 0, signal.SIGKILL)
+            answers = [future.result(timeout=60) for future in running]
+    finally:
+        pool.close()
+    assert answers == [run_search(s) for s in searches]  # seeded: the same moves as here
