@@ -6,7 +6,7 @@ Two steps without JavaScript: ``?game=`` shows that game's options (each game ha
 
 from __future__ import annotations
 
-from flask import Blueprint, redirect, render_template, request, url_for
+from flask import Blueprint, redirect, render_template, request
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
@@ -81,8 +81,7 @@ def _where_to_go(status: str, to_move: int | None, mine: Seat, game: int, ply: i
     links = site().links
     if status == GameStatus.ACTIVE and to_move == mine.seat:
         return links.move_url(game, mine.seat, ply, holder=mine.player_id)
-    return url_for("games.seat_page", token=links.sign("seat-view", game=game, seat=mine.seat),
-                   started=1)
+    return f"{links.seat_view_url(game, mine.seat, holder=mine.player_id)}?started=1"
 
 
 def _form(token: str, info: engine.GameInfo, values: object, error: str,
