@@ -18,6 +18,7 @@ from engine.bots.rifugio_sampling import determinize, same_view, unseen_tiles
 from engine.cli import main, play
 from engine.games.rifugio.state import OVER
 from engine.games.stigmergy.rules import KomiMove
+from tests.engine.test_engine_contract import MAX_PLIES, SETTINGS
 
 # Small boards keep the budgets small and the tests quick; every game id is covered.
 SMALL: dict[str, dict[str, object]] = {"refugia": {"board": "2-3"}, "stigmergy": {"size": 5},
@@ -59,6 +60,26 @@ def test_the_bot_plays_a_legal_move_at_the_start_and_in_mid_game(gid: str) -> No
         move, confidence = bot_for(gid).choose(game, state, seat)
         assert legal(game, state, move), f"{gid}: {move} is not legal"
         assert 0.0 <= confidence <= 1.0
+
+
+@pytest.mark.parametrize(("gid", "options"), SETTINGS)
+def test_every_move_of_a_whole_game_between_bots_is_legal_on_every_setting(
+    gid: str, options: dict[str, object],
+) -> None:
+    """The bot plays every seat of a seeded game to its end (two playouts a move: the tree,
+    numeric choices and Rifugio's determinizations all run; the budget only makes it weak)."""
+    game = new_game(gid, **options)
+    state = game.start(seed=11)
+    bots = [Bot.at("easy", seed=seat, playouts=2) for seat in range(game.num_players)]
+    for ply in range(MAX_PLIES):
+        seat = game.to_move(state)
+        if seat is None:
+            break
+        move, confidence = bots[seat].choose(game, state, seat)
+        assert legal(game, state, move), f"{gid} {options}, ply {ply}: {move} is not legal"
+        assert 0.0 <= confidence <= 1.0
+        state = game.play(state, move)
+    assert game.outcome(state) is not None, f"{gid} {options}: no end in {MAX_PLIES} plies"
 
 
 @pytest.mark.parametrize("gid", ["mosey", "refugia", "stigmergy", "rifugio"])
