@@ -74,6 +74,7 @@ class BotResult:
 
     moves: int = 0
     error: str | None = None
+    failed: BotTurn | None = None  # the turn whose bot failed, when one did
 
 
 def bot_turns(database: Database, game_id: int | None = None) -> list[BotTurn]:
@@ -162,7 +163,7 @@ def play_one_move(database: Database, now: datetime, site: Site, turn: BotTurn,
     except Exception as error:  # a broken bot must leave the game as it was
         log.exception("sweep: the bot of game %s failed at ply %s", turn.game_id, turn.ply)
         report_failure(database, now, site, turn, error)
-        return BotResult(0, f"game {turn.game_id}: bot failed: {error}")
+        return BotResult(0, f"game {turn.game_id}: bot failed: {error}", turn)
     return BotResult(1)
 
 
@@ -199,7 +200,7 @@ def already_reported(session: Session, turn: BotTurn) -> bool:
 def play_bots(database: Database, now: datetime, site: Site,
               on_result: Callable[[BotResult], None], *,
               clock: Callable[[], float] = time.monotonic, run: Runner = run_search,
-              workers: int = 1) -> None:
+              workers: int = 1, skip: Callable[[BotTurn], bool] | None = None) -> None:
     """Every game waiting for a bot, one move at a time each, reported through ``on_result``.
 
     Whenever a search can start, the waiting game with the fewest moves in this pass goes first
@@ -210,7 +211,8 @@ def play_bots(database: Database, now: datetime, site: Site,
     after :data:`PASS_SECONDS` (read on ``clock``) only games without a move in this pass are
     played, so games between computers cannot hold up the reminders and timeouts. ``run`` runs
     each search (in this process by default); ``workers`` searches run at once (``run`` must
-    then take them in parallel, as the scheduler's worker processes do).
+    then take them in parallel, as the scheduler's worker processes do). Turns for which
+    ``skip`` says so wait for a later pass.
     """
     played: dict[int, int] = {}
     resting: set[int] = set()
@@ -223,7 +225,8 @@ def play_bots(database: Database, now: datetime, site: Site,
                 busy = {turn.game_id for turn in running.values()}
                 waiting = []
                 for turn in bot_turns(database):
-                    if turn.game_id in resting or turn.game_id in busy:
+                    if turn.game_id in resting or turn.game_id in busy or (
+                            skip is not None and skip(turn)):
                         continue
                     if turn.game_id in played and clock() > deadline:
                         resting.add(turn.game_id)

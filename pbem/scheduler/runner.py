@@ -17,7 +17,7 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from apscheduler.schedulers.background import BackgroundScheduler  # type: ignore[import-untyped]
@@ -43,6 +43,7 @@ log = logging.getLogger(__name__)
 SWEEP_EVERY_SECONDS = 60
 DELIVER_EVERY_SECONDS = 5
 BOT_EVERY_SECONDS = 2
+BOT_RETRY = timedelta(minutes=1)  # a failed bot's next try at the same position
 
 
 def utc_now() -> datetime:
@@ -63,6 +64,7 @@ class SchedulerJobs:
     # The bots' searches run here, out of this process (whose threads, and under pbem dev the
     # web app, would otherwise wait on the interpreter lock for seconds at a time).
     searches: SearchProcess = field(default_factory=SearchProcess)
+    bot_failures: dict[tuple[int, int], datetime] = field(default_factory=dict)  # -> when
 
     def is_active(self, now: datetime) -> bool:
         return take_lease(self.database, self.holder, now, duration=self.lease_time)
@@ -90,8 +92,16 @@ class SchedulerJobs:
         if lease_holder(self.database, now) != self.holder:
             return None
         results: list[BotResult] = []
+        # A bot that failed at a ply is tried again a minute later, not at every tick: the
+        # organiser has been alerted, and the log should not repeat the failure every 2 s.
+        self.bot_failures = {key: at for key, at in self.bot_failures.items()
+                             if now - at < BOT_RETRY}
         play_bots(self.database, now, self.site, results.append, run=self.searches.run,
-                  workers=self.searches.workers)
+                  workers=self.searches.workers,
+                  skip=lambda turn: (turn.game_id, turn.ply) in self.bot_failures)
+        for result in results:
+            if result.failed is not None:
+                self.bot_failures[(result.failed.game_id, result.failed.ply)] = now
         moves = sum(result.moves for result in results)
         if moves or any(result.error for result in results):
             log.info("computer players: %s moves, %s failed", moves,

@@ -4,21 +4,27 @@ sweep leaves the computers to the job (no search run twice)."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlmodel import select
 
+from engine.bots import Bot
 from pbem.config import ConfigError, check_config, load_config
 from pbem.db import Database
 from pbem.mail.outbox import SmtpSettings
 from pbem.models import AuditEntry, GameStatus, MoveSource
 from pbem.positions import current_state, moves_of
+from pbem.scheduler.bots import BotResult, play_bots
 from pbem.scheduler.runner import SchedulerJobs, build_scheduler
+from pbem.scheduler.search_process import BotSearch, SearchProcess, run_search
 from pbem.services import Site, parse_player, respond_to_invitation, submit_move
 from tests.scheduler.test_bot_seats import ANN, game_row, new_game
 
@@ -103,8 +109,6 @@ def test_the_bot_interval_is_checked(value: str, ok: bool) -> None:
 def test_the_search_runs_in_a_worker_process_which_is_replaced_if_it_dies(
     sqlite_database: Database, site: Site, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from engine.bots import Bot
-
     def not_here(*args: object) -> None:
         raise AssertionError("the search ran in the scheduler's own process")
 
@@ -129,9 +133,6 @@ def test_the_search_runs_in_a_worker_process_which_is_replaced_if_it_dies(
 
 
 def test_with_two_workers_two_games_search_at_once(database: Database, site: Site) -> None:
-    from pbem.scheduler.bots import BotResult, play_bots
-    from pbem.scheduler.search_process import BotSearch, run_search
-
     games = [_started(database, site) for _ in range(2)]
     for game_id in games:
         _ann_moves(database, site, game_id)
@@ -161,9 +162,6 @@ def test_the_number_of_bot_workers_is_checked(value: str, ok: bool) -> None:
 def test_a_move_made_during_a_search_is_answered_by_a_free_worker(
     sqlite_database: Database, site: Site,
 ) -> None:
-    from pbem.scheduler.bots import BotResult, play_bots
-    from pbem.scheduler.search_process import BotSearch, run_search
-
     first, second = _started(sqlite_database, site), _started(sqlite_database, site)
     _ann_moves(sqlite_database, site, first)
     second_started = threading.Event()
@@ -185,11 +183,7 @@ def test_a_move_made_during_a_search_is_answered_by_a_free_worker(
 
 
 def test_searches_under_a_worker_that_dies_are_run_again_and_come_out_the_same() -> None:
-    import multiprocessing
-    from concurrent.futures import ThreadPoolExecutor
-    from dataclasses import replace
 
-    from pbem.scheduler.search_process import BotSearch, SearchProcess, run_search
 
     search = BotSearch("stigmergy", {"size": 8, "komi": "none"}, None, seat=0, level="normal",
                        seed=0)
@@ -204,3 +198,27 @@ def test_searches_under_a_worker_that_dies_are_run_again_and_come_out_the_same()
     finally:
         pool.close()
     assert answers == [run_search(s) for s in searches]  # seeded: the same moves as here
+
+
+def test_a_failing_bot_is_tried_again_a_minute_later_not_at_every_tick(
+    sqlite_database: Database, site: Site,
+) -> None:
+    game_id = _started(sqlite_database, site)
+    _ann_moves(sqlite_database, site, game_id)
+    tries: list[BotSearch] = []
+
+    class Broken(SearchProcess):
+        def run(self, search: BotSearch) -> tuple[str, float]:
+            tries.append(search)
+            raise RuntimeError("out of ideas")
+
+    jobs = SchedulerJobs(sqlite_database, site, NOWHERE, holder="active", searches=Broken())
+    try:
+        assert jobs.is_active(NOW)
+        for seconds in (0, 2, 4, 30, 58):
+            assert jobs.bots_tick(NOW + timedelta(seconds=seconds)) == 0
+        assert len(tries) == 1  # failed once, then left alone (the organiser is alerted)
+        assert jobs.bots_tick(NOW + timedelta(seconds=61)) == 0 and len(tries) == 2
+    finally:
+        jobs.stop()
+    assert game_row(sqlite_database, game_id).to_move == 1  # the game waits as it was
