@@ -251,11 +251,8 @@ def demo() -> None:
 
 def start_background_scheduler(database: Database, config: dict[str, Any]) -> Any:
     """The scheduler's jobs (sweep, delivery) in a background thread of this process."""
-    import logging
-
     from pbem.scheduler.runner import build_scheduler, jobs_from_config
 
-    logging.getLogger("apscheduler").setLevel(logging.ERROR)  # as in `pbem scheduler`
     jobs = jobs_from_config(database, config)
     scheduler = build_scheduler(jobs, blocking=False,
                                 sweep_every=int(config.get("SWEEP_EVERY", 60)),
@@ -280,10 +277,6 @@ def scheduler(sweep_every: int | None, deliver_every: int | None) -> None:
     from pbem.scheduler.runner import build_scheduler, jobs_from_config
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    # APScheduler logs every tick (the computer players' come every 2 s), and warns of each tick
-    # skipped while a long run goes on, which max_instances=1 means to happen: the journal keeps
-    # what our jobs log when they did something, and errors.
-    logging.getLogger("apscheduler").setLevel(logging.ERROR)
     config = _config()
     sweep_every = sweep_every or int(config["SWEEP_EVERY"])
     deliver_every = deliver_every or int(config["DELIVER_EVERY"])

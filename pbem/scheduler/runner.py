@@ -151,6 +151,10 @@ def build_scheduler(jobs: SchedulerJobs, *, blocking: bool,
                     bot_every: float = BOT_EVERY_SECONDS) -> BaseScheduler:
     """A scheduler (not started) with its jobs, in UTC: sweep, delivery, the computer players,
     and the IMAP fetch when ``fetch_every`` is set and the jobs have a mailbox."""
+    # APScheduler logs every tick (the computer players' come every 2 s), and warns of each tick
+    # skipped while a long run goes on, which max_instances=1 means to happen: the log keeps
+    # what our jobs say when they did something, and errors.
+    logging.getLogger("apscheduler").setLevel(logging.ERROR)
     scheduler: BaseScheduler = (BlockingScheduler(timezone=UTC) if blocking
                                 else BackgroundScheduler(timezone=UTC))
     defaults = {"coalesce": True, "max_instances": 1, "misfire_grace_time": 30}

@@ -102,7 +102,7 @@ def told_apart(names: Sequence[str], game_id: str, reader: Reader = ENGLISH) -> 
     colours = seat_colours(game_id)
     shown = []
     for seat, name in enumerate(names):
-        if sum(1 for other in names if other == name) == 1:
+        if names.count(name) == 1:
             shown.append(name)
             continue
         colour = colours[seat] if seat < len(colours) else ""

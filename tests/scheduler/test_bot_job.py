@@ -94,15 +94,17 @@ def test_the_running_scheduler_answers_a_move_within_seconds(
     assert row.status == GameStatus.ACTIVE and row.to_move == 0
 
 
-@pytest.mark.parametrize(("value", "ok"), [("2", True), ("1", True), ("0", False),
-                                           ("-3", False)])
-def test_the_bot_interval_is_checked(value: str, ok: bool) -> None:
-    config = load_config({"PBEM_BOT_EVERY": value}, read_dotenv=False)
+@pytest.mark.parametrize(("setting", "value", "ok"), [
+    ("BOT_EVERY", "2", True), ("BOT_EVERY", "1", True), ("BOT_EVERY", "0", False),
+    ("BOT_EVERY", "-3", False), ("BOT_WORKERS", "1", True), ("BOT_WORKERS", "2", True),
+    ("BOT_WORKERS", "32", True), ("BOT_WORKERS", "0", False), ("BOT_WORKERS", "33", False)])
+def test_the_bot_settings_are_checked(setting: str, value: str, ok: bool) -> None:
+    config = load_config({f"PBEM_{setting}": value}, read_dotenv=False)
     if ok:
         check_config(config)
-        assert config["BOT_EVERY"] == int(value)
+        assert config[setting] == int(value)
     else:
-        with pytest.raises(ConfigError, match="PBEM_BOT_EVERY"):
+        with pytest.raises(ConfigError, match=f"PBEM_{setting}"):
             check_config(config)
 
 
@@ -146,17 +148,6 @@ def test_with_two_workers_two_games_search_at_once(database: Database, site: Sit
     play_bots(database, NOW, site, results.append, run=side_by_side, workers=2)
     assert [r.moves for r in results] == [1, 1] and not [r for r in results if r.error]
     assert [_bot_moves(database, game_id) for game_id in games] == [1, 1]
-
-
-@pytest.mark.parametrize(("value", "ok"), [("1", True), ("2", True), ("32", True),
-                                           ("0", False), ("33", False)])
-def test_the_number_of_bot_workers_is_checked(value: str, ok: bool) -> None:
-    config = load_config({"PBEM_BOT_WORKERS": value}, read_dotenv=False)
-    if ok:
-        check_config(config)
-    else:
-        with pytest.raises(ConfigError, match="PBEM_BOT_WORKERS"):
-            check_config(config)
 
 
 def test_a_move_made_during_a_search_is_answered_by_a_free_worker(
