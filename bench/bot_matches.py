@@ -11,7 +11,8 @@ depend on the machine's load. Rifugio (3 players by default) seats one bot again
 other side and reports the bot's win share and mean place. A shared win counts as 1/k.
 
 Prints, per game id: games, the first side's win share with a 95% Wilson interval, what an equal
-side would expect, the mean place (multi-player games), and seconds per game.
+side would expect, the mean place, how often it finished ahead of a given opponent (multi-player
+games; 50% is even) with its interval, and seconds per game.
 
 ``--log FILE`` appends each finished game to FILE as a JSON line and skips the games FILE already
 holds, so a long run can be stopped and resumed; ``--report`` prints the table from FILE alone,
@@ -85,14 +86,21 @@ def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def report(game_id: str, results: list[tuple[float, float, float]]) -> str:
+    """One table row. ``ahead``: how often the first side finished ahead of a given opponent,
+    (seats - place) / (seats - 1) a game (a tie counts as ahead: the log keeps places, not
+    scores); an equal side would expect 50%. With two seats it is the win share."""
     games = len(results)
     wins = sum(r[0] for r in results)
     low, high = wilson(wins, games)
     seats = new_game(game_id).num_players
     place = sum(r[1] for r in results) / max(1, games)
+    ahead = sum((seats - r[1]) / (seats - 1) for r in results)
+    ahead_low, ahead_high = wilson(ahead, games)
     seconds = sum(r[2] for r in results) / max(1, games)
     return (f"{game_id:15} {games:5} {wins / max(1, games):6.0%} "
-            f"{f'{low:.0%}-{high:.0%}':>14} {1 / seats:6.0%} {place:6.2f} {seconds:7.1f}")
+            f"{f'{low:.0%}-{high:.0%}':>14} {1 / seats:6.0%} {place:6.2f} "
+            f"{ahead / max(1, games):6.0%} {f'{ahead_low:.0%}-{ahead_high:.0%}':>14} "
+            f"{seconds:7.1f}")
 
 
 def logged(path: Path | None, pairing: str) -> dict[str, dict[int, tuple[float, float, float]]]:
@@ -122,7 +130,7 @@ def main() -> None:
     first, second = PAIRINGS[args.pairing]
     print(f"{first} against {second}, {args.games} games per game id, seats alternated")
     print(f"{'game':15} {'games':>5} {'wins':>6} {'95% interval':>14} {'equal':>6} "
-          f"{'place':>6} {'s/game':>7}")
+          f"{'place':>6} {'ahead':>6} {'95% interval':>14} {'s/game':>7}")
     done = logged(args.log, args.pairing)
     for game_id in GAMES:
         if args.game and game_id not in args.game:

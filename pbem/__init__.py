@@ -8,9 +8,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from flask import Flask
+if TYPE_CHECKING:  # imported in create_app: `import pbem` stays light (see pbem.entry)
+    from flask import Flask
 
 
 def N_(message: str) -> str:
@@ -22,6 +23,8 @@ def N_(message: str) -> str:
 def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = True) -> Flask:
     """The web app; ``overrides`` replace settings read from the environment (tests use them)."""
     # Imported here so that `import pbem.models` (Alembic, the CLI's db commands) needs no engine.
+    from flask import Flask
+
     from pbem.config import check_config, load_config
     from pbem.db import Database
     from pbem.services.common import site_from_config

@@ -53,6 +53,12 @@ def played_this_turn(session: Session, game_id: int, seat: int) -> list[str]:
     return run[::-1]
 
 
+def has_moved(session: Session, game_id: int, seat: int) -> bool:
+    """Whether ``seat`` has made any move in the game (its first turn shows the glossary open)."""
+    return session.exec(select(Move.id).where(Move.game_id == game_id, Move.seat == seat)
+                        .limit(1)).first() is not None
+
+
 def state_at(game: engine.Game, row: Game, moves: list[Move], ply: int) -> Any:  # type: ignore[type-arg]
     """The position after ``ply`` moves (0: the start)."""
     if ply <= 0:
@@ -185,6 +191,21 @@ def number_words(choice: NumberChoice, *, reader: Reader = ENGLISH) -> str:
     name = reader.text(name) if isinstance(name, Text) else reader.gettext(name) if name else ""
     return reader.gettext("%(name)s: a whole number from %(low)d to %(high)d",
                           name=name, low=choice.low, high=choice.high)
+
+
+_NUMBER = re.compile(r"[+-]?[0-9]+")
+
+
+def shown_move(notation: str, *, reader: Reader = ENGLISH) -> str:
+    """A recorded move as lists show it: a bare number (Stigmergy's komi, the only numeric
+    move) says what it is, since "Computer (First): 1" told a newcomer nothing.
+
+    >>> shown_move("1"), shown_move("-3"), shown_move("C4"), shown_move("take blind")
+    ('komi 1', 'komi -3', 'C4', 'take blind')
+    """
+    if _NUMBER.fullmatch(notation.strip()):
+        return reader.gettext("komi %(value)s", value=notation.strip())
+    return notation
 
 
 def _spread(items: list[str], count: int) -> list[str]:

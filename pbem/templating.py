@@ -9,6 +9,7 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from pbem.i18n import ENGLISH, Reader, translations
+from pbem.positions import shown_move
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 
@@ -36,6 +37,7 @@ def email_environment(language: str = "en") -> Environment:
         return Reader(language, time_zone).when(value)
 
     env.filters["local_time"] = moment
+    env.filters["shown_move"] = lambda notation: shown_move(notation, reader=Reader(language))
     return env
 
 

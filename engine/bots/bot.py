@@ -37,6 +37,9 @@ MARGIN_GAMES = frozenset({"stigmergy"})
 """Games decided by points, whose rewards count the margin too (engine.bots.mcts.margin_rewards)."""
 EXPLORATION = 0.7
 """UCB1's exploration constant for rewards in 0..1 (sqrt(2)/2: a common choice)."""
+CONFIDENCE_PRIOR = 6
+"""Imaginary even playouts in the confidence: a small budget's few lucky playouts must not
+make the bot say it expects to win (an easy bot said so in most games it then lost)."""
 
 
 @dataclass(frozen=True)
@@ -111,11 +114,11 @@ class Bot:
             return KomiMove(komi), confidence
         if len(legal) == 1 and not isinstance(legal[0], NumberChoice):
             # One move: search only enough to say how things look.
-            playouts, seconds = max(1, (self.playouts or 64) // 8), None
+            playouts, seconds = max(1, (self.playouts or NORMAL_PLAYOUTS) // 8), None
         if seconds is None and self.cutoff is not None:
             seconds = self.cutoff  # the playouts, unless they take longer than this
         search.run(sample, playouts=playouts, seconds=seconds, clock=self.clock)
-        return search.best()
+        return search.best(prior=CONFIDENCE_PRIOR)
 
 
 def choose_stored(bot: Bot, game_id: str, options: Mapping[str, Any], stored: JSON | None,

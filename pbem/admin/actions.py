@@ -23,6 +23,8 @@ from pbem.services.common import (
     lock_game,
     players_of,
     seats_of,
+    shown_name,
+    shown_names,
 )
 from pbem.services.games import player_for
 from pbem.services.moves import send_game_over, send_turn_notice
@@ -128,7 +130,7 @@ def _welcome(session: Session, now: datetime, site: Site, row: Game, seats: list
                                      shared["labels"], reader)}
 
     def subject(reader: Reader) -> str:
-        title = title_of(row, [players[s.player_id].name for s in seats], seat.seat, reader)
+        title = title_of(row, shown_names(seats, players, reader), seat.seat, reader)
         event = reader.gettext("Invitation:") if invited else reader.gettext("Welcome:")
         return subject_line(event, title)
 
@@ -147,28 +149,30 @@ def _tell_of_replacement(session: Session, now: datetime, site: Site, row: Game,
     players = players_of(session, seats)
     old = session.get(Player, old_player_id)
     assert old is not None
-    names = [players[s.player_id].name for s in seats]
-    substitute = names[mine.seat]
+    def names(reader: Reader) -> list[str]:  # a computer's name in the reader's language
+        return shown_names(seats, players, reader)
 
     def context(reader: Reader, seat: Seat | None, **extra: object) -> dict[str, object]:
         return {**game_context(row, game, state, seats, players, reader), "seat": seat, **extra}
 
     enqueue(session, now, site, row=row, seat=None, player=old, kind="notice",
             subject=lambda reader: subject_line(reader.gettext("You were replaced:"),
-                                                title_of(row, names, mine.seat, reader)),
+                                                title_of(row, names(reader), mine.seat, reader)),
             thread=old_thread,
             context=lambda reader: context(reader, None, event="replaced",
-                                           seat_number=mine.seat, substitute_name=substitute))
+                                           seat_number=mine.seat,
+                                           substitute_name=names(reader)[mine.seat]))
     for seat in seats:
         if seat.seat != mine.seat and seat.status != SeatStatus.DECLINED:
             enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id],
                     kind="notice",
                     subject=lambda reader, seat=seat: subject_line(
                         reader.gettext("%(substitute)s replaces %(old)s:",
-                                       substitute=substitute, old=old.name),
-                        title_of(row, names, seat.seat, reader)),
+                                       substitute=names(reader)[mine.seat],
+                                       old=shown_name(old, reader)),
+                        title_of(row, names(reader), seat.seat, reader)),
                     context=lambda reader, seat=seat: context(
-                        reader, seat, event="substitute", replaced_name=old.name,
+                        reader, seat, event="substitute", replaced_name=shown_name(old, reader),
                         substitute_label=game_context(row, game, state, seats, players,
                                                       reader)["labels"][mine.seat]))
 

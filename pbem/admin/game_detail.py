@@ -13,7 +13,7 @@ from pbem.admin.queries import audit_actors, audit_page, is_overdue, mail_page
 from pbem.admin.support import admin_blueprint
 from pbem.models import AuditEntry, Game, GameStatus, Move, MoveSource, Player, Seat, SeatStatus
 from pbem.positions import current_state, moves_of
-from pbem.services.common import players_of, seats_of
+from pbem.services.common import players_of, seats_of, shown_names
 from pbem.services.records import is_over
 from pbem.services.results import result_in
 from pbem.web.language import current_reader
@@ -104,6 +104,6 @@ def game_detail(game_id: int) -> str:
         open=row.status in (GameStatus.INVITED, GameStatus.ACTIVE),
         declined=declined(row, seats, players),
         public_url=site().links.game_url(row.public_id),
-        result=result_in(row, seats, [players[s.player_id].name for s in seats],
+        result=result_in(row, seats, shown_names(seats, players, current_reader()),
                          current_reader()),
     )

@@ -315,6 +315,8 @@ def dev(host: str, port: int, smtp_port: int) -> None:
     config = load_config()
     if config["ENV"] != "development":
         raise click.ClickException("pbem dev is for development (PBEM_ENV=development) only")
+    _check_free(host, port, "--port")
+    _check_free("127.0.0.1", smtp_port, "--smtp-port")
     config.update(SMTP_HOST="127.0.0.1", SMTP_PORT=smtp_port, SMTP_TLS="none", SMTP_USER="",
                   BASE_URL=f"http://{host}:{port}")
     upgrade(config["DATABASE_URL"])
@@ -344,6 +346,20 @@ def dev(host: str, port: int, smtp_port: int) -> None:
         background.shutdown(wait=False)
         jobs.stop()
         catcher.stop()
+
+
+def _check_free(host: str, port: int, option: str) -> None:
+    """Refuse at once, saying what to do, when ``port`` is taken (usually by a pbem dev still
+    running): else the mail catcher or the web app failed half-way, with a traceback."""
+    import socket
+
+    with socket.socket() as probe:
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            raise click.ClickException(
+                f"{host}:{port} is in use ({error.strerror}): is pbem dev already running? "
+                f"Stop it, or choose another port: pbem dev {option} {port + 1}") from None
 
 
 def _register_admin_commands() -> None:

@@ -54,7 +54,8 @@ def sweep_command(at: str | None) -> None:
     config = checked_config()
     database = open_database(config)
     try:
-        summary = sweep(database, now, site_from_config(database, config))
+        summary = sweep(database, now, site_from_config(database, config),
+                        moment=None if at is not None else lambda: datetime.now(UTC))
     finally:
         database.dispose()
     timeouts = ", ".join(f"{policy} {count}" for policy, count in sorted(summary.timeouts.items()))

@@ -22,7 +22,7 @@ from pbem.db import Database
 from pbem.i18n import Reader, translations
 from pbem.models import BoardImage, Game, GameStatus, Move
 from pbem.positions import engine_game
-from pbem.services.common import players_of, seats_of
+from pbem.services.common import players_of, seats_of, shown_names
 from pbem.services.results import labels_for, name_generic_seats
 
 SCALE = 2
@@ -63,7 +63,7 @@ def board_png(database: Database, game_id: int, ply: int, viewer: int,
         players = players_of(session, seats)
         reader = Reader(language)
         labels = [escape(label) for label in labels_for(
-            game, state, [players[s.player_id].name for s in seats], reader)]
+            game, state, shown_names(seats, players, reader), reader)]
     svg = game.render_svg(state, None if viewer < 0 else viewer, last.notation if last else None,
                           translator=translations(language), over=over)
     svg = name_generic_seats(svg, game.seat_names(state), labels, reader)

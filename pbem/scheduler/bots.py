@@ -42,6 +42,8 @@ log = logging.getLogger(__name__)
 
 Runner = Callable[[BotSearch], tuple[str, float]]
 """Runs a search: :func:`run_search` itself, or a worker process's ``SearchProcess.run``."""
+Moment = Callable[[], datetime]
+"""The time now, read when a move is made (a bot pass can last minutes)."""
 MAX_MOVES_PER_GAME = 200  # bot against bot: a sweep must end; the next sweep goes on
 PASS_SECONDS = 120.0  # after this, a sweep's bot pass only makes games' first moves
 LOOK_AGAIN_SECONDS = 0.5  # a pass with a search to spare looks for new games this often
@@ -133,17 +135,18 @@ def choose(database: Database, turn: BotTurn, strong_seconds: float = 0.0,
 
 
 def play_turn(database: Database, now: datetime, site: Site, turn: BotTurn,
-              run: Runner = run_search) -> bool:
-    """Choose and submit one bot move; False if the game moved on meanwhile."""
+              run: Runner = run_search, *, moment: Moment | None = None) -> bool:
+    """Choose and submit one bot move; False if the game moved on meanwhile. The move is made
+    at ``moment()`` when given (the time after the search), else at ``now``."""
     chosen = choose(database, turn, site.strong_seconds, run)
     if chosen is None:
         return False
     text, note = chosen
     try:
         with database.write() as session:
-            submit_move(session, now, site, game_id=turn.game_id, seat=turn.seat, ply=turn.ply,
-                        text=text, note=note, source=SOURCES.get(turn.stand_in, MoveSource.BOT),
-                        holder=turn.player_id)
+            submit_move(session, moment() if moment else now, site, game_id=turn.game_id,
+                        seat=turn.seat, ply=turn.ply, text=text, note=note,
+                        source=SOURCES.get(turn.stand_in, MoveSource.BOT), holder=turn.player_id)
     except (GameMovedOn, NotYourTurn, GameNotActive) as why:
         # Someone else moved, the seat changed hands, the game was paused or ended: not an
         # error, but an operator tracing a stuck game wants to see it.
@@ -154,15 +157,15 @@ def play_turn(database: Database, now: datetime, site: Site, turn: BotTurn,
 
 
 def play_one_move(database: Database, now: datetime, site: Site, turn: BotTurn,
-                  run: Runner = run_search) -> BotResult:
+                  run: Runner = run_search, *, moment: Moment | None = None) -> BotResult:
     """One bot move in ``turn``'s game: no move when the game moved on meanwhile, or when the
     bot failed (logged, the organiser alerted, the game left as it was)."""
     try:
-        if not play_turn(database, now, site, turn, run):
+        if not play_turn(database, now, site, turn, run, moment=moment):
             return BotResult(0)
     except Exception as error:  # a broken bot must leave the game as it was
         log.exception("sweep: the bot of game %s failed at ply %s", turn.game_id, turn.ply)
-        report_failure(database, now, site, turn, error)
+        report_failure(database, moment() if moment else now, site, turn, error)
         return BotResult(0, f"game {turn.game_id}: bot failed: {error}", turn)
     return BotResult(1)
 
@@ -200,7 +203,8 @@ def already_reported(session: Session, turn: BotTurn) -> bool:
 def play_bots(database: Database, now: datetime, site: Site,
               on_result: Callable[[BotResult], None], *,
               clock: Callable[[], float] = time.monotonic, run: Runner = run_search,
-              workers: int = 1, skip: Callable[[BotTurn], bool] | None = None) -> None:
+              workers: int = 1, skip: Callable[[BotTurn], bool] | None = None,
+              moment: Moment | None = None) -> None:
     """Every game waiting for a bot, one move at a time each, reported through ``on_result``.
 
     Whenever a search can start, the waiting game with the fewest moves in this pass goes first
@@ -212,7 +216,9 @@ def play_bots(database: Database, now: datetime, site: Site,
     played, so games between computers cannot hold up the reminders and timeouts. ``run`` runs
     each search (in this process by default); ``workers`` searches run at once (``run`` must
     then take them in parallel, as the scheduler's worker processes do). Turns for which
-    ``skip`` says so wait for a later pass.
+    ``skip`` says so wait for a later pass. Each move is made at ``moment()`` when given (the
+    scheduler's clock: a pass can last minutes, and a move stamped with its start would seem
+    older than the person's move it answers), else at ``now``.
     """
     played: dict[int, int] = {}
     resting: set[int] = set()
@@ -234,7 +240,8 @@ def play_bots(database: Database, now: datetime, site: Site,
                         waiting.append(turn)
                 waiting.sort(key=lambda turn: (played.get(turn.game_id, 0), turn.game_id))
                 for turn in waiting[:width - len(running)]:
-                    running[pool.submit(play_one_move, database, now, site, turn, run)] = turn
+                    running[pool.submit(play_one_move, database, now, site, turn, run,
+                                        moment=moment)] = turn
             if not running:
                 return
             # With a search free, look again soon for games that came in meanwhile.

@@ -88,6 +88,8 @@ class SchedulerJobs:
         """Play the computer players waiting to move if this process holds the lease; the
         moves made (None when standing by). It only reads the lease, which the other jobs
         renew: a write every two seconds would queue behind the web's writers for nothing."""
+        # Each move is stamped when it is made, unless a test fixed the time.
+        moment = None if now else self.clock
         now = now or self.clock()
         if lease_holder(self.database, now) != self.holder:
             return None
@@ -98,7 +100,8 @@ class SchedulerJobs:
                              if now - at < BOT_RETRY}
         play_bots(self.database, now, self.site, results.append, run=self.searches.run,
                   workers=self.searches.workers,
-                  skip=lambda turn: (turn.game_id, turn.ply) in self.bot_failures)
+                  skip=lambda turn: (turn.game_id, turn.ply) in self.bot_failures,
+                  moment=moment)
         for result in results:
             if result.failed is not None:
                 self.bot_failures[(result.failed.game_id, result.failed.ply)] = now

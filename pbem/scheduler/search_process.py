@@ -68,8 +68,8 @@ def _stored(search: BotSearch) -> tuple[str, dict[str, Any], Any, int]:
 
 def _worker_context() -> multiprocessing.context.BaseContext:
     """Spawned workers: forking the scheduler, which has threads, could copy a lock held by one
-    of them. (A spawned worker imports the caller's main module again, the pbem command: about
-    80 MB a worker where the engine alone would take 20.)"""
+    of them. A spawned worker imports the caller's main module again: for the pbem command that
+    is pbem.entry, light on purpose, so that a worker holds the engine alone."""
     return multiprocessing.get_context("spawn")
 
 

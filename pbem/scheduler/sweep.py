@@ -76,17 +76,19 @@ def due_games(database: Database, now: datetime, limit: int,
 def sweep(
     database: Database, now: datetime, site: Site, *, batch: int = BATCH,
     after_each: Callable[[int, str], None] | None = None, bots: bool = True,
+    moment: Callable[[], datetime] | None = None,
 ) -> SweepSummary:
     """Do all the work due at ``now``; see the module docstring.
 
     A game whose unit fails (a bug, a broken engine state) is logged, counted in ``errors`` and
     left for the next sweep, so one bad game cannot stop the others' clocks. ``after_each`` is
     called after each unit's commit with the game id and what was done (tests use it to crash
-    a sweep half way). ``bots=False`` leaves the computer players to the scheduler's own job.
+    a sweep half way). ``bots=False`` leaves the computer players to the scheduler's own job;
+    ``moment`` (the clock) stamps each computer move when it is made, else ``now`` does.
     """
     summary = SweepSummary()
     if bots:
-        play_bots(database, now, site, summary.add_bot_result)
+        play_bots(database, now, site, summary.add_bot_result, moment=moment)
     expire_stale(database, now, site)  # challenges nobody took up in time
     # Games not to pick again in this sweep: failed, or found with nothing to do (a game that
     # is due again at a new ply, such as the second step of a timed-out turn, is picked again).
@@ -115,5 +117,5 @@ def sweep(
             # A timeout may have handed a seat to the computer (policies bot, forfeit-bot):
             # it plays now rather than a sweep later.
             if bots and any(kind in summary.timeouts for kind in ("bot", "forfeit")):
-                play_bots(database, now, site, summary.add_bot_result)
+                play_bots(database, now, site, summary.add_bot_result, moment=moment)
             return summary

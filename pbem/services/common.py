@@ -10,12 +10,12 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from engine.text import Text
+from engine.text import N_, Text
 from pbem.addresses import check_address
 from pbem.config import strong_seconds
 from pbem.db import Database
 from pbem.errors import GameMovedOn, GameNotActive, NotYourTurn, ServiceError
-from pbem.i18n import Reader, supported
+from pbem.i18n import ENGLISH, Reader, supported
 from pbem.links import Links, seat_holder_for
 from pbem.models import AuditEntry, Game, GameStatus, Player, Seat
 
@@ -59,6 +59,29 @@ def audit(
 ) -> None:
     session.add(AuditEntry(at=now, game_id=game_id, player_id=player_id, action=action,
                            detail=detail))
+
+
+BOT_LEVEL_WORDS = {"easy": N_("easy"), "normal": N_("normal"), "strong": N_("strong")}
+
+
+def shown_name(player: Player, reader: Reader = ENGLISH) -> str:
+    """A player's name as ``reader`` reads it: a person's as they wrote it, a computer's in the
+    reader's language (its stored name, "Computer (easy)", is English).
+
+    >>> shown_name(Player(name="Computer (easy)", email="x", bot_level="easy"), Reader("de"))
+    'Computer (leicht)'
+    """
+    if player.bot_level is None:
+        return player.name
+    level = BOT_LEVEL_WORDS.get(player.bot_level)
+    return reader.gettext("Computer (%(level)s)",
+                          level=reader.gettext(level) if level else player.bot_level)
+
+
+def shown_names(seats: Sequence[Seat], players: Mapping[int, Player],
+                reader: Reader = ENGLISH) -> list[str]:
+    """:func:`shown_name` of each seat's player, in seat order."""
+    return [shown_name(players[s.player_id], reader) for s in seats]
 
 
 def seats_of(session: Session, game_id: int) -> list[Seat]:

@@ -13,18 +13,35 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Literal
 
-from sqlmodel import Session
+from sqlalchemy import exists, func
+from sqlmodel import Session, col, select
 
 import engine
 from engine.bots import LEVELS
 from engine.text import Text
 from pbem.errors import ServiceError
-from pbem.models import Game, Player
+from pbem.models import Game, GameStatus, Player, Seat
 from pbem.services.common import Site
 from pbem.services.games import PlayerSpec, bot_spec, create_game
 
 Starter = Literal["me", "computer", "random"]
 STARTERS: tuple[Starter, ...] = ("me", "computer", "random")
+COMPUTER_TIMEOUT = "forfeit"
+"""When the player's clock runs out (after the reminders) the game is lost and over: with the
+usual random moves instead, a game its player had left went on for months, one email a turn."""
+MAX_COMPUTER_GAMES = 10
+"""Unfinished games against the computer a player may have at once: the computer's searches
+are shared by the whole site, so one player cannot queue hundreds of them."""
+
+
+def computer_games_in_progress(session: Session, player_id: int) -> int:
+    """How many unfinished games ``player_id`` plays in which every other seat is a computer."""
+    other_person = exists().where(Seat.game_id == Game.id, Seat.player_id != player_id,
+                                  Seat.player_id == Player.id, col(Player.bot_level).is_(None))
+    mine = select(Seat.game_id).where(Seat.player_id == player_id)
+    return session.exec(select(func.count()).select_from(Game).where(
+        col(Game.id).in_(mine), col(Game.status).in_((GameStatus.INVITED, GameStatus.ACTIVE)),
+        ~other_person)).one()
 
 
 def start_computer_game(
@@ -56,10 +73,15 @@ def start_computer_game(
         seats = engine.new_game(info.id, **info.resolve(options)).num_players
     except engine.UnknownGame as error:
         raise ServiceError(str(error)) from None
+    assert player.id is not None
+    if computer_games_in_progress(session, player.id) >= MAX_COMPUTER_GAMES:
+        raise ServiceError(Text("you have %(count)d games against the computer in progress, the "
+                                "most at once: finish or resign one to start another",
+                                count=MAX_COMPUTER_GAMES))
     if starter == "random":
         starter = (rng or random.Random(secrets.randbits(64))).choice(("me", "computer"))
     me = PlayerSpec(player.name, player.email, language=player.language)
     computers = [bot_spec(level)] * (seats - 1)
     order = [me, *computers] if starter == "me" else [*computers, me]
     return create_game(session, now, site, game_type=info.id, options=dict(options),
-                       players=order, accepted=(player.email,))
+                       players=order, accepted=(player.email,), timeout_policy=COMPUTER_TIMEOUT)

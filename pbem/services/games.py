@@ -29,6 +29,7 @@ from pbem.services.common import (
     lock_game,
     players_of,
     seats_of,
+    shown_names,
 )
 from pbem.services.notify import board_ref, enqueue, game_context, subject_line, title_of
 
@@ -203,7 +204,6 @@ def create_game(
 def _invite(session: Session, now: datetime, site: Site, row: Game, seats: list[Seat]) -> None:
     game, state = current_state(row)
     players = players_of(session, seats)
-    names = [players[s.player_id].name for s in seats]
     for seat in seats:
         assert row.id is not None
         if seat.status == SeatStatus.ACCEPTED:  # asked for the game: nothing to ask them
@@ -218,7 +218,8 @@ def _invite(session: Session, now: datetime, site: Site, row: Game, seats: list[
         enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id],
                 kind="invitation",
                 subject=lambda reader, number=seat.seat: subject_line(
-                    reader.gettext("Invitation:"), title_of(row, names, number, reader)),
+                    reader.gettext("Invitation:"),
+                    title_of(row, shown_names(seats, players, reader), number, reader)),
                 context=context)
 
 
@@ -329,5 +330,5 @@ def _notice_all(
                     kind="notice", board=board,
                     subject=lambda reader, number=seat.seat: subject_line(
                         reader.gettext(headline, player=str(extra.get("decliner_name", ""))),
-                        title_of(row, names, number, reader)),
+                        title_of(row, shown_names(seats, players, reader), number, reader)),
                     context=lambda reader, seat=seat: context(reader, seat))

@@ -267,7 +267,8 @@ class _Mailing:
         """``event`` (a message, with ``values``) first, then the game as ``seat`` knows it,
         in ``reader``'s language: "Your turn: Mosey vs Bob"."""
         return subject_line(reader.gettext(event, **values),
-                            title_of(self.row, self.context["player_names"], seat, reader))
+                            title_of(self.row, self.context_in(reader)["player_names"], seat,
+                                     reader))
 
     def describe(self, seat: int, reader: Reader = ENGLISH) -> str:
         """The engine's line about the position as ``seat`` sees it, naming the players; for
@@ -339,11 +340,17 @@ def send_updates(
     game: engine.Game, state: Any, seats: list[Seat], *, mover: int,  # type: ignore[type-arg]
     mail: _Mailing | None = None,
 ) -> None:
-    """Short, non-essential news for the players who neither moved nor move next."""
+    """Short, non-essential news for the players who neither moved nor move next. None while
+    the computer moves next: it answers within seconds, and the next person's email (a turn,
+    or this news after the computer's move) lists every move since, so a player facing two
+    computers got a "moved" email for each before every "Your turn"."""
     if row.id is None:
         return
     mail = mail or _Mailing.of(session, row, game, state, seats)
-    mover_name = mail.context["player_names"][mover]
+    if row.to_move is not None and 0 <= row.to_move < len(seats):
+        following = seats[row.to_move]
+        if following.stand_in or mail.players[following.player_id].bot_level is not None:
+            return
     for seat in seats:
         player = mail.players[seat.player_id]
         if seat.seat in (mover, row.to_move) or not player.notify_updates:
@@ -351,7 +358,8 @@ def send_updates(
         enqueue(
             session, now, site, row=row, seat=seat, player=player, kind="update",
             subject=lambda reader, number=seat.seat: mail.subject(
-                N_("%(player)s moved:"), number, reader, player=mover_name),
+                N_("%(player)s moved:"), number, reader,
+                player=mail.context_in(reader)["player_names"][mover]),
             essential=False, board=mail.board(seat.seat),
             context=lambda reader, seat=seat: mail.context_for(seat, reader),
         )
@@ -372,14 +380,16 @@ def send_game_over(
     rate_game(session, now, row, seats)
     tournament_game_ended(session, now, site, row)
     mail = mail or _Mailing.of(session, row, game, state, seats)
-    names = mail.context["player_names"]
+    def names(reader: Reader) -> list[str]:
+        return list(mail.context_in(reader)["player_names"])
+
     for seat in seats:
         enqueue(
             session, now, site, row=row, seat=seat, player=mail.players[seat.player_id],
             kind="game_over",
             subject=lambda reader, number=seat.seat: subject_line(
-                game_over_event(row.winners, number, names, reader),
-                title_of(row, names, number, reader)),
+                game_over_event(row.winners, number, names(reader), reader),
+                title_of(row, names(reader), number, reader)),
             board=mail.board(seat.seat, over=True),
             context=lambda reader, seat=seat: mail.context_for(
                 seat, reader, mine=outcome_for(row.winners, seat.seat),

@@ -21,7 +21,7 @@ from engine.text import N_, Text
 from pbem.game_options import game_name, options_in_words
 from pbem.i18n import ENGLISH, Reader
 from pbem.models import Game, Move, MoveSource, OutboxEmail, Player, Seat
-from pbem.services.common import Site
+from pbem.services.common import Site, shown_names
 from pbem.services.results import (
     in_words,
     join_names,
@@ -265,13 +265,17 @@ class ShownMove:
     note: str
 
 
+def shown_note(move: Move, reader: Reader = ENGLISH) -> str:
+    """A move's note for ``reader``: the server's own in their language, a player's as written."""
+    if move.note in SERVER_NOTES and move.source in _SERVER_SOURCES:
+        return reader.gettext(move.note)
+    return move.note
+
+
 def moves_for(moves: Sequence[Move], reader: Reader = ENGLISH) -> list[ShownMove]:
     """``moves`` for the "since your last turn" lines in ``reader``'s language (notation and
     players' notes stay as written)."""
-    return [ShownMove(m.ply, m.seat, m.notation,
-                      reader.gettext(m.note) if m.note in SERVER_NOTES
-                      and m.source in _SERVER_SOURCES else m.note)
-            for m in moves]
+    return [ShownMove(m.ply, m.seat, m.notation, shown_note(m, reader)) for m in moves]
 
 
 def text_board(game: engine.Game, state: Any, seat: int | None,  # type: ignore[type-arg]
@@ -292,7 +296,7 @@ def game_context(
     player and colour (``labels``: "Alice (Light)"); ``names`` are the engine's own seat names,
     kept for the text the engine wrote (``shown_names``: as the reader reads them)."""
     names = game.seat_names(state)
-    player_names = [players[s.player_id].name for s in seats]
+    player_names = shown_names(seats, players, reader)
     labels = labels_for(game, state, player_names, reader)
     return {
         "game": row,

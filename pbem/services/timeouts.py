@@ -130,13 +130,13 @@ def clock_notice(
     """An essential email to every seat (or ``seats``): what happened to the clock, and why
     (``text``, or a function writing it for a reader). ``about`` is the seat whose clock ran
     out: the subject names them, or says "You"."""
-    all_seats, players, english = _context(session, row)
+    all_seats, players, _ = _context(session, row)
     context = _context_in(row, all_seats, players)
-    names = english["player_names"]
     for seat in all_seats:
         if seats is None or seat.seat in seats:
 
             def subject(reader: Reader, number: int = seat.seat) -> str:
+                names = context(reader)["player_names"]
                 who = (None if about == number else names[about] if about is not None
                        else reader.gettext("A player"))
                 return subject_line(clock_event(event, who, reader),

@@ -22,7 +22,7 @@ from sqlmodel import Session, col, func, select
 import engine
 from pbem.game_options import game_name
 from pbem.models import Game, GameStatus, Player, Seat
-from pbem.services.common import players_of, seats_of
+from pbem.services.common import players_of, seats_of, shown_name
 from pbem.services.results import result_in
 from pbem.web.language import current_reader
 from pbem.web.replay import profile_url, record_links
@@ -121,8 +121,8 @@ def _line(session: Session, row: Game) -> dict[str, Any]:
     people = [players[s.player_id] for s in seats]
     return {
         "row": row, "title": game_name(row.game_type, reader),
-        "players": [(p.name, profile_url(p)) for p in people],
-        "result": result_in(row, seats, [p.name for p in people], reader),
+        "players": [(shown_name(p, reader), profile_url(p)) for p in people],
+        "result": result_in(row, seats, [shown_name(p, reader) for p in people], reader),
         "replay": url_for("replay.replay", public_id=row.public_id, ply=0),
         "downloads": record_links(row.public_id),
     }

@@ -38,6 +38,7 @@ from pbem.services.challenges import (
     people_of,
     players_by_id,
 )
+from pbem.services.common import shown_name
 from pbem.services.games import PlayerSpec, parse_player
 from pbem.web.csrf import check_csrf
 from pbem.web.language import current_reader
@@ -177,7 +178,7 @@ def _page(row: Challenge, people: list[ChallengePlayer], players: dict[int, Play
           game: Game | None, viewer: int | None, *, token: str = "", error: str = "",
           status: int = 200) -> tuple[str, int]:
     mine = next((p for p in people if p.player_id == viewer), None)
-    names = [players[p.player_id].name for p in people]
+    names = [shown_name(players[p.player_id], current_reader()) for p in people]
     facts = describe(row, current_reader(), names)
     return render_template(
         "challenge.html", **facts, people=people, players=players, mine=mine,

@@ -12,12 +12,15 @@ from werkzeug.wrappers import Response
 
 import engine
 from engine.bots import DEFAULT_LEVEL, LEVELS
+from pbem.clock.deadlines import DEFAULT_TIME_CONTROL
+from pbem.clock.wording import describe_control
 from pbem.errors import ServiceError
 from pbem.links import DamagedLink
 from pbem.models import GameStatus, Player, Seat
 from pbem.services.common import seats_of
 from pbem.services.computer_games import STARTERS, start_computer_game
 from pbem.web.csrf import check_csrf
+from pbem.web.language import current_reader
 from pbem.web.support import (
     damaged_link,
     database,
@@ -91,6 +94,7 @@ def _form(token: str, info: engine.GameInfo, values: object, error: str,
     starters = {"me": _("I start"), "computer": _("the computer starts"),
                 "random": _("decide at random")}
     return render_template("computer_game.html", token=token, info=info, error=error,
+                           clock=describe_control(DEFAULT_TIME_CONTROL, current_reader()),
                            games=list(engine.GAMES.values()), values=values,
                            levels={k: levels.get(k, k) for k in LEVELS},
                            starters={k: starters[k] for k in STARTERS},

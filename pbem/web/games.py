@@ -4,6 +4,7 @@ records, which pbem.web.replay serves."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from flask import (
     Blueprint,
@@ -22,9 +23,9 @@ import engine
 from pbem.clock.deadlines import POLICY_LABELS, default_timeout_policy, time_control_of
 from pbem.clock.wording import describe_control
 from pbem.game_options import game_name
-from pbem.models import Game, GameStatus, Move, Seat
+from pbem.models import Game, GameStatus, Move, Player, Seat
 from pbem.positions import current_state, engine_game, moves_of, state_at
-from pbem.services.common import others_in_play, players_of, seats_of
+from pbem.services.common import others_in_play, players_of, seats_of, shown_name, shown_names
 from pbem.services.records import is_over
 from pbem.services.results import result_in, result_sentence
 from pbem.web.language import current_reader
@@ -119,6 +120,20 @@ def computer_wait() -> dict[str, Any]:
     }
 
 
+def computer_again_url(row: Game, viewer: int | None, seats: list[Seat],
+                       players: dict[int, Player]) -> str | None:
+    """"Play the computer again" on a finished game of the viewer against computers only: the
+    form to start one, filled in with this game's options and the computer's level."""
+    if viewer is None or row.status != GameStatus.FINISHED or not 0 <= viewer < len(seats):
+        return None
+    levels = [players[s.player_id].bot_level for s in seats if s.seat != viewer]
+    if not levels or None in levels:
+        return None
+    query = {"game": row.game_type, "level": levels[0],
+             **{f"option-{name}": value for name, value in row.options.items()}}
+    return f"{site().links.my_games_url(seats[viewer].player_id)}/computer?{urlencode(query)}"
+
+
 def render_game_page(
     row: Game, viewer: int | None, *, notice: str = "", status: int = 200,
     seat_token: str | None = None,
@@ -137,8 +152,9 @@ def render_game_page(
     state = state_at(game, row, moves, shown)
     reader = current_reader()
     names = seat_names(row.game_type, game.seat_names(state), reader=reader)
-    labels = [seat_label(players[s.player_id].name, names[s.seat] if s.seat < len(names) else "")
-              for s in seats]
+    people = shown_names(seats, players, reader)
+    labels = [seat_label(people[i], names[s.seat] if s.seat < len(names) else "")
+              for i, s in enumerate(seats)]
     links = site().links
     # ended off the board at the position shown: the board says so, not who is to move
     ended_here = is_over(row) and shown == len(moves) and game.to_move(state) is not None
@@ -158,8 +174,9 @@ def render_game_page(
         row=row, info=game.info, options=game.options, moves=moves, names=names,
         lineup=[(s, players[s.player_id]) for s in seats], labels=labels, ratings=ratings,
         turns=turns_of(moves),
-        result=result_text(row, labels, seats, [players[s.player_id].name for s in seats]),
+        result=result_text(row, labels, seats, people),
         terms=terms_for(row.game_type, game.options, reader=reader),
+        terms_open=viewer is None or all(m.seat != viewer for m in moves),
         rules_url=url_for("rules.rules_page", game_id=row.game_type)
         if "rules.rules_page" in current_app.view_functions else None,
         board=named_board(board_svg(game, state, viewer,
@@ -172,6 +189,7 @@ def render_game_page(
         shown=shown,
         viewer=viewer, notice=notice,
         waiting=computer_wait() if computer_to_move else None,
+        again_url=computer_again_url(row, viewer, seats, players),
         move_url=move_url, seat_token=seat_token, **clock_text(row),
         resign_url=links.resign_url(row.id, viewer, holder=seats[viewer].player_id)
         if viewer is not None
@@ -220,7 +238,7 @@ def resign_title(row: Game, token: str) -> str:
     with database().session() as session:
         seats = seats_of(session, row.id)
         players = players_of(session, seats)
-    others = [players[s.player_id].name for s in others_in_play(seats, seat)]
+    others = [shown_name(players[s.player_id], reader) for s in others_in_play(seats, seat)]
     if not others:
         return title
     if len(others) == 1:

@@ -23,7 +23,7 @@ from pbem.i18n import LANGUAGES
 from pbem.links import DamagedLink
 from pbem.models import Game, GameStatus, Player, Seat
 from pbem.positions import current_state
-from pbem.services.common import audit, players_of, seats_of
+from pbem.services.common import audit, players_of, seats_of, shown_names
 from pbem.services.results import result_in
 from pbem.services.vacations import (
     AbsenceRefused,
@@ -191,8 +191,10 @@ def _game_line(session: Session, game: Game, seat: Seat, player_id: int) -> dict
     names = _seat_names(game)
     out = seat.resigned or seat.forfeited  # the computer plays the seat: nothing to do
     your_turn = game.status == GameStatus.ACTIVE and game.to_move == seat.seat and not out
-    labels = {s.seat: seat_label(players[s.player_id].name, names[s.seat]
-                                 if s.seat < len(names) else "") for s in seats}
+    reader = current_reader()
+    people = shown_names(seats, players, reader)
+    labels = {s.seat: seat_label(people[i], names[s.seat] if s.seat < len(names) else "")
+              for i, s in enumerate(seats)}
     waiting_for = (labels.get(game.to_move, "") if game.status == GameStatus.ACTIVE
                    and game.to_move is not None and not your_turn and not out else "")
     return {
@@ -207,8 +209,7 @@ def _game_line(session: Session, game: Game, seat: Seat, player_id: int) -> dict
         "waiting_for": waiting_for,  # whose turn it is, when not this player's
         "out": out and game.status == GameStatus.ACTIVE,
         "deadline": game.deadline if game.status == GameStatus.ACTIVE else None,
-        "result": result_in(game, seats, [players[s.player_id].name for s in seats],
-                            current_reader()),
+        "result": result_in(game, seats, people, reader),
     }
 
 

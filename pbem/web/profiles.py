@@ -17,7 +17,7 @@ from sqlmodel import Session, col, select
 from pbem.game_options import game_name
 from pbem.models import Game, GameStatus, Player, Seat
 from pbem.positions import current_state
-from pbem.services.common import players_of, seats_of
+from pbem.services.common import players_of, seats_of, shown_names
 from pbem.services.results import outcome_for, result_in
 from pbem.web.language import current_reader
 from pbem.web.ratings import rating_lines
@@ -86,16 +86,17 @@ def _line(session: Session, row: Game, seat: Seat) -> dict[str, Any]:
         names = seat_names(row.game_type, game.seat_names(state), reader=reader)
     except Exception:  # a list of games must not fail on one unreadable stored game
         names = []
-    others = [(seat_label(players[s.player_id].name, names[s.seat] if s.seat < len(names)
+    people = shown_names(seats, players, reader)
+    others = [(seat_label(person, names[s.seat] if s.seat < len(names)
                           else ""), profile_url(players[s.player_id]))
-              for s in seats if s.seat != seat.seat]
+              for s, person in zip(seats, people, strict=True) if s.seat != seat.seat]
     finished = row.status == GameStatus.FINISHED
     return {
         "row": row, "title": game_name(row.game_type, reader),
         "side": names[seat.seat] if seat.seat < len(names) else "",
         "others": others,
         "outcome": _outcome_word(outcome_for(row.winners, seat.seat)) if finished else "",
-        "result": result_in(row, seats, [players[s.player_id].name for s in seats], reader)
+        "result": result_in(row, seats, people, reader)
         if finished else "",
         "url": url_for("replay.replay", public_id=row.public_id, ply=0) if finished
         else url_for("games.public_page", public_id=row.public_id),

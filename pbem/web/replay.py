@@ -24,7 +24,7 @@ from sqlmodel import select
 from pbem.i18n import ENGLISH, Reader
 from pbem.models import Game, Move, Player, Seat
 from pbem.positions import engine_game, moves_of, state_at
-from pbem.services.common import players_of, seats_of
+from pbem.services.common import players_of, seats_of, shown_name, shown_names
 from pbem.services.records import game_record, is_over, record_sgf, record_text
 from pbem.services.results import result_in
 from pbem.web.language import current_reader
@@ -68,9 +68,10 @@ def _lineup(row: Game, moves: list[Move]) -> tuple[list[Seat], dict[int, Player]
         players = players_of(session, seats)
     game = engine_game(row)
     final = state_at(game, row, moves, len(moves))
-    names = seat_names(row.game_type, game.seat_names(final), reader=current_reader())
-    labels = [seat_label(players[s.player_id].name, names[s.seat] if s.seat < len(names) else "")
-              for s in seats]
+    reader = current_reader()
+    names = seat_names(row.game_type, game.seat_names(final), reader=reader)
+    labels = [seat_label(shown_name(players[s.player_id], reader),
+                         names[s.seat] if s.seat < len(names) else "") for s in seats]
     return seats, players, labels
 
 
@@ -122,7 +123,8 @@ def replay(public_id: str) -> tuple[str, int]:
         # says who is to move; the result above says how it ended instead.
         describe="" if over and shown == total
         else with_names(labels, game.describe(state, viewer)),
-        result=result_in(row, seats, [players[s.player_id].name for s in seats], reader)
+        result=result_in(row, seats, shown_names(seats, players, reader),
+                         reader)
         if over else "",
         # The whole stored position, hidden parts included: only once nothing is secret.
         revealed=json.dumps(game.encode(state), indent=1, sort_keys=True) if over else None,

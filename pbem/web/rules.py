@@ -18,6 +18,9 @@ from markupsafe import Markup
 
 import engine
 from pbem.i18n import translations
+from pbem.positions import shown_move
+from pbem.services.common import shown_name
+from pbem.services.notify import shown_note
 from pbem.web.language import current_reader
 from pbem.web.terms import family_of, status_word, terms_for, words
 
@@ -40,6 +43,12 @@ def init_app(app: Flask) -> None:
     app.jinja_env.filters["words"] = lambda text: words(current_reader(), text)
     app.jinja_env.filters["status_word"] = lambda status: status_word(status,
                                                                       reader=current_reader())
+    app.jinja_env.filters["shown_move"] = lambda notation: shown_move(notation,
+                                                                      reader=current_reader())
+    # A player's name; a computer's in the page's language ("Computer (leicht)").
+    app.jinja_env.filters["shown_name"] = lambda player: shown_name(player, current_reader())
+    # A move's note; the server's own ("I expect to win") in the page's language.
+    app.jinja_env.filters["shown_note"] = lambda move: shown_note(move, current_reader())
 
 
 @cache

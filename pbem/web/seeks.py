@@ -16,6 +16,7 @@ from pbem.errors import ServiceError
 from pbem.models import Challenge, Player
 from pbem.services.challenge_seeks import SeatTaken, join_seek, open_seeks
 from pbem.services.challenges import describe, people_of, players_by_id
+from pbem.services.common import shown_name
 from pbem.web.challenges import rules
 from pbem.web.csrf import check_csrf
 from pbem.web.language import current_reader
@@ -36,7 +37,8 @@ def _seeks_page(game_type: str, error: str = "", status: int = 200,
             assert row.id is not None
             people = people_of(session, row.id)
             players = players_by_id(session, [p.player_id for p in people])
-            lines.append({**describe(row, reader, [players[p.player_id].name for p in people]),
+            lines.append({**describe(row, reader, [shown_name(players[p.player_id], reader)
+                                                   for p in people]),
                           "taken": len(people), "joined": player is not None and any(
                               p.player_id == player.id for p in people)})
     return render_template("seeks.html", lines=lines, games=list(engine.GAMES.values()),

@@ -19,8 +19,9 @@ from pbem.db import Database
 from pbem.i18n import Reader
 from pbem.links import DamagedLink, Purpose
 from pbem.models import Game, Player, Seat
-from pbem.positions import played_this_turn
+from pbem.positions import has_moved, played_this_turn
 from pbem.services import Site
+from pbem.services.common import shown_name
 from pbem.web.language import current_reader, read_as
 
 
@@ -153,6 +154,15 @@ def steps_played(row: Game, seat: int) -> list[str]:
         return played_this_turn(session, row.id, seat)
 
 
+def first_turn(row: Game, seat: int) -> bool:
+    """Whether ``seat`` has yet to move in the game: its pages open the game's glossary then,
+    and keep it closed above the board once the player knows the terms."""
+    if row.id is None:
+        return True
+    with database().session() as session:
+        return not has_moved(session, row.id, seat)
+
+
 def game_of_token(purpose: Purpose, token: str) -> tuple[Game, dict[str, Any]] | None:
     """The game a link is about, with the link's fields; None for a damaged or unknown link,
     and for a seat the game does not have (seat 5 of a two-player game)."""
@@ -183,9 +193,10 @@ def seat_labels(row: Game, game: engine.Game, state: Any) -> list[str]:  # type:
     with database().session() as session:
         seats = seats_of(session, row.id or 0)
         players = players_of(session, seats)
-    names = seat_names(row.game_type, game.seat_names(state), reader=current_reader())
-    return [seat_label(players[s.player_id].name, names[s.seat] if s.seat < len(names) else "")
-            for s in seats]
+    reader = current_reader()
+    names = seat_names(row.game_type, game.seat_names(state), reader=reader)
+    return [seat_label(shown_name(players[s.player_id], reader),
+                       names[s.seat] if s.seat < len(names) else "") for s in seats]
 
 
 def with_names(labels: list[str], text: str) -> str:

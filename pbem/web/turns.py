@@ -86,6 +86,9 @@ def build(game: engine.Game, state: Any, seat: int, texts: list[str]) -> Built: 
         built.steps.append(typed.move)
         if game.reveals_hidden(built.shown, move):
             built.effect = game.hidden_effect(built.shown, move)  # a Text
+            # Whether it ends the turn is public (Rifugio's end, never its blind take), so the
+            # page can say "confirm" rather than "you continue afterwards".
+            built.turn_over = game.to_move(game.play(built.shown, move, seat=seat)) != seat
             break
         built.shown = game.play(built.shown, move, seat=seat)
         built.turn_over = game.to_move(built.shown) != seat

@@ -311,3 +311,24 @@ def test_links_the_cli_sends_after_a_replacement_work(
         assert client.get(link).status_code == 200, link
     assert client.get(old_invite).status_code == 410
     database.dispose()
+
+
+def test_a_computer_put_on_a_seat_is_named_in_each_players_language(
+    sqlite_database: Database, now: datetime, site: Site,
+) -> None:
+    from pbem.services.games import bot_spec
+    from tests.support import start_a_game
+
+    players = [PlayerSpec("Alice", "alice@example.test", language="it"),
+               PlayerSpec("Bob", "bob@example.test")]
+    game_pk = start_a_game(sqlite_database, now, site, "mosey", {"order": 4}, players=players)
+    with sqlite_database.write() as session:
+        actions.replace_player(session, now, site, game_id=game_pk, seat=1,
+                               new_player=bot_spec("strong"), actor=EMAIL)
+    with sqlite_database.session() as session:
+        told = session.exec(select(OutboxEmail).where(
+            OutboxEmail.to_address == "alice@example.test")
+            .order_by(col(OutboxEmail.id).desc())).first()
+    assert told is not None and "sostituisce Bob" in told.subject, told.subject
+    assert "Computer (forte)" in told.subject and "strong" not in told.subject, told.subject
+    assert "Computer (forte)" in told.text_body

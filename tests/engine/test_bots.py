@@ -241,6 +241,32 @@ def test_the_bot_beats_random_at_mosey() -> None:
     assert wins >= 8
 
 
+def test_a_forced_move_under_a_time_budget_is_judged_on_normals_playouts() -> None:
+    """With one legal move the bot only says how things look. Under a time budget that used to
+    be 8 playouts, whose mean made a strong bot tell a player "This looks bad for me" on the
+    first move of a Rifugio game it stood evenly in."""
+    game = new_game("rifugio", players=3)
+    state = game.start(seed="fd6672869eddd53c9caa5840c860c9a5")  # three rocks: only the blind
+
+    def no_clock() -> float:
+        raise AssertionError("a forced move needs no clock")
+
+    assert len(game.legal_moves(state)) == 1
+    strong = replace(Bot.at("strong", seed=4, seconds=5), clock=no_clock)
+    assert strong.choose(game, state, 0) == Bot.at("normal", seed=4).choose(game, state, 0)
+
+
+def test_a_few_lucky_playouts_do_not_make_the_bot_confident() -> None:
+    """The confidence is drawn towards even by imaginary playouts: one playout, won or lost, is
+    neither a sure win nor a sure loss (the service speaks from 0.8 and below 0.2); a decided
+    game is (see the komi test below)."""
+    game = new_game("mosey", order=4)
+    state = game.start()
+    confidences = {Bot.at("easy", seed=s, playouts=1).choose(game, state, 0)[1] for s in range(10)}
+    assert len(confidences) == 2  # the one playout won or lost
+    assert all(0.2 < c < 0.8 for c in confidences)
+
+
 # -- Stigmergy: komi and sides -----------------------------------------------------------------
 
 
@@ -272,7 +298,7 @@ def test_stigmergy_bot_chooses_the_side_the_komi_favours(komi: int, wanted: str)
     """A komi bigger than the board decides the game: the bot takes the side it favours."""
     game = small("stigmergy")
     state = game.play(game.start(), str(komi))
-    move, confidence = Bot.at("easy", seed=3, playouts=80).choose(game, state, 1)
+    move, confidence = Bot.at("easy", seed=3, playouts=200).choose(game, state, 1)
     chose = "play-second" if str(move) == "play-second" else "a Black stone"
     assert chose == wanted
     assert confidence > 0.9

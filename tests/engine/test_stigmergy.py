@@ -222,6 +222,7 @@ def test_the_komi_is_a_whole_number_within_one_more_than_the_cell_count() -> Non
     assert game.play(start, "62").komi == 62
     assert game.play(start, "-62").komi == -62
     assert game.play(start, "+4").komi == 4
+    assert game.play(start, "Komi -3").komi == -3  # as the move lists write it: "komi -3"
     assert refusal(game, start, "63") == "komi must be a whole number from -62 to 62"
     assert refusal(game, start, "pass").startswith("first name the komi")
     with pytest.raises(IllegalMove):

@@ -20,13 +20,15 @@ from engine.bots import Bot
 from pbem.config import ConfigError, check_config, load_config
 from pbem.db import Database
 from pbem.mail.outbox import SmtpSettings
-from pbem.models import AuditEntry, GameStatus, MoveSource
+from pbem.models import AuditEntry, GameStatus, MoveSource, Seat
 from pbem.positions import current_state, moves_of
 from pbem.scheduler.bots import BotResult, play_bots
 from pbem.scheduler.runner import SchedulerJobs, build_scheduler
 from pbem.scheduler.search_process import BotSearch, SearchProcess, run_search
 from pbem.services import Site, parse_player, respond_to_invitation, submit_move
+from pbem.services.computer_games import start_computer_game
 from tests.scheduler.test_bot_seats import ANN, game_row, new_game
+from tests.service.test_seat_labels import ann_player
 
 NOW = datetime(2025, 3, 3, 12, 0, tzinfo=UTC)
 NOWHERE = SmtpSettings("127.0.0.1", 9, "pbem@example.test")  # nothing is delivered here
@@ -213,3 +215,48 @@ def test_a_failing_bot_is_tried_again_a_minute_later_not_at_every_tick(
     finally:
         jobs.stop()
     assert game_row(sqlite_database, game_id).to_move == 1  # the game waits as it was
+
+
+def test_each_computer_move_is_stamped_when_it_is_made_not_when_the_pass_began(
+    database: Database, site: Site,
+) -> None:
+    """A pass may last minutes (two strong computers in Rifugio, a turn of several steps each):
+    its moves were all stamped with the pass's start, before the person's move they answered
+    when that came in during the pass, and the next deadline was short by as much."""
+    with database.write() as session:
+        ann = ann_player(session)
+        start_computer_game(session, NOW, site, player=ann, game_type="rifugio",
+                            options={"players": 3}, level="easy", starter="computer")
+        game_id = session.exec(select(Seat.game_id).where(Seat.player_id == ann.id)).one()
+    ticks = iter(NOW + timedelta(seconds=10 * n) for n in range(1000))
+    jobs = SchedulerJobs(database, site, NOWHERE, holder="active", clock=lambda: next(ticks))
+    assert jobs.sweep_tick(NOW) is not None  # takes the lease
+    assert (jobs.bots_tick() or 0) >= 2  # both computers' turns, several steps each
+    with database.session() as session:
+        stamps = [m.made_at.replace(tzinfo=UTC) for m in moves_of(session, game_id)]
+    assert stamps == sorted(stamps) and len(set(stamps)) == len(stamps)  # one per move
+    row = game_row(database, game_id)
+    assert row.to_move == 2 and row.deadline is not None
+    assert row.deadline.replace(tzinfo=UTC) == stamps[-1] + timedelta(days=3)
+
+
+def test_a_search_worker_started_by_the_pbem_command_loads_the_engine_alone() -> None:
+    """A spawned worker first runs the script of the command that started it, as __mp_main__;
+    for `pbem` that used to import the whole web app (80 MB a worker). This does what the
+    worker does: the script, then a search, and lists what came with them."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(sys.executable).parent / "pbem"
+    assert script.is_file(), "make install writes the pbem command"
+    worker = (
+        "import runpy, sys\n"
+        f"runpy.run_path({str(script)!r}, run_name='__mp_main__')\n"
+        "from engine.bots import Bot, choose_stored\n"
+        "choose_stored(Bot.at('easy', seed=1), 'mosey', {'order': 4}, None, 0)\n"
+        "print(sorted(m for m in ('flask', 'sqlalchemy', 'sqlmodel', 'apscheduler', 'pbem.cli')"
+        " if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", worker], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr

@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 from sqlmodel import col, select
 
+from engine import new_game as engine_game
 from engine.bots import Bot
 from pbem.cli import main
 from pbem.db import Database
@@ -22,6 +23,7 @@ from pbem.models import AuditEntry, Game, GameStatus, MoveSource, OutboxEmail, P
 from pbem.positions import current_state, moves_of
 from pbem.scheduler import sweep
 from pbem.scheduler.bots import LOSS_NOTE, WIN_NOTE, bot_seed, note_for
+from pbem.scheduler.search_process import BotSearch, bot_for
 from pbem.services import (
     PlayerSpec,
     ServiceError,
@@ -177,9 +179,10 @@ def test_a_person_waiting_for_the_computer_comes_before_a_game_between_computers
     order: list[int] = []
     play_turn = bots.play_turn
 
-    def noting(database: Database, now: datetime, site: Site, turn: Any, run: Any) -> bool:
+    def noting(database: Database, now: datetime, site: Site, turn: Any, run: Any,
+               **moment: Any) -> bool:
         order.append(turn.game_id)
-        return play_turn(database, now, site, turn, run)
+        return play_turn(database, now, site, turn, run, **moment)
 
     monkeypatch.setattr(bots, "play_turn", noting)
     monkeypatch.setattr(bots, "MAX_MOVES_PER_GAME", 6)
@@ -255,3 +258,26 @@ def test_create_game_command_takes_a_bot(tmp_path: Path, monkeypatch: pytest.Mon
 def test_notes_and_seeds() -> None:
     assert (note_for(0.9), note_for(0.5), note_for(0.1)) == (WIN_NOTE, "", LOSS_NOTE)
     assert bot_seed("abc", 3) == bot_seed("abc", 3) != bot_seed("abc", 4)
+
+
+def test_an_easy_computer_never_promises_a_win_it_then_loses() -> None:
+    """Easy searches 50 playouts a move, so a move's mean can rest on a few lucky ones: before
+    the confidence was drawn towards even, easy said "I expect to win" in games it lost."""
+    options = smallest_options("mosey")
+    game = engine_game("mosey", **options)
+    wrong: list[tuple[int, str]] = []
+    for number in range(4):
+        easy_seat = number % 2
+        state, notes = game.start(), []
+        while (seat := game.to_move(state)) is not None:
+            level = "easy" if seat == easy_seat else "normal"
+            bot = bot_for(BotSearch("mosey", options, None, seat, level, number * 500 + len(notes)))
+            move, confidence = bot.choose(game, state, seat)
+            if seat == easy_seat:
+                notes.append(note_for(confidence))
+            state = game.play(state, move)
+        outcome = game.outcome(state)
+        assert outcome is not None
+        promise = LOSS_NOTE if easy_seat in outcome.winners else WIN_NOTE
+        wrong += [(number, promise)] * notes.count(promise)
+    assert wrong == []

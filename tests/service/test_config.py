@@ -71,3 +71,30 @@ def test_serve_refuses_debug_in_production(tmp_path: Path, monkeypatch: pytest.M
     served = CliRunner().invoke(main, ["serve"], env={**env, "FLASK_DEBUG": "0"})
     assert served.exit_code == 0, served.output
     assert started == [{"host": "127.0.0.1", "port": 5000, "threaded": True, "debug": False}]
+
+
+@pytest.mark.parametrize("taken", ["web", "mail"])
+def test_dev_refuses_a_taken_port_at_once_and_says_what_to_do(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, taken: str) -> None:
+    """A second `make run` beside the first: a plain message, nothing started, no database
+    made (it used to fail half-way with a traceback from the mail catcher)."""
+    import socket
+
+    monkeypatch.chdir(tmp_path)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        free = probe.getsockname()[1]  # closed again: free for the other option
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        args = ["dev", "--port", str(port if taken == "web" else free),
+                "--smtp-port", str(port if taken == "mail" else free)]
+        env = {"PBEM_ENV": "development", "PBEM_DATABASE_URL": f"sqlite:///{tmp_path / 'd.db'}"}
+        refused = CliRunner().invoke(main, args, env=env)
+    option = "--port" if taken == "web" else "--smtp-port"
+    assert refused.exit_code == 1, refused.output
+    assert f"127.0.0.1:{port} is in use" in refused.output
+    assert f"is pbem dev already running? Stop it, or choose another port: pbem dev {option}" \
+        in refused.output
+    assert not (tmp_path / "d.db").exists()

@@ -6,17 +6,20 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from flask.testing import FlaskClient
 from sqlmodel import col, select
 
 from pbem.db import Database
-from pbem.models import Game, GameStatus, OutboxEmail, Player, Seat
+from pbem.models import Game, GameStatus, MoveSource, OutboxEmail, Player, Seat
 from pbem.positions import current_state
 from pbem.scheduler import sweep
-from pbem.services import Site
+from pbem.scheduler.bots import WIN_NOTE
+from pbem.services import PlayerSpec, Site, create_game, resign, submit_move
+from pbem.services.computer_games import MAX_COMPUTER_GAMES, start_computer_game
+from pbem.services.games import bot_spec
 from tests.support import start_a_game
 
 
@@ -158,3 +161,137 @@ def test_after_a_move_the_page_waits_for_the_computers_reply(
     answered = client.get(done.location.split("?")[0]).text
     assert "It is your turn: make your move" in answered
     assert "http-equiv" not in answered and "choosing its move" not in answered
+
+
+def test_a_player_has_at_most_ten_computer_games_at_once(
+    client: FlaskClient, sqlite_database: Database, site: Site, csrf: Callable[[str], str],
+) -> None:
+    """The computer's searches serve the whole site: the eleventh unfinished game against it is
+    refused with the way out, and a game finished makes room. Games with other people in them
+    (an organiser's game with a computer seat) do not count."""
+    me, player_id = games_page(sqlite_database, site)
+    now = datetime.now(UTC)
+    with sqlite_database.write() as session:
+        player = session.get(Player, player_id)
+        assert player is not None
+        games = [start_computer_game(session, now, site, player=player, game_type="mosey",
+                                     options={"order": 4}, level="easy").id
+                 for _ in range(MAX_COMPUTER_GAMES)]
+        create_game(session, now, site, game_type="rifugio", options={"players": 3},
+                    players=[PlayerSpec(player.name, player.email), bot_spec("easy"),
+                             PlayerSpec("Cleo", "cleo@example.test")])
+    refused = start_mosey_first(client, me, csrf)
+    assert refused.status_code == 400
+    assert ("you have 10 games against the computer in progress, the most at once: finish or "
+            "resign one to start another") in html.unescape(refused.text).lower()
+    assert len(new_games(sqlite_database, player_id)) == MAX_COMPUTER_GAMES + 1
+    with sqlite_database.write() as session:
+        assert games[0] is not None
+        resign(session, now, site, game_id=games[0], seat=0)
+    assert start_mosey_first(client, me, csrf).status_code == 303
+
+
+def test_a_finished_game_offers_the_same_game_against_the_computer_again(
+    client: FlaskClient, sqlite_database: Database, site: Site, csrf: Callable[[str], str],
+) -> None:
+    me, player_id = games_page(sqlite_database, site)
+    form = client.get(f"{me}/computer", query_string={"game": "rifugio"})
+    client.post(f"{me}/computer", data={
+        "csrf_token": csrf(form.text), "game": "rifugio", "option-players": "4",
+        "level": "strong", "starter": "me"})
+    [(game, _)] = new_games(sqlite_database, player_id)
+    assert game.id is not None
+    seat_page = site.links.seat_view_url(game.id, 0)[len(site.links.base_url):]
+    assert "Play the computer again" not in client.get(seat_page).text  # not while it runs
+    with sqlite_database.write() as session:
+        resign(session, datetime.now(UTC), site, game_id=game.id, seat=0)
+    page = html.unescape(client.get(seat_page).text)
+    again = re.search(r'<a class="button" href="([^"]+)">Play the computer again</a>', page)
+    assert again, page
+    prefilled = client.get(again[1][len(site.links.base_url):]).text
+    assert '<option value="4" selected>' in prefilled
+    assert 'value="strong" checked' in prefilled
+    public = client.get(f"/g/{game.public_id}").text
+    assert "Play the computer again" not in public  # only the player's own page offers it
+
+
+def test_a_game_left_by_its_player_ends_when_the_clock_runs_out(
+    client: FlaskClient, sqlite_database: Database, site: Site, csrf: Callable[[str], str],
+) -> None:
+    """The form says so; with the usual grace and random moves a game its player had left went
+    on for months, one email a turn."""
+    me, player_id = games_page(sqlite_database, site)
+    form = client.get(f"{me}/computer", query_string={"game": "mosey"}).text
+    assert ("Your clock: 3 days per move. If it runs out (a reminder comes first), you lose the "
+            "game.") in form
+    start_mosey_first(client, me, csrf)
+    [(game, seats)] = new_games(sqlite_database, player_id)
+    assert game.deadline is not None
+    sweep(sqlite_database, game.deadline.replace(tzinfo=UTC) + timedelta(seconds=1), site)
+    with sqlite_database.session() as session:
+        row = session.get(Game, game.id)
+        mail = [e.kind for e in session.exec(select(OutboxEmail).where(
+            OutboxEmail.game_id == game.id, OutboxEmail.to_address == "p0@example.test"))]
+    assert row is not None and row.status == GameStatus.FINISHED
+    assert list(row.winners or []) == [s.seat for s in seats if s.player_id != player_id]
+    assert mail[-1] == "game_over"
+
+
+def test_pages_name_the_computer_in_the_players_language(
+    client: FlaskClient, sqlite_database: Database, site: Site, csrf: Callable[[str], str],
+) -> None:
+    me, player_id = games_page(sqlite_database, site)
+    with sqlite_database.write() as session:
+        player = session.get(Player, player_id)
+        assert player is not None
+        player.language = "it"
+        session.add(player)
+    start_mosey_first(client, me, csrf)
+    [(game, _)] = new_games(sqlite_database, player_id)
+    assert game.id is not None
+    pages = [client.get(site.links.seat_view_url(game.id, 0)[len(site.links.base_url):]).text,
+             client.get(me).text]
+    for page in pages:
+        assert "Computer (facile)" in page and "Computer (easy)" not in page
+
+
+
+def test_the_dashboard_names_the_computer_in_the_organisers_language(
+    admin_client: FlaskClient, sqlite_database: Database, site: Site,
+) -> None:
+    _, player_id = games_page(sqlite_database, site)
+    with sqlite_database.write() as session:
+        player = session.get(Player, player_id)
+        assert player is not None
+        row = start_computer_game(session, datetime.now(UTC), site, player=player,
+                                  game_type="mosey", options={"order": 4}, level="strong")
+    admin_client.get("/language/de", query_string={"next": "/admin/"})
+    for path in ("/admin/", f"/admin/games/{row.id}"):
+        page = admin_client.get(path).text
+        assert "Computer (stark)" in page and "Computer (strong)" not in page, path
+
+
+def test_the_computers_note_is_shown_in_the_players_language(
+    client: FlaskClient, sqlite_database: Database, site: Site,
+) -> None:
+    """On the game page, as in the emails: "I expect to win" is the server's words when the
+    computer wrote it, and a player's own words when a player did."""
+    _, player_id = games_page(sqlite_database, site)
+    now = datetime.now(UTC)
+    with sqlite_database.write() as session:
+        player = session.get(Player, player_id)
+        assert player is not None
+        player.language = "de"
+        row = start_computer_game(session, now, site, player=player, game_type="mosey",
+                                  options={"order": 4}, level="easy")
+        assert row.id is not None
+        game, state = current_state(row)
+        submit_move(session, now, site, game_id=row.id, seat=0, ply=0, note=WIN_NOTE,
+                    text=str(game.legal_moves(state)[0]))  # the player's own words
+        game, state = current_state(row)
+        submit_move(session, now, site, game_id=row.id, seat=1, ply=1, note=WIN_NOTE,
+                    text=str(game.legal_moves(state)[0]), source=MoveSource.BOT)
+    page = html.unescape(client.get(
+        site.links.seat_view_url(row.id, 0)[len(site.links.base_url):]).text)
+    assert page.count("“I expect to win”") == 1  # hers
+    assert "“Ich rechne mit einem Sieg”" in page  # the computer's, in her language

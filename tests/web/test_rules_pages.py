@@ -12,12 +12,12 @@ from datetime import datetime
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlmodel import select
+from sqlmodel import col, select
 
 import engine
 from pbem.db import Database
-from pbem.models import Game, Move
-from pbem.services import PlayerSpec, Site, create_game, resign
+from pbem.models import Game, Move, OutboxEmail
+from pbem.services import PlayerSpec, Site, create_game, resign, submit_move
 from pbem.web import rules
 from pbem.web.games import turns_of
 from pbem.web.terms import seat_names, terms_for
@@ -236,3 +236,40 @@ def test_a_finished_game_without_a_stored_result_gets_a_sentence(
     sentence = re.search(r'class="notice result"><strong>([^<]+)</strong>', page)
     assert sentence and re.match(r"(Alice \(Light\)|Bob \(Dark\)) won", sentence[1])
     assert "last player to move wins" in sentence[1]
+
+
+def _terms_open(page: str) -> bool:
+    tag = re.search(r'<details class="terms"[^>]*>', page)
+    assert tag, "the page has the glossary"
+    return " open" in tag[0]
+
+
+def test_the_glossary_is_open_until_the_player_has_moved(
+    client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
+) -> None:
+    """Rifugio's glossary is twenty rows: open on a player's first turn, then closed, so that
+    on later turns the board is not below the fold. Spectators keep it open."""
+    game_pk = start_rifugio_of_three(sqlite_database, now, site)
+    local = len("http://localhost")
+    assert _terms_open(client.get(site.links.move_url(game_pk, 0, 0)[local:]).text)
+    with sqlite_database.write() as session:
+        submit_move(session, now, site, game_id=game_pk, seat=0, ply=0, text="take blind")
+    assert not _terms_open(client.get(site.links.move_url(game_pk, 0, 1)[local:]).text)
+    assert not _terms_open(client.get(site.links.seat_view_url(game_pk, 0)[local:]).text)
+    assert _terms_open(client.get(site.links.seat_view_url(game_pk, 1)[local:]).text)
+    assert _terms_open(client.get(f"/g/{_row(sqlite_database, game_pk).public_id}").text)
+
+
+def test_a_named_komi_is_listed_as_a_komi_not_a_bare_number(
+    client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
+) -> None:
+    game_pk = start_a_game(sqlite_database, now, site, "stigmergy",
+                           {"size": 5, "komi": "negotiate"}, players=ALICE_BOB)
+    with sqlite_database.write() as session:
+        submit_move(session, now, site, game_id=game_pk, seat=0, ply=0, text="3")
+        turn = session.exec(select(OutboxEmail).where(OutboxEmail.kind == "turn")
+                            .order_by(col(OutboxEmail.id).desc())).first()
+    page = client.get(f"/g/{_row(sqlite_database, game_pk).public_id}").text
+    assert '<a href="?ply=1">komi 3</a>' in page
+    assert turn is not None and "1. Alice (First): komi 3\n" in turn.text_body
+    assert "<strong>Alice (First)</strong>: komi 3" in (turn.html_body or "")

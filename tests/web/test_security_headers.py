@@ -9,7 +9,9 @@ from datetime import datetime
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
+import cairosvg
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
@@ -148,3 +150,15 @@ def test_the_log_never_has_a_full_token(
     logged: list[Any] = [record.getMessage() for record in caplog.records]
     assert len(logged) == 2
     assert all(token not in line and token[:8] in line for line in logged), logged
+
+
+def test_every_page_has_an_icon_the_policy_allows(client: FlaskClient) -> None:
+    """Without an icon a browser asks for /favicon.ico on every page (a 404 in the log each
+    time); the icon is inline, an image the policy's img-src data: allows, and draws."""
+    page = client.get("/")
+    icon = re.search(r'<link rel="icon" href="data:image/svg\+xml,([^"]+)">', page.text)
+    assert icon, "the page names its icon"
+    assert "data:" in _directives(page.headers["Content-Security-Policy"])["img-src"]
+    png = cairosvg.svg2png(bytestring=unquote(icon[1]).encode())
+    assert png is not None and png.startswith(b"\x89PNG")
+    assert client.get("/admin/login").text.count('rel="icon"') == 1  # the dashboard too

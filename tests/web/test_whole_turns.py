@@ -19,7 +19,7 @@ from pbem.db import Database
 from pbem.models import Game
 from pbem.positions import current_state, moves_of
 from pbem.services import Site
-from tests.support import start_a_game
+from tests.support import start_a_game, start_rifugio_of_three
 
 
 def _row(database: Database, game_pk: int) -> Game:
@@ -236,3 +236,28 @@ def test_a_paused_game_keeps_the_planned_turn_and_plays_none_of_it(
     sent = client.post(url, data={"csrf_token": csrf(page.text), "steps": take, "note": "hi"})
     assert sent.status_code == 409 and f"<li>{take}</li>" in sent.text
     assert 'value="hi"' in sent.text and _row(sqlite_database, game_pk).ply == 0
+
+
+def test_a_hidden_step_that_ends_the_turn_says_to_confirm_not_to_continue(
+    client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
+) -> None:
+    """With three players a turn lays one tile; its end refills the display from the blind pile,
+    so the page cannot show it, but it is the turn's last step: nothing comes afterwards."""
+    for _ in range(20):
+        game_pk = start_rifugio_of_three(sqlite_database, now, site)
+        game, state = current_state(_row(sqlite_database, game_pk))
+        if any(str(m) != "take blind" for m in game.legal_moves(state)):
+            break
+    else:
+        pytest.skip("no deal with an open tile that fits")
+    take = _open_take(game, state)
+    after = game.play(state, take)
+    lay = str(game.legal_moves(after)[0])
+    walking = game.play(after, lay)
+    assert game.reveals_hidden(walking, game.parse_move("end"))
+    url = _turn_url(sqlite_database, site, game_pk)
+    page = html.unescape(client.get(url, query_string={"steps": f"{take};{lay};end"}).text)
+    assert "end: your turn ends" in page and "This step ends your turn: confirm it below." in page
+    assert "you continue afterwards" not in page and "Confirm the whole turn (3 steps)" in page
+    blind = html.unescape(client.get(url, query_string={"steps": "take blind"}).text)
+    assert "confirm the turn so far, and you continue afterwards" in blind

@@ -14,15 +14,16 @@ from engine.games.stigmergy.board import WORD_ORDER
 from engine.hexboard import HexMove
 from engine.text import Text
 
-_KOMI = re.compile(r"^([+-]?)\s*(\d{1,6})$")
+# "komi 3" too: lists show a named komi so, and the word is the same in every language we speak.
+_KOMI = re.compile(r"^(?:komi\s*)?([+-]?)\s*(\d{1,6})$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class KomiMove:
     """The first setup turn: naming the komi, written as a signed integer.
 
-    >>> str(KomiMove.parse(" +4 ")), str(KomiMove(-3))
-    ('4', '-3')
+    >>> str(KomiMove.parse(" +4 ")), str(KomiMove(-3)), str(KomiMove.parse("Komi -2"))
+    ('4', '-3', '-2')
     """
 
     value: int
