@@ -74,6 +74,9 @@ def start_computer_game(
     except engine.UnknownGame as error:
         raise ServiceError(str(error)) from None
     assert player.id is not None
+    # Two windows at once must not both count nine: PostgreSQL waits here for the other's
+    # commit (SQLite's BEGIN IMMEDIATE has serialised the writers already).
+    session.exec(select(Player.id).where(Player.id == player.id).with_for_update()).one()
     if computer_games_in_progress(session, player.id) >= MAX_COMPUTER_GAMES:
         raise ServiceError(Text("you have %(count)d games against the computer in progress, the "
                                 "most at once: finish or resign one to start another",

@@ -1,4 +1,5 @@
-"""Two submissions of the same turn at the same moment: exactly one is applied.
+"""Two submissions of the same turn at the same moment: exactly one is applied; games started
+at the same moment stay within the cap.
 
 Real threads, a real SQLite file (WAL, BEGIN IMMEDIATE) and real PostgreSQL (row lock plus the
 conditional UPDATE on the ply). The race is run on several games so it is not won by luck once.
@@ -14,14 +15,17 @@ from sqlmodel import select
 
 import engine
 from pbem.db import Database
-from pbem.models import Game, Move, OutboxEmail
+from pbem.models import Game, Move, OutboxEmail, Player
 from pbem.positions import current_state
-from pbem.services import GameMovedOn, Site, submit_move
+from pbem.services import GameMovedOn, ServiceError, Site, submit_move
+from pbem.services.computer_games import (
+    MAX_COMPUTER_GAMES,
+    computer_games_in_progress,
+    start_computer_game,
+)
 from tests.support import start_a_game
 
 ROUNDS = 4
-
-
 
 
 def test_a_double_submission_applies_exactly_one_move(
@@ -69,3 +73,42 @@ def test_a_double_submission_applies_exactly_one_move(
         # The refused move's emails rolled back with it: only one move's worth were written.
         written = len(emails) - emails_before
         assert 1 <= written <= engine.new_game(any_game, **options).num_players
+
+
+def test_games_against_the_computer_started_at_once_stay_within_the_cap(
+    database: Database, now: datetime, site: Site,
+) -> None:
+    """Four windows start a game against the computer at the same moment, one below the cap:
+    exactly one game starts (PostgreSQL's read committed would let all four count nine)."""
+    with database.write() as session:
+        ann = Player(name="Ann", email="ann@example.test", created_at=now)
+        session.add(ann)
+        session.flush()
+        for _ in range(MAX_COMPUTER_GAMES - 1):
+            start_computer_game(session, now, site, player=ann, game_type="mosey",
+                                options={"order": 4}, level="easy")
+        ann_id = ann.id
+    assert ann_id is not None
+    barrier = threading.Barrier(4)
+    outcomes: list[str] = []
+
+    def start() -> None:
+        barrier.wait()
+        try:
+            with database.write() as session:
+                player = session.get(Player, ann_id)
+                assert player is not None
+                start_computer_game(session, now, site, player=player, game_type="mosey",
+                                    options={"order": 4}, level="easy")
+            outcomes.append("started")
+        except ServiceError:
+            outcomes.append("refused")
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["refused"] * 3 + ["started"]
+    with database.session() as session:
+        assert computer_games_in_progress(session, ann_id) == MAX_COMPUTER_GAMES
