@@ -40,7 +40,7 @@ from pbem.web.support import (
     seat_out_of_game,
     site,
 )
-from pbem.web.terms import name_generic_seats, seat_label, seat_names, terms_for
+from pbem.web.terms import label_seats, name_generic_seats, seat_names, terms_for
 
 bp = Blueprint("games", __name__)
 COMPUTER_REFRESH_SECONDS = 5  # how often a page waiting for the computer's move looks again
@@ -153,8 +153,7 @@ def render_game_page(
     reader = current_reader()
     names = seat_names(row.game_type, game.seat_names(state), reader=reader)
     people = shown_names(seats, players, reader)
-    labels = [seat_label(people[i], names[s.seat] if s.seat < len(names) else "")
-              for i, s in enumerate(seats)]
+    labels = label_seats(seats, people, names)
     links = site().links
     # ended off the board at the position shown: the board says so, not who is to move
     ended_here = is_over(row) and shown == len(moves) and game.to_move(state) is not None

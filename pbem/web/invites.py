@@ -8,7 +8,7 @@ from flask_babel import gettext as _
 from pbem.models import Game, GameStatus, Player, Seat
 from pbem.positions import current_state
 from pbem.services import ServiceError, respond_to_invitation
-from pbem.services.common import players_of, seats_of, shown_name
+from pbem.services.common import players_of, seats_of, shown_names
 from pbem.web.csrf import check_csrf
 from pbem.web.language import current_reader
 from pbem.web.support import (
@@ -21,7 +21,7 @@ from pbem.web.support import (
     site,
     utc_now,
 )
-from pbem.web.terms import seat_label, seat_names, terms_for
+from pbem.web.terms import label_seats, seat_names, terms_for
 
 bp = Blueprint("invites", __name__)
 
@@ -73,8 +73,7 @@ def _invitation_page(row: Game, seat: Seat, token: str, seats: list[Seat],
     game, state = current_state(row)  # drawn as the public sees it: no one's secrets
     reader = current_reader()
     names = seat_names(row.game_type, game.seat_names(state), reader=reader)
-    labels = [seat_label(shown_name(players[s.player_id], reader),
-                         names[s.seat] if s.seat < len(names) else "") for s in seats]
+    labels = label_seats(seats, shown_names(seats, players, reader), names)
     return render_template(
         "invite.html", row=row, info=game.info, options=game.options, seat=seat, token=token,
         lineup=list(zip(seats, labels, strict=True)), organiser=organiser,

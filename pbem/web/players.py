@@ -47,7 +47,7 @@ from pbem.web.support import (
     utc_now,
     within_limits,
 )
-from pbem.web.terms import seat_label, seat_names
+from pbem.web.terms import label_seats, seat_names
 
 bp = Blueprint("players", __name__)
 
@@ -193,8 +193,7 @@ def _game_line(session: Session, game: Game, seat: Seat, player_id: int) -> dict
     your_turn = game.status == GameStatus.ACTIVE and game.to_move == seat.seat and not out
     reader = current_reader()
     people = shown_names(seats, players, reader)
-    labels = {s.seat: seat_label(people[i], names[s.seat] if s.seat < len(names) else "")
-              for i, s in enumerate(seats)}
+    labels = dict(zip([s.seat for s in seats], label_seats(seats, people, names), strict=True))
     waiting_for = (labels.get(game.to_move, "") if game.status == GameStatus.ACTIVE
                    and game.to_move is not None and not your_turn and not out else "")
     return {

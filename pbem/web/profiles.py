@@ -24,7 +24,7 @@ from pbem.web.ratings import rating_lines
 from pbem.web.replay import profile_url
 from pbem.web.signin import current_player
 from pbem.web.support import database, message_page
-from pbem.web.terms import seat_label, seat_names
+from pbem.web.terms import label_seats, seat_names
 
 bp = Blueprint("profiles", __name__)
 
@@ -87,9 +87,9 @@ def _line(session: Session, row: Game, seat: Seat) -> dict[str, Any]:
     except Exception:  # a list of games must not fail on one unreadable stored game
         names = []
     people = shown_names(seats, players, reader)
-    others = [(seat_label(person, names[s.seat] if s.seat < len(names)
-                          else ""), profile_url(players[s.player_id]))
-              for s, person in zip(seats, people, strict=True) if s.seat != seat.seat]
+    others = [(label, profile_url(players[s.player_id]))
+              for s, label in zip(seats, label_seats(seats, people, names), strict=True)
+              if s.seat != seat.seat]
     finished = row.status == GameStatus.FINISHED
     return {
         "row": row, "title": game_name(row.game_type, reader),

@@ -24,12 +24,12 @@ from sqlmodel import select
 from pbem.i18n import ENGLISH, Reader
 from pbem.models import Game, Move, Player, Seat
 from pbem.positions import engine_game, moves_of, state_at
-from pbem.services.common import players_of, seats_of, shown_name, shown_names
+from pbem.services.common import players_of, seats_of, shown_names
 from pbem.services.records import game_record, is_over, record_sgf, record_text
 from pbem.services.results import result_in
 from pbem.web.language import current_reader
 from pbem.web.support import board_svg, database, message_page, named_svg, with_names
-from pbem.web.terms import seat_label, seat_names
+from pbem.web.terms import label_seats, seat_names
 
 bp = Blueprint("replay", __name__)
 
@@ -70,8 +70,7 @@ def _lineup(row: Game, moves: list[Move]) -> tuple[list[Seat], dict[int, Player]
     final = state_at(game, row, moves, len(moves))
     reader = current_reader()
     names = seat_names(row.game_type, game.seat_names(final), reader=reader)
-    labels = [seat_label(shown_name(players[s.player_id], reader),
-                         names[s.seat] if s.seat < len(names) else "") for s in seats]
+    labels = label_seats(seats, shown_names(seats, players, reader), names)
     return seats, players, labels
 
 

@@ -21,7 +21,7 @@ from pbem.links import DamagedLink, Purpose
 from pbem.models import Game, Player, Seat
 from pbem.positions import has_moved, played_this_turn
 from pbem.services import Site
-from pbem.services.common import shown_name
+from pbem.services.common import shown_names
 from pbem.web.language import current_reader, read_as
 
 
@@ -188,15 +188,14 @@ __all__ = ["DamagedLink"]
 def seat_labels(row: Game, game: engine.Game, state: Any) -> list[str]:  # type: ignore[type-arg]
     """"Alice (Light)" for each seat: the player's name and the seat's colour."""
     from pbem.services.common import players_of, seats_of
-    from pbem.web.terms import seat_label, seat_names
+    from pbem.web.terms import label_seats, seat_names
 
     with database().session() as session:
         seats = seats_of(session, row.id or 0)
         players = players_of(session, seats)
     reader = current_reader()
     names = seat_names(row.game_type, game.seat_names(state), reader=reader)
-    return [seat_label(shown_name(players[s.player_id], reader),
-                       names[s.seat] if s.seat < len(names) else "") for s in seats]
+    return label_seats(seats, shown_names(seats, players, reader), names)
 
 
 def with_names(labels: list[str], text: str) -> str:

@@ -18,6 +18,7 @@ import engine
 from engine.text import N_
 from pbem.game_options import family_of, seat_colours
 from pbem.i18n import ENGLISH, Reader
+from pbem.models import Seat
 
 Term = tuple[str, str]
 
@@ -64,6 +65,13 @@ def seat_names(game_id: str, names: Sequence[str], *, reader: Reader = ENGLISH) 
 def seat_label(player_name: str, seat_name: str) -> str:
     """"Alice (Light)": how every page names a seat."""
     return f"{player_name} ({seat_name})" if seat_name else player_name
+
+
+def label_seats(seats: Sequence[Seat], people: Sequence[str], names: Sequence[str]) -> list[str]:
+    """:func:`seat_label` of each of ``seats``: ``people`` are their players' shown names, in
+    the same order; ``names`` the colours by seat number (a seat past its end has none)."""
+    return [seat_label(person, names[s.seat] if s.seat < len(names) else "")
+            for s, person in zip(seats, people, strict=True)]
 
 
 def _stigmergy(options: Mapping[str, object], reader: Reader) -> list[Term]:
