@@ -16,9 +16,9 @@ games; 50% is even) with its interval, and seconds per game.
 
 ``--log FILE`` appends each finished game to FILE as a JSON line and skips the games FILE already
 holds, so a long run can be stopped and resumed; ``--report`` prints the table from FILE alone,
-counting only the games finished so far. ``bench/results/bot_matches.jsonl`` holds the games
-played so far for the pairings still being measured (a whole pairing of Stigmergy or Rifugio
-takes hours on two cores). A log is only as good as the code that played it: after changing a
+counting only the games finished so far. ``bench/results/bot_matches.jsonl`` holds every game of
+the pairings that took more than one session (a whole pairing of Stigmergy or Rifugio takes hours
+on two cores). A log is only as good as the code that played it: after changing a
 bot or an engine's rules, start a new one.
 """
 
