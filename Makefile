@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install translations messages browser imap-server run play test lint typecheck pytest bench clean
+.PHONY: install translations messages wheel browser imap-server nginx run play test lint typecheck pytest bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,6 +28,12 @@ messages: $(STAMP)
 	  --no-fuzzy-matching --ignore-obsolete --width 100
 	$(BIN)/python -m pbem.catalogs english
 	$(BIN)/python -m pbem.catalogs check || true
+
+# A wheel to install elsewhere (dist/pbem-*.whl): setup.py puts the templates, the rules pages and
+# the catalogs, compiled, inside it. A fresh build/: setuptools would ship files deleted since.
+wheel: $(STAMP)
+	rm -rf build
+	$(BIN)/python -m pip wheel --no-deps -w dist .
 
 # The web app on 127.0.0.1:5000 with a local mail catcher and a demo game (see README.md).
 run: $(STAMP) translations
@@ -58,8 +64,16 @@ imap-server:
 	      service dovecot stop 2>/dev/null || true; }; } || \
 	  echo "could not install dovecot-imapd: IMAP tests will be skipped"
 
+# The nginx tests run Debian's nginx on free loopback ports with the shipped site.
+nginx:
+	@test -x /usr/sbin/nginx || \
+	  { echo "installing Debian's nginx for the nginx tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx && \
+	    { systemctl disable --now nginx.service 2>/dev/null || service nginx stop 2>/dev/null || true; }; } || \
+	  echo "could not install nginx: the nginx tests will be skipped"
+
 # Spread over every core (pytest-xdist); a test that needs a server starts its own on a free port.
-pytest: $(STAMP) translations browser imap-server
+pytest: $(STAMP) translations browser imap-server nginx
 	$(BIN)/python -m pytest -n auto --dist worksteal
 
 test: lint typecheck pytest
@@ -69,4 +83,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/render.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis build dist

@@ -35,6 +35,11 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
     check_config(config)
 
     app = Flask(__name__, template_folder=str(TEMPLATES), static_folder=None)
+    # Before any blueprint adds a rule: an id no table can hold is no page (404), not a query
+    # that fails (SQLite cannot bind it, PostgreSQL's integer column refuses it: 500).
+    from pbem.web.converters import RowId
+
+    app.url_map.converters["int"] = RowId
     app.config.update(config)
     app.config["SESSION_COOKIE_HTTPONLY"] = True
     app.config["SESSION_COOKIE_SAMESITE"] = "Lax"

@@ -1,20 +1,29 @@
 """Configuration from the environment (and an optional ``.env`` file).
 
 Every setting is a ``PBEM_*`` variable, documented in ``.env.example``. ``load_config`` reads them
-once; ``create_app`` lets tests override any key.
+once; ``create_app`` lets tests override any key. ``check_config`` refuses what cannot work or is
+unsafe, each refusal one line that starts with the setting's name (``pbem doctor`` and every
+command that starts the app show that line and nothing else).
 
 >>> config = load_config({"PBEM_SMTP_PORT": "2525"}, read_dotenv=False)
 >>> config["SMTP_PORT"]
 2525
+>>> load_config({"PBEM_SMTP_PORT": "25x"}, read_dotenv=False)
+Traceback (most recent call last):
+...
+pbem.config.ConfigError: PBEM_SMTP_PORT must be a whole number, not '25x'
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from email.utils import parseaddr
 from pathlib import Path
 from typing import Any
+from urllib.parse import SplitResult, urlsplit
 
 from dotenv import dotenv_values
 
@@ -24,10 +33,16 @@ INSTANCE_DIR = Path("instance")
 # production checks.
 ENVIRONMENTS = ("development", "test", "production")
 MIN_SECRET_LENGTH = 32  # the secret signs every emailed link: long enough not to be guessed
+MAX_BOT_WORKERS = 32  # processes; more would only queue on the database
+MAX_STRONG_SECONDS = 20.0  # the sweep's cutoff for any search (pbem.scheduler.bots)
+SMTP_TLS_MODES = ("none", "starttls", "ssl")
+INBOUND_SCHEMES = ("smtp", "lmtp")
+
+log = logging.getLogger(__name__)
 
 
 class ConfigError(ValueError):
-    """A setting that makes it unsafe or impossible to start."""
+    """A setting that makes it unsafe or impossible to start; the message names the setting."""
 
 
 def _flag(text: str) -> bool:
@@ -37,7 +52,8 @@ def _flag(text: str) -> bool:
 def load_config(
     environ: Mapping[str, str] | None = None, *, read_dotenv: bool = True
 ) -> dict[str, Any]:
-    """The settings, from ``environ`` (default: the process environment) over ``.env``."""
+    """The settings, from ``environ`` (default: the process environment) over ``.env``;
+    :class:`ConfigError` names a number that is not one."""
     values: dict[str, str | None] = {}
     if read_dotenv and Path(".env").is_file():
         values.update(dotenv_values(".env"))
@@ -47,32 +63,40 @@ def load_config(
         value = values.get(f"PBEM_{name}")
         return default if value is None or value == "" else value
 
-    sweep_every = int(get("SWEEP_EVERY", "60"))
+    def whole(name: str, default: str) -> int:
+        text = get(name, default)
+        try:
+            return int(text.strip())
+        except ValueError:
+            raise ConfigError(f"PBEM_{name} must be a whole number, not {text!r}") from None
+
+    sweep_every = whole("SWEEP_EVERY", "60")
     return {
         "ENV": get("ENV", "development"),
         "DATABASE_URL": get("DATABASE_URL", f"sqlite:///{INSTANCE_DIR / 'pbem.db'}"),
         "SECRET_KEY": get("SECRET_KEY", DEFAULT_SECRET_KEY),
         "BASE_URL": get("BASE_URL", "http://127.0.0.1:5000").rstrip("/"),
         "SMTP_HOST": get("SMTP_HOST", "127.0.0.1"),
-        "SMTP_PORT": int(get("SMTP_PORT", "8025")),
+        "SMTP_PORT": whole("SMTP_PORT", "8025"),
         "SMTP_USER": get("SMTP_USER", ""),
         "SMTP_PASSWORD": get("SMTP_PASSWORD", ""),
         "SMTP_TLS": get("SMTP_TLS", "none").lower(),
         "MAIL_FROM": get("MAIL_FROM", "pbem <pbem@localhost>"),
         # Days of absence a player may take per calendar year (their clocks stop meanwhile).
-        "VACATION_DAYS": int(get("VACATION_DAYS", "30")),
-        # Comma-separated addresses alerted when a game waits for an organiser (policy "hold").
+        "VACATION_DAYS": whole("VACATION_DAYS", "30"),
+        # Comma-separated addresses alerted when a game without an organiser needs one (a
+        # bounce, a clock under "hold", a computer player that failed), and always on "hold".
         "ALERT_EMAILS": get("ALERT_EMAILS", ""),
         # Scheduler: seconds between sweeps (reminders, timeouts) and between mail deliveries.
         "SWEEP_EVERY": sweep_every,
-        "DELIVER_EVERY": int(get("DELIVER_EVERY", "5")),
+        "DELIVER_EVERY": whole("DELIVER_EVERY", "5"),
         # Seconds between looks for a computer player to move: its reply comes within seconds.
-        "BOT_EVERY": int(get("BOT_EVERY", "2")),
+        "BOT_EVERY": whole("BOT_EVERY", "2"),
         # Computer players' searches at once (worker processes of the scheduler; cores to use).
-        "BOT_WORKERS": int(get("BOT_WORKERS", "2")),
+        "BOT_WORKERS": whole("BOT_WORKERS", "2"),
         # Reverse proxies in front of the app (1 behind nginx): client addresses for the login
         # rate limit come from X-Forwarded-For only when this is set.
-        "TRUSTED_PROXIES": int(get("TRUSTED_PROXIES", "0")),
+        "TRUSTED_PROXIES": whole("TRUSTED_PROXIES", "0"),
         # PostgreSQL schema to use (tests give each run its own); empty: the server's default.
         "DATABASE_SEARCH_PATH": get("DATABASE_SEARCH_PATH", "") or None,
         # Shared storage for rate limits across processes (redis://127.0.0.1:6379/0).
@@ -82,7 +106,10 @@ def load_config(
         # Where replies wait when they are fetched rather than handed over (pbem fetch-mail),
         # imaps://user:password@imap.example.org/INBOX, and how often the scheduler fetches.
         "IMAP_URL": get("IMAP_URL", ""),
-        "FETCH_EVERY": int(get("FETCH_EVERY", "0")),
+        "FETCH_EVERY": whole("FETCH_EVERY", "0"),
+        # Where `pbem inbound` listens when replies are handed over (smtp:// or lmtp://host:port);
+        # `pbem doctor` checks that it answers and accepts the reply and bounce addresses.
+        "INBOUND_URL": get("INBOUND_URL", ""),
         # The language of pages for visitors we know nothing about (no player, no cookie, no
         # Accept-Language we speak), and of new players nobody chose one for: en, nl, de or it.
         "DEFAULT_LANGUAGE": get("DEFAULT_LANGUAGE", "en").strip().lower(),
@@ -91,11 +118,12 @@ def load_config(
         "DKIM_DOMAIN": get("DKIM_DOMAIN", ""),
         "DKIM_KEY_FILE": get("DKIM_KEY_FILE", ""),
         # /healthz (pbem.monitoring) answers 503 when the scheduler's lease was last renewed
-        # longer ago than this (seconds; default five sweeps), when the oldest never-tried email
-        # is older than HEALTH_MAX_MAIL_AGE, or when more than HEALTH_MAX_BACKLOG wait.
-        "HEALTH_MAX_LEASE_AGE": int(get("HEALTH_MAX_LEASE_AGE", str(5 * sweep_every))),
-        "HEALTH_MAX_MAIL_AGE": int(get("HEALTH_MAX_MAIL_AGE", "900")),
-        "HEALTH_MAX_BACKLOG": int(get("HEALTH_MAX_BACKLOG", "1000")),
+        # longer ago than this (seconds; default five sweeps), when mail waits longer than
+        # HEALTH_MAX_MAIL_AGE (an email never tried or retrying, or an IMAP fetch failing that
+        # long), or when more than HEALTH_MAX_BACKLOG emails wait.
+        "HEALTH_MAX_LEASE_AGE": whole("HEALTH_MAX_LEASE_AGE", str(5 * sweep_every)),
+        "HEALTH_MAX_MAIL_AGE": whole("HEALTH_MAX_MAIL_AGE", "900"),
+        "HEALTH_MAX_BACKLOG": whole("HEALTH_MAX_BACKLOG", "1000"),
         # Prometheus metrics on /metrics (off: 404). Counts come from the database at each scrape.
         "METRICS": _flag(get("METRICS", "off")),
         # Who may get an account by signing in (docs/challenges.md): open (anyone), invite (only
@@ -110,48 +138,275 @@ def load_config(
                                        "3d per move; 7d per move; fischer; 1d per move"),
         "CHALLENGE_POLICIES": get("CHALLENGE_POLICIES", "default, forfeit, random, hold"),
         # Days a challenge or seek waits for its players before it expires.
-        "CHALLENGE_DAYS": int(get("CHALLENGE_DAYS", "7")),
+        "CHALLENGE_DAYS": whole("CHALLENGE_DAYS", "7"),
         # Per player: challenges and seeks open at once, and games waiting or under way.
-        "MAX_OPEN_CHALLENGES": int(get("MAX_OPEN_CHALLENGES", "5")),
-        "MAX_ACTIVE_GAMES": int(get("MAX_ACTIVE_GAMES", "30")),
+        "MAX_OPEN_CHALLENGES": whole("MAX_OPEN_CHALLENGES", "5"),
+        "MAX_ACTIVE_GAMES": whole("MAX_ACTIVE_GAMES", "30"),
         # Flask's own switch for the Werkzeug debugger (a Python shell for anyone who can make
         # the app fail): read so that production can refuse it.
         "FLASK_DEBUG": _flag(values.get("FLASK_DEBUG") or ""),
     }
 
 
+Check = Callable[[Mapping[str, Any]], None]
+"""One check of :data:`CHECKS`: raises :class:`ConfigError` or returns."""
+
+
 def check_config(config: Mapping[str, Any]) -> None:
-    """Refuse settings that are unsafe in production or that cannot work.
+    """Refuse settings that are unsafe in production or that cannot work, the first one found.
 
     >>> check_config({"ENV": "Production", "SMTP_TLS": "none"})
     Traceback (most recent call last):
     ...
     pbem.config.ConfigError: PBEM_ENV must be development, test or production, not 'Production'
     """
+    for _name, check in CHECKS:
+        check(config)
+    _check_catalogs(config)
+
+
+def config_problems(config: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
+    """(setting, what is wrong or None) for every check of :data:`CHECKS` (``pbem doctor``)."""
+    for name, check in CHECKS:
+        try:
+            check(config)
+        except ConfigError as error:
+            yield name, str(error)
+        else:
+            yield name, None
+
+
+def _check_environment(config: Mapping[str, Any]) -> None:
     env = config["ENV"]
     if env not in ENVIRONMENTS:
         raise ConfigError(f"PBEM_ENV must be development, test or production, not {env!r}")
-    if env == "production":
-        _check_production(config)
-    if int(config.get("VACATION_DAYS", 30)) < 0:
-        raise ConfigError("PBEM_VACATION_DAYS must be zero or more")
-    if config.get("DEFAULT_LANGUAGE", "en") not in ("en", "nl", "de", "it"):
-        raise ConfigError("PBEM_DEFAULT_LANGUAGE must be one of en, nl, de, it")
-    if config.get("SIGNUP", "invite") not in ("open", "invite", "closed"):
-        raise ConfigError("PBEM_SIGNUP must be one of open, invite, closed")
-    if not 0 <= strong_seconds(config) <= MAX_STRONG_SECONDS:
-        raise ConfigError(f"PBEM_BOT_STRONG_SECONDS must be a number of seconds from 0 to "
-                          f"{MAX_STRONG_SECONDS:g}")
+    if env == "production" and (config.get("FLASK_DEBUG") or config.get("DEBUG")):
+        # The Werkzeug debugger runs any Python its visitors type.
+        raise ConfigError("FLASK_DEBUG (the Werkzeug debugger) must be off in production")
+
+
+def _check_secret(config: Mapping[str, Any]) -> None:
+    if config["ENV"] != "production":
+        return
+    secret = str(config.get("SECRET_KEY") or "")
+    if not secret or secret == DEFAULT_SECRET_KEY:
+        # Whoever has the secret can forge any link: the default one is in our repository.
+        raise ConfigError("PBEM_SECRET_KEY must be set to a long random value in production")
+    if len(secret) < MIN_SECRET_LENGTH:
+        raise ConfigError(f"PBEM_SECRET_KEY must be at least {MIN_SECRET_LENGTH} characters in"
+                          " production; make one with: python -c 'import secrets;"
+                          " print(secrets.token_urlsafe(48))'")
+
+
+def _check_base_url(config: Mapping[str, Any]) -> None:
+    url = str(config.get("BASE_URL") or "")
+    parts = _split(url)
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname \
+            or parts.query or parts.fragment:
+        raise ConfigError(f"PBEM_BASE_URL must be an absolute http(s) address such as "
+                          f"https://pbem.example.org, not {url!r}")
+    if config["ENV"] == "production" and parts.scheme != "https":
+        # Links in mail are credentials: over plain http anyone on the way can read them.
+        raise ConfigError(f"PBEM_BASE_URL must start with https:// in production, not {url!r}")
+
+
+def _check_database_url(config: Mapping[str, Any]) -> None:
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    if config.get("DATABASE") is not None:
+        return  # a test hands over its own Database
+    example = ("such as sqlite:///instance/pbem.db or "
+               "postgresql+psycopg://user:password@host:5432/pbem")
+    try:
+        backend = make_url(str(config.get("DATABASE_URL") or "")).get_backend_name()
+    except ArgumentError:
+        # Never the URL itself: it may hold the database password.
+        raise ConfigError(f"PBEM_DATABASE_URL is not a database URL {example}") from None
+    if backend not in ("sqlite", "postgresql"):
+        raise ConfigError(f"PBEM_DATABASE_URL must name SQLite or PostgreSQL ({example}), "
+                          f"not {backend}")
+
+
+def _check_numbers(config: Mapping[str, Any]) -> None:
+    for name, lowest in (("SWEEP_EVERY", 1), ("DELIVER_EVERY", 1), ("VACATION_DAYS", 0),
+                         ("TRUSTED_PROXIES", 0), ("FETCH_EVERY", 0), ("CHALLENGE_DAYS", 1),
+                         ("HEALTH_MAX_LEASE_AGE", 1), ("HEALTH_MAX_MAIL_AGE", 1),
+                         ("HEALTH_MAX_BACKLOG", 1), ("MAX_OPEN_CHALLENGES", 0),
+                         ("MAX_ACTIVE_GAMES", 0)):
+        if name in config and int(config[name]) < lowest:
+            raise ConfigError(f"PBEM_{name} must be {'zero' if lowest == 0 else lowest} or more")
     if int(config.get("BOT_EVERY", 2)) < 1:
         raise ConfigError("PBEM_BOT_EVERY must be a whole number of seconds, at least 1")
     if not 1 <= int(config.get("BOT_WORKERS", 2)) <= MAX_BOT_WORKERS:
         raise ConfigError(f"PBEM_BOT_WORKERS must be a whole number from 1 to {MAX_BOT_WORKERS}")
-    if config["SMTP_TLS"] not in {"none", "starttls", "ssl"}:
+    if not 0 <= strong_seconds(config) <= MAX_STRONG_SECONDS:
+        raise ConfigError(f"PBEM_BOT_STRONG_SECONDS must be a number of seconds from 0 to "
+                          f"{MAX_STRONG_SECONDS:g}")
+
+
+def _check_choices(config: Mapping[str, Any]) -> None:
+    if config.get("DEFAULT_LANGUAGE", "en") not in ("en", "nl", "de", "it"):
+        raise ConfigError("PBEM_DEFAULT_LANGUAGE must be one of en, nl, de, it")
+    if config.get("SIGNUP", "invite") not in ("open", "invite", "closed"):
+        raise ConfigError("PBEM_SIGNUP must be one of open, invite, closed")
+
+
+def _check_smtp(config: Mapping[str, Any]) -> None:
+    if config.get("SMTP_TLS", "none") not in SMTP_TLS_MODES:
         raise ConfigError("PBEM_SMTP_TLS must be one of none, starttls, ssl")
+    if not str(config.get("SMTP_HOST") or "").strip():
+        raise ConfigError("PBEM_SMTP_HOST must name the mail relay (127.0.0.1 for a local one)")
+    if not 1 <= int(config.get("SMTP_PORT", 25)) <= 65535:
+        raise ConfigError("PBEM_SMTP_PORT must be a port number from 1 to 65535")
+    user, password = config.get("SMTP_USER"), config.get("SMTP_PASSWORD")
+    if bool(user) != bool(password):
+        missing = "PBEM_SMTP_PASSWORD" if user else "PBEM_SMTP_USER"
+        raise ConfigError(f"{missing} must be set too: PBEM_SMTP_USER and PBEM_SMTP_PASSWORD "
+                          "go together (both empty: no login)")
 
 
-MAX_BOT_WORKERS = 32  # processes; more would only queue on the database
-MAX_STRONG_SECONDS = 20.0  # the sweep's cutoff for any search (pbem.scheduler.bots)
+def _check_addresses(config: Mapping[str, Any]) -> None:
+    from pbem.addresses import BadAddress, check_address
+
+    _name, sender = parseaddr(str(config.get("MAIL_FROM") or ""))
+    local, at, domain = sender.rpartition("@")
+    if not (local and at and domain) or any(c.isspace() for c in sender):
+        # Not check_address: "pbem@localhost", the development default, is a fine sender.
+        raise ConfigError(f"PBEM_MAIL_FROM must be an address such as \"pbem <pbem@example.org>\""
+                          f", not {config.get('MAIL_FROM')!r}")
+    for alert in str(config.get("ALERT_EMAILS") or "").split(","):
+        try:
+            if alert.strip():
+                check_address(alert)
+        except BadAddress:
+            raise ConfigError(f"PBEM_ALERT_EMAILS must be addresses separated by commas; "
+                              f"{alert.strip()!r} is not one") from None
+    reply = str(config.get("REPLY_ADDRESS") or "")
+    if reply:
+        try:
+            checked = check_address(reply)
+        except BadAddress:
+            raise ConfigError(f"PBEM_REPLY_ADDRESS must be an address such as "
+                              f"play@pbem.example.org, not {reply!r}") from None
+        if "+" in checked.partition("@")[0]:
+            # The token goes after a "+": a second one would be read as part of it.
+            raise ConfigError(f"PBEM_REPLY_ADDRESS must have no '+' in its local part, "
+                              f"not {reply!r}")
+
+
+def _check_dkim(config: Mapping[str, Any]) -> None:
+    names = ("DKIM_SELECTOR", "DKIM_DOMAIN", "DKIM_KEY_FILE")
+    given = [name for name in names if config.get(name)]
+    if not given:
+        return
+    if len(given) < len(names):
+        missing = ", ".join(f"PBEM_{name}" for name in names if name not in given)
+        raise ConfigError(f"{missing} must be set too: DKIM needs PBEM_DKIM_SELECTOR, "
+                          f"PBEM_DKIM_DOMAIN and PBEM_DKIM_KEY_FILE, or none of them")
+    path = Path(str(config["DKIM_KEY_FILE"]))
+    try:
+        pem = path.read_bytes()
+    except PermissionError:
+        raise ConfigError(f"PBEM_DKIM_KEY_FILE {path} is not readable by this user "
+                          f"({_user()}): chown it to the service user, mode 0600") from None
+    except OSError as error:
+        raise ConfigError(f"PBEM_DKIM_KEY_FILE {path} cannot be read: "
+                          f"{error.strerror or error}") from None
+    if b"PRIVATE KEY-----" not in pem:
+        raise ConfigError(f"PBEM_DKIM_KEY_FILE {path} holds no PEM private key "
+                          "(make one with pbem dkim-keygen)")
+
+
+def _check_urls(config: Mapping[str, Any]) -> None:
+    imap = str(config.get("IMAP_URL") or "")
+    if imap:
+        parts = _split(imap)
+        if parts is None or parts.scheme not in ("imap", "imaps") or not parts.hostname \
+                or not parts.username:
+            raise ConfigError("PBEM_IMAP_URL must be like imaps://user:password@imap.example.org"
+                              "/INBOX")
+    if int(config.get("FETCH_EVERY") or 0) and not imap:
+        raise ConfigError("PBEM_FETCH_EVERY needs PBEM_IMAP_URL: the mailbox to fetch from")
+    if (imap or config.get("INBOUND_URL")) and not config.get("REPLY_ADDRESS"):
+        raise ConfigError("PBEM_REPLY_ADDRESS must be set when replies are received "
+                          "(PBEM_IMAP_URL or PBEM_INBOUND_URL)")
+    redis = str(config.get("REDIS_URL") or "")
+    if redis:
+        parts = _split(redis)
+        if parts is None or parts.scheme not in ("redis", "rediss", "unix"):
+            raise ConfigError("PBEM_REDIS_URL must be like redis://127.0.0.1:6379/0")
+    inbound = str(config.get("INBOUND_URL") or "")
+    if inbound:
+        inbound_address(inbound)
+
+
+def inbound_address(url: str) -> tuple[str, str, int]:
+    """(protocol, host, port) of PBEM_INBOUND_URL.
+
+    >>> inbound_address("lmtp://127.0.0.1:2525")
+    ('lmtp', '127.0.0.1', 2525)
+    """
+    parts = _split(url)
+    try:
+        port = parts.port if parts else None
+    except ValueError:
+        port = None
+    if parts is None or parts.scheme not in INBOUND_SCHEMES or not parts.hostname or not port:
+        raise ConfigError(f"PBEM_INBOUND_URL must be like lmtp://127.0.0.1:2525 or "
+                          f"smtp://127.0.0.1:2525, not {url!r}")
+    return parts.scheme, parts.hostname, port
+
+
+def _split(url: str) -> SplitResult | None:
+    try:
+        parts = urlsplit(url.strip())
+        parts.port  # noqa: B018  (a port that is not a number raises here)
+    except ValueError:
+        return None
+    return parts
+
+
+def _user() -> str:
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return f"uid {os.getuid()}"
+
+
+CHECKS: tuple[tuple[str, Check], ...] = (
+    ("PBEM_ENV", _check_environment),
+    ("PBEM_SECRET_KEY", _check_secret),
+    ("PBEM_BASE_URL", _check_base_url),
+    ("PBEM_DATABASE_URL", _check_database_url),
+    ("numbers", _check_numbers),
+    ("choices", _check_choices),
+    ("PBEM_SMTP_*", _check_smtp),
+    ("addresses", _check_addresses),
+    ("PBEM_DKIM_*", _check_dkim),
+    ("PBEM_IMAP_URL, PBEM_REDIS_URL, PBEM_INBOUND_URL", _check_urls),
+)
+"""Every check of the settings alone (no network), in the order they are reported."""
+
+
+def _check_catalogs(config: Mapping[str, Any]) -> None:
+    """Production refuses to start without every language's compiled catalog (its players
+    would get English mail with no word said); elsewhere a warning names what is missing."""
+    from pbem.i18n import catalog_problems
+
+    problems = catalog_problems()
+    if problems and config["ENV"] == "production":
+        raise ConfigError(f"{problems[0]}: reinstall pbem (a wheel has them compiled), or "
+                          "make translations in a checkout")
+    for problem in problems:
+        if problem not in _warned:  # once a process, not at every app a test makes
+            _warned.add(problem)
+            log.warning("%s: pages and mail fall back to English (make translations)", problem)
+
+
+_warned: set[str] = set()
 
 
 def strong_seconds(config: Mapping[str, Any]) -> float:
@@ -161,17 +416,3 @@ def strong_seconds(config: Mapping[str, Any]) -> float:
     except (TypeError, ValueError):
         return -1.0
     return value if math.isfinite(value) else -1.0  # nor is NaN or infinity
-
-
-def _check_production(config: Mapping[str, Any]) -> None:
-    secret = str(config.get("SECRET_KEY") or "")
-    if not secret or secret == DEFAULT_SECRET_KEY:
-        # Whoever has the secret can forge any link: the default one is in our repository.
-        raise ConfigError("PBEM_SECRET_KEY must be set to a long random value in production")
-    if len(secret) < MIN_SECRET_LENGTH:
-        raise ConfigError(f"PBEM_SECRET_KEY must be at least {MIN_SECRET_LENGTH} characters in"
-                          " production; make one with: python -c 'import secrets;"
-                          " print(secrets.token_urlsafe(48))'")
-    if config.get("FLASK_DEBUG") or config.get("DEBUG"):
-        # The Werkzeug debugger runs any Python its visitors type.
-        raise ConfigError("FLASK_DEBUG (the Werkzeug debugger) must be off in production")

@@ -16,7 +16,9 @@ is the player's own language on pages reached by a player's link, else the visit
 cookie the switcher sets), else ``Accept-Language``, else ``PBEM_DEFAULT_LANGUAGE``.
 
 Catalogs live in ``pbem/translations/<lang>/LC_MESSAGES/messages.po``; ``make messages`` extracts
-and updates them, ``make translations`` compiles them (docs/contributing.md).
+and updates them, ``make translations`` compiles them (docs/contributing.md), and so does building
+a wheel (setup.py). A catalog that is not compiled, or compiled from an older ``messages.po``,
+would silently give its readers English: :func:`catalog_problems` says so at start.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from babel import Locale
 from babel.dates import format_date, format_time, format_timedelta
+from babel.messages.catalog import Message
+from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
 from babel.support import NullTranslations, Translations
 
@@ -58,6 +62,96 @@ def translations(language: str) -> NullTranslations:
     """The compiled catalog of ``language`` (English: the messages as written, unless the
     English catalog words them otherwise)."""
     return Translations.load(str(TRANSLATIONS), [language], domain="messages")
+
+
+SOURCE_LANGUAGE = "en"
+"""The language the code is written in. Its catalog has every message the code uses, each with
+its own wording (tests/test_catalogs.py keeps it so): the list every compiled catalog must cover."""
+
+
+def catalog_problems(folder: Path = TRANSLATIONS) -> list[str]:
+    """Why some readers would not get their own language, one line per problem naming the file:
+    a compiled catalog (``messages.mo``) that is missing, does not load, or lacks messages of the
+    source catalog. Empty when every language is complete. The fix is the caller's to say: in a
+    checkout ``make translations`` compiles them, and a wheel has them compiled.
+
+    Runs at every start, so it is cheap (one ``.po`` read, each ``.mo`` loaded as pages load it:
+    about 20 ms) and done once per folder::
+
+        >>> catalog_problems()
+        []
+    """
+    return list(_catalog_problems(folder.resolve()))
+
+
+@cache
+def _catalog_problems(folder: Path) -> tuple[str, ...]:
+    found: list[str] = []
+    source = folder / SOURCE_LANGUAGE / "LC_MESSAGES" / "messages.po"
+    try:
+        with open(source, "rb") as handle:
+            wanted = [message for message in read_po(handle, locale=SOURCE_LANGUAGE)
+                      if message.id]
+    except (OSError, ValueError) as error:
+        found.append(f"{source} does not load ({error}): which messages the catalogs need "
+                     "is unknown")
+        wanted = []
+    for language, name in LANGUAGES.items():
+        compiled = folder / language / "LC_MESSAGES" / "messages.mo"
+        if not compiled.is_file():
+            found.append(f"{compiled} is missing: {name} readers would get English")
+            continue
+        try:
+            with open(compiled, "rb") as handle:
+                catalog = Translations(handle, domain="messages")
+        except Exception as error:  # whatever gettext raises on a broken file, said in one line
+            found.append(f"{compiled} does not load ({error or type(error).__name__}): "
+                         f"{name} readers would get English")
+            continue
+        catalog.add_fallback(_Unknown())
+        lacking = [message for message in wanted if not _has(catalog, message)]
+        if lacking:
+            example = _singular(lacking[0])
+            found.append(f"{compiled} lacks {len(lacking)} of the {len(wanted)} messages (e.g. "
+                         f"{example!r}): {name} readers would get them in English")
+    return tuple(found)
+
+
+_UNKNOWN = "\x00unknown\x00"  # no message is this: a .mo file keeps NUL as its separator
+
+
+class _Unknown(NullTranslations):
+    """The last fallback of a catalog under check: what the catalog lacks comes back as
+    ``_UNKNOWN`` instead of the English a reader would quietly get."""
+
+    def gettext(self, message: str) -> str:
+        return _UNKNOWN
+
+    def ngettext(self, msgid1: str, msgid2: str, n: int) -> str:
+        return _UNKNOWN
+
+    def pgettext(self, context: str, message: str) -> str:
+        return _UNKNOWN
+
+    def npgettext(self, context: str, msgid1: str, msgid2: str, n: int) -> str:
+        return _UNKNOWN
+
+
+def _singular(message: Message) -> str:
+    return message.id if isinstance(message.id, str) else message.id[0]
+
+
+def _has(catalog: Translations, message: Message) -> bool:
+    """Whether ``catalog`` (its last fallback an ``_Unknown``) has its own text for ``message``;
+    a plural entry has all its forms or none, so one form tells."""
+    context = message.context
+    if isinstance(message.id, str):
+        text = catalog.pgettext(context, message.id) if context else catalog.gettext(message.id)
+    else:
+        singular, plural = message.id[0], message.id[1]
+        text = (catalog.npgettext(context, singular, plural, 1) if context
+                else catalog.ngettext(singular, plural, 1))
+    return text is not _UNKNOWN
 
 
 @cache

@@ -21,6 +21,15 @@ old player's tokens raise :class:`ReplacedSeatLink`. Callers that know the holde
 >>> token = links.sign("move", game=3, seat=1, ply=7, p=12)
 >>> links.load("move", token)["p"]
 12
+
+A player's games-page link (``player``) carries the player's links version (``v``, left out while
+it is 0, as in the links mailed before versions existed). "Replace my email links" adds one to
+``Player.links_version``: older links then raise :class:`ReplacedPlayerLink`. Callers that know the
+version pass it (``version=``); otherwise ``links_version`` (:func:`links_version_for` reads the
+players table) is asked.
+
+>>> links.load("player", links.my_games_url(5, version=2).rpartition("/")[2])
+{'player': 5, 'v': 2}
 """
 
 from __future__ import annotations
@@ -34,13 +43,14 @@ from sqlmodel import select
 
 from engine.text import Text
 from pbem.db import Database
-from pbem.models import Seat, SeatReplacement
+from pbem.models import Player, Seat, SeatReplacement
 
 Purpose = Literal["move", "invite", "resign", "player", "unsubscribe", "seat-view"]
 PURPOSES: tuple[Purpose, ...] = ("move", "invite", "resign", "player", "unsubscribe", "seat-view")
 SEAT_PURPOSES: frozenset[Purpose] = frozenset({"move", "invite", "resign", "seat-view"})
 
-# The fields each purpose's token carries; seat tokens may also name the seat's holder (``p``).
+# The fields each purpose's token carries; seat tokens may also name the seat's holder (``p``),
+# and a games-page token its player's links version (``v``).
 FIELDS: dict[Purpose, frozenset[str]] = {
     "move": frozenset({"game", "seat", "ply"}),
     "invite": frozenset({"game", "seat"}),
@@ -55,6 +65,10 @@ MAX_FIELD = 2**31 - 1
 
 SeatHolder = Callable[[int, int], "int | None"]
 """(game id, seat) -> the id of the player on that seat now, or None if there is no such seat."""
+
+LinksVersion = Callable[[int], "int | None"]
+"""player id -> that player's links version now (``Player.links_version``), or None if there is
+no such player."""
 
 
 class DamagedLink(ValueError):
@@ -74,6 +88,14 @@ class ReplacedSeatLink(DamagedLink):
         self.seat = seat
 
 
+class ReplacedPlayerLink(DamagedLink):
+    """A games-page link from before the player replaced their email links."""
+
+    def __init__(self, player: int) -> None:
+        super().__init__()  # the page says so (pbem.web.players); nothing else shows it
+        self.player = player
+
+
 @dataclass(frozen=True)
 class Links:
     """Makes and checks signed tokens, and builds the absolute URLs that go into emails.
@@ -85,6 +107,8 @@ class Links:
     base_url: str
     # Who holds a seat now (the app reads the seats table); None: tokens are not bound.
     seat_holder: SeatHolder | None = field(default=None, compare=False)
+    # Each player's links version now (the app reads the players table); None: every version 0.
+    links_version: LinksVersion | None = field(default=None, compare=False)
 
     def _serializer(self, purpose: Purpose) -> URLSafeSerializer:
         return URLSafeSerializer(self.secret_key, salt=f"pbem-{purpose}")
@@ -111,6 +135,10 @@ class Links:
             holder = self.holder(fields.get("game", -1), fields.get("seat", -1))
             if holder is not None and holder != fields["p"]:
                 raise ReplacedSeatLink(fields["game"], fields["seat"])
+        if purpose == "player" and self.links_version is not None:
+            current = self.links_version(fields["player"])
+            if current is not None and fields.get("v", 0) != current:
+                raise ReplacedPlayerLink(fields["player"])
         return fields
 
     # -- absolute URLs for emails --------------------------------------------------------------
@@ -137,8 +165,17 @@ class Links:
     def resign_url(self, game: int, seat: int, *, holder: int | None = None) -> str:
         return self._seat_url("resign", "resign", game, seat, holder)
 
-    def my_games_url(self, player: int) -> str:
-        return f"{self.base_url}/me/{self.sign('player', player=player)}"
+    def my_games_url(self, player: int, *, version: int | None = None) -> str:
+        """The games-page link of mails: it opens the player's games once this browser is
+        signed in as them, or with one press of a button (pbem.web.players)."""
+        return f"{self.base_url}/me/{self.player_token(player, version=version)}"
+
+    def player_token(self, player: int, *, version: int | None = None) -> str:
+        """A ``player`` token of the player's links version now (or ``version``)."""
+        if version is None:
+            version = (self.links_version(player) if self.links_version else None) or 0
+        fields = {"player": player, "v": version} if version else {"player": player}
+        return self.sign("player", **fields)
 
     def unsubscribe_url(self, player: int) -> str:
         return f"{self.base_url}/unsubscribe/{self.sign('unsubscribe', player=player)}"
@@ -158,7 +195,8 @@ def well_formed(purpose: Purpose, fields: object) -> bool:
     if not isinstance(fields, dict):
         return False
     needed = FIELDS[purpose]
-    allowed = needed | {"p"} if purpose in SEAT_PURPOSES else needed
+    allowed = (needed | {"p"} if purpose in SEAT_PURPOSES
+               else needed | {"v"} if purpose == "player" else needed)
     return (needed <= fields.keys() <= allowed
             and all(type(v) is int and 0 <= v <= MAX_FIELD for v in fields.values()))
 
@@ -173,6 +211,14 @@ def seat_holder_for(database: Database) -> SeatHolder:
             return session.exec(select(Seat.player_id).where(
                 Seat.game_id == game, Seat.seat == seat)).first()
     return holder
+
+
+def links_version_for(database: Database) -> LinksVersion:
+    """A :data:`LinksVersion` that reads the players table (committed data)."""
+    def version(player: int) -> int | None:
+        with database.session() as session:
+            return session.exec(select(Player.links_version).where(Player.id == player)).first()
+    return version
 
 
 def refused_seat_token(links: Links, database: Database, purpose: Purpose, token: str) -> bool:

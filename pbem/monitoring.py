@@ -2,7 +2,12 @@
 
 Both read the database at request time rather than counting in memory: gunicorn runs several
 worker processes and the scheduler runs in another, so any one process's counters would be a
-fraction of the truth (and reset at every restart). See docs/deploy.md, "Monitoring".
+fraction of the truth (and reset at every restart). The scheduler's jobs record how they last
+went in the database for the same reason (:mod:`pbem.scheduler.job_states`). Redis, when set, is
+asked at each request. See docs/deploy.md, "Monitoring".
+
+Nothing secret is shown: errors are stored cleaned of passwords, tokens and addresses, and the
+relay, mailbox and Redis are named by host and port only.
 """
 
 from __future__ import annotations
@@ -20,7 +25,10 @@ from sqlalchemy import func, text
 from sqlmodel import Session, col, select
 
 from pbem.db import Database
-from pbem.models import MailStatus, Move, MoveSource, OutboxEmail, SchedulerLease
+from pbem.inbound.imap import describe_url
+from pbem.models import JobState, MailStatus, Move, MoveSource, OutboxEmail, SchedulerLease
+from pbem.ratelimit import redis_address, redis_client, redis_status
+from pbem.scheduler.job_states import DELIVER, FETCH, describe_error, job_states
 from pbem.scheduler.lease import LEASE_NAME
 from pbem.scheduler.stats import last_sweep
 
@@ -34,7 +42,8 @@ def utc_now() -> datetime:
 
 @dataclass(frozen=True)
 class Limits:
-    """Beyond these, /healthz says 503 (settings ``PBEM_HEALTH_*``)."""
+    """Beyond these, /healthz says 503 (settings ``PBEM_HEALTH_*``). ``mail_age`` bounds how
+    long mail may wait: an email never tried, an email retrying, and a failing IMAP fetch."""
 
     lease_age: float = 300
     mail_age: float = 900
@@ -52,6 +61,7 @@ class OutboxCounts:
     by_status: dict[str, int]
     retries: int  # attempts after the first, over all emails
     oldest_queued_at: datetime | None  # the oldest email never tried yet
+    oldest_retrying_at: datetime | None = None  # the oldest email tried and waiting to be again
 
     @property
     def backlog(self) -> int:
@@ -63,13 +73,19 @@ def outbox_counts(session: Session) -> OutboxCounts:
         select(OutboxEmail.status, func.count()).group_by(col(OutboxEmail.status)))}
     retries = session.exec(select(func.coalesce(func.sum(col(OutboxEmail.attempts) - 1), 0))
                            .where(col(OutboxEmail.attempts) > 1)).one()
+    return OutboxCounts(by_status, int(retries), _oldest(session, MailStatus.QUEUED),
+                        _oldest(session, MailStatus.RETRYING))
+
+
+def _oldest(session: Session, status: str) -> datetime | None:
+    """When the oldest email of ``status`` was written."""
     oldest = session.exec(select(func.min(OutboxEmail.created_at))
-                          .where(OutboxEmail.status == MailStatus.QUEUED)).one()
+                          .where(OutboxEmail.status == status)).one()
     if isinstance(oldest, str):  # SQLite's MIN() loses the column type: parse it back
         oldest = datetime.fromisoformat(oldest)
     if oldest is not None and oldest.tzinfo is None:
         oldest = oldest.replace(tzinfo=UTC)
-    return OutboxCounts(by_status, int(retries), oldest)
+    return oldest
 
 
 def _age(now: datetime, then: datetime | None) -> float | None:
@@ -85,25 +101,89 @@ def _scheduler_health(session: Session, now: datetime, limits: Limits) -> dict[s
             "max_lease_age_seconds": limits.lease_age}
 
 
-def _outbox_health(session: Session, now: datetime, limits: Limits) -> dict[str, Any]:
+def _moment(then: datetime | None) -> str | None:
+    return None if then is None else then.isoformat()
+
+
+def _job_report(job: JobState | None) -> dict[str, Any]:
+    """What /healthz shows of a job's recorded state (all None before its first run)."""
+    return {"last_error": (job.last_error or None) if job else None,
+            "last_error_at": _moment(job.last_error_at) if job else None,
+            "failing_since": _moment(job.failing_since) if job else None}
+
+
+def _outbox_health(session: Session, now: datetime, limits: Limits,
+                   deliver: JobState | None, relay: str) -> dict[str, Any]:
     counts = outbox_counts(session)
-    age = _age(now, counts.oldest_queued_at)
-    return {"ok": counts.backlog <= limits.backlog and (age is None or age <= limits.mail_age),
+    queued = _age(now, counts.oldest_queued_at)
+    retrying = _age(now, counts.oldest_retrying_at)
+    return {"ok": counts.backlog <= limits.backlog
+            and all(age is None or age <= limits.mail_age for age in (queued, retrying)),
             "backlog": counts.backlog, "retrying": counts.by_status.get(MailStatus.RETRYING, 0),
-            "oldest_queued_age_seconds": age, "max_backlog": limits.backlog,
-            "max_queued_age_seconds": limits.mail_age}
+            "oldest_queued_age_seconds": queued, "oldest_retrying_age_seconds": retrying,
+            "max_backlog": limits.backlog, "max_queued_age_seconds": limits.mail_age,
+            "max_retrying_age_seconds": limits.mail_age,
+            **({"relay": relay} if relay else {}), **_job_report(deliver)}
 
 
-def health(database: Database, now: datetime, limits: Limits) -> dict[str, Any]:
-    """Every check with its numbers; ``status`` is ``ok`` only when all of them are."""
+def _fetch_health(now: datetime, limits: Limits, fetch: JobState | None,
+                  mailbox: str) -> dict[str, Any]:
+    failing = _age(now, fetch.failing_since if fetch else None)
+    return {"ok": failing is None or failing <= limits.mail_age,
+            **({"mailbox": mailbox} if mailbox else {}),
+            "last_run_at": _moment(fetch.last_run_at) if fetch else None,
+            "last_success_at": _moment(fetch.last_success_at) if fetch else None,
+            "failing_for_seconds": failing, "failures": fetch.failures if fetch else 0,
+            "max_failing_seconds": limits.mail_age, **_job_report(fetch)}
+
+
+@dataclass(frozen=True)
+class Parts:
+    """What this site uses besides the database, as the web process's settings say: the relay
+    (``host:port``), the IMAP mailbox the scheduler fetches from (``""``: none) and Redis."""
+
+    relay: str = ""
+    mailbox: str = ""
+    redis_url: str = ""
+    redis: Any = None  # a client for redis_url (pbem.ratelimit.redis_client)
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> Parts:
+        fetching = config.get("IMAP_URL") and int(config.get("FETCH_EVERY") or 0) > 0
+        redis_url = str(config.get("REDIS_URL") or "")
+        return cls(relay=f"{config.get('SMTP_HOST', '')}:{config.get('SMTP_PORT', '')}",
+                   mailbox=describe_url(str(config["IMAP_URL"])) if fetching else "",
+                   redis_url=redis_url, redis=redis_client(redis_url) if redis_url else None)
+
+    def redis_health(self) -> dict[str, Any]:
+        error = redis_status(self.redis, self.redis_url)
+        return {"ok": error is None, "address": redis_address(self.redis_url),
+                **({"error": error, "fallback": "database"} if error else {})}
+
+
+def health(database: Database, now: datetime, limits: Limits,
+           parts: Parts | None = None) -> dict[str, Any]:
+    """Every check with its numbers; ``status`` is ``ok`` only when all of them are. ``fetch``
+    is there when the scheduler fetches mail (PBEM_FETCH_EVERY, or it did lately), ``redis``
+    when PBEM_REDIS_URL is set."""
+    parts = parts or Parts()
     try:
         with database.session() as session:
             session.exec(text("SELECT 1"))  # type: ignore[call-overload]
+            jobs = job_states(database)
             checks = {"database": {"ok": True},
                       "scheduler": _scheduler_health(session, now, limits),
-                      "outbox": _outbox_health(session, now, limits)}
+                      "outbox": _outbox_health(session, now, limits, jobs.get(DELIVER),
+                                               parts.relay)}
+            fetch = jobs.get(FETCH)
+            # Fetching as the settings say, or lately: a fetch switched off is no longer news.
+            if parts.mailbox or (fetch and (now - fetch.last_run_at).total_seconds()
+                                 <= limits.mail_age):
+                checks["fetch"] = _fetch_health(now, limits, fetch, parts.mailbox)
     except Exception as error:  # whatever the driver raises, the answer is "unreachable"
-        checks = {"database": {"ok": False, "error": f"{type(error).__name__}: {error}"[:300]}}
+        checks = {"database": {"ok": False, "error": describe_error(error)}}
+    if parts.redis is not None:
+        checks["redis"] = parts.redis_health()
     ok = all(check["ok"] for check in checks.values())
     return {"status": "ok" if ok else "unhealthy", "checks": checks}
 
@@ -111,7 +191,8 @@ def health(database: Database, now: datetime, limits: Limits) -> dict[str, Any]:
 @bp.get("/healthz")
 def healthz() -> Response:
     database: Database = current_app.extensions["pbem.database"]
-    report = health(database, utc_now(), Limits.from_config(current_app.config))
+    parts: Parts = current_app.extensions["pbem.monitored_parts"]
+    report = health(database, utc_now(), Limits.from_config(current_app.config), parts)
     response = jsonify(report)
     response.status_code = 200 if report["status"] == "ok" else 503
     response.headers["Cache-Control"] = "no-store"
@@ -121,15 +202,18 @@ def healthz() -> Response:
 class DatabaseCollector(Collector):
     """Prometheus metrics computed from the tables at each scrape (right across processes)."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, parts: Parts | None = None) -> None:
         self.database = database
+        self.parts = parts or Parts()
 
     def collect(self) -> Iterator[Metric]:
+        now = utc_now()
         with self.database.session() as session:
             moves = dict(session.exec(select(Move.source, func.count())
                                       .group_by(col(Move.source))).all())
             outbox = outbox_counts(session)
         sweep = last_sweep(self.database)
+        jobs = job_states(self.database)
 
         committed = CounterMetricFamily("pbem_moves_committed", "Moves committed, by source",
                                         labels=["source"])
@@ -155,6 +239,41 @@ class DatabaseCollector(Collector):
         yield GaugeMetricFamily("pbem_sweep_last_start_timestamp_seconds",
                                 "When the last sweep started (Unix time)",
                                 value=sweep.started_at.timestamp() if sweep else 0)
+        oldest = GaugeMetricFamily("pbem_outbox_oldest_age_seconds",
+                                   "Age of the oldest email waiting, by status (0: none)",
+                                   labels=["status"])
+        for status, then in ((MailStatus.QUEUED, outbox.oldest_queued_at),
+                             (MailStatus.RETRYING, outbox.oldest_retrying_at)):
+            oldest.add_metric([status], _age(now, then) or 0)
+        yield oldest
+        yield from _job_metrics(jobs)
+        if self.parts.redis is not None:
+            yield GaugeMetricFamily("pbem_redis_up", "Whether Redis (PBEM_REDIS_URL) answers",
+                                    value=0 if redis_status(self.parts.redis,
+                                                            self.parts.redis_url) else 1)
+
+
+def _job_metrics(jobs: dict[str, JobState]) -> Iterator[Metric]:
+    """The scheduler's jobs (deliver, fetch) as they last went; a job that never ran has none."""
+    up = GaugeMetricFamily("pbem_job_up", "Whether the job's last run worked", labels=["job"])
+    success = GaugeMetricFamily("pbem_job_last_success_timestamp_seconds",
+                                "When the job last worked (Unix time; 0: never)", labels=["job"])
+    failures = GaugeMetricFamily("pbem_job_failures", "Runs in a row that failed",
+                                 labels=["job"])
+    error_at = GaugeMetricFamily("pbem_job_last_error_timestamp_seconds",
+                                 "When the job last met an error (Unix time; 0: never)",
+                                 labels=["job"])
+    error = GaugeMetricFamily("pbem_job_last_error_info", "The job's last error, as a label",
+                              labels=["job", "error"])
+    for name, job in sorted(jobs.items()):
+        up.add_metric([name], 0 if job.failing_since else 1)
+        success.add_metric([name], job.last_success_at.timestamp() if job.last_success_at
+                           else 0)
+        failures.add_metric([name], job.failures)
+        error_at.add_metric([name], job.last_error_at.timestamp() if job.last_error_at else 0)
+        if job.last_error:
+            error.add_metric([name, job.last_error], 1)
+    yield from (up, success, failures, error_at, error)
 
 
 def metrics_view(registry: CollectorRegistry) -> Any:
@@ -167,9 +286,10 @@ def metrics_view(registry: CollectorRegistry) -> Any:
 def init_app(app: Flask, database: Database) -> None:
     """Register /healthz, and /metrics when ``METRICS`` is on (otherwise it is a 404)."""
     app.register_blueprint(bp)
+    parts = app.extensions["pbem.monitored_parts"] = Parts.from_config(app.config)
     if app.config.get("METRICS"):
         # A registry per app, not the global one: no process metrics that differ per worker,
         # and tests can make many apps.
         registry = CollectorRegistry(auto_describe=False)
-        registry.register(DatabaseCollector(database))
+        registry.register(DatabaseCollector(database, parts))
         app.add_url_rule("/metrics", "metrics", metrics_view(registry))

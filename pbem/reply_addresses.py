@@ -39,8 +39,11 @@ from email.utils import parseaddr
 from functools import lru_cache
 from typing import Literal
 
-ReplyPurpose = Literal["move", "resign"]
-"""``move``: mail about a turn or a seat; ``resign``: the mail asking to confirm a resignation."""
+ReplyPurpose = Literal["move", "resign", "vacation"]
+"""``move``: mail about a turn or a seat. Every other purpose names the one command that a reply
+to it carries out: the mail asking the seat's holder to confirm a resignation (``resign``), or a
+command that someone asked for from another address (``vacation``). Those mails go to the holder
+alone, so answering one is the holder's confirmation."""
 
 MAX_LOCAL_PART = 64  # octets, RFC 5321 section 4.5.3.1.1
 BOUNCE_LOCAL = "bounce"
@@ -51,7 +54,8 @@ BOUNCE_TOKEN_LENGTH = 32
 
 _VERSION = 1
 # The tag byte: format version in the high nibble, kind and purpose in the low one.
-_REPLY_TAGS: dict[ReplyPurpose, int] = {"move": _VERSION << 4 | 1, "resign": _VERSION << 4 | 2}
+_REPLY_TAGS: dict[ReplyPurpose, int] = {"move": _VERSION << 4 | 1, "resign": _VERSION << 4 | 2,
+                                        "vacation": _VERSION << 4 | 3}
 _PURPOSE_OF_TAG = {tag: purpose for purpose, tag in _REPLY_TAGS.items()}
 _BOUNCE_TAG = _VERSION << 4 | 8
 _REPLY_LABEL = b"pbem-reply"

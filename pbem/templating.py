@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from datetime import datetime
 from functools import cache
-from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from pbem.i18n import ENGLISH, Reader, translations
 from pbem.positions import shown_move
+from pbem.resources import shipped
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+TEMPLATES = shipped("templates")
+"""Every template, pages' and emails': the repository's ``templates/`` in a checkout, the
+package's copy when installed from a wheel (pbem.resources)."""
 
 
 def local_time(moment: datetime | None, time_zone: str = "UTC") -> str:

@@ -2,7 +2,7 @@
 
 ``init_app`` wires it into the app made by :func:`pbem.create_app`: Flask-Login (for organisers
 and for players signed in by email alike), the dashboard blueprints under ``/admin``, the login
-rate limits.
+rate limits (and its two-factor step).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ def init_app(app: Flask, database: Database) -> None:
         game_actions,
         game_detail,
         limits,
+        second_step,
         tournaments,
     )
     from pbem.admin.sessions import current_organiser, load_admin
@@ -67,7 +68,7 @@ def init_app(app: Flask, database: Database) -> None:
 
     app.add_template_global(word, "admin_word")
     app.add_template_global(current_organiser, "current_organiser")
-    for blueprint in (auth.bp, dashboard.bp, game_detail.bp, game_actions.bp, audit_views.bp,
-                      account.bp, challenges.bp, tournaments.bp):
+    for blueprint in (auth.bp, second_step.bp, dashboard.bp, game_detail.bp, game_actions.bp,
+                      audit_views.bp, account.bp, challenges.bp, tournaments.bp):
         app.register_blueprint(blueprint)
     limits.init_app(app, database)

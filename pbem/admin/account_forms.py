@@ -1,4 +1,5 @@
-"""The organiser's own forms: logging in, a new password, signing out everywhere (WTForms)."""
+"""The organiser's own forms: logging in, a new password, signing out everywhere, two-factor
+sign-in (WTForms)."""
 
 from __future__ import annotations
 
@@ -37,3 +38,17 @@ class PasswordForm(FlaskForm):
 
 class SignOutEverywhereForm(FlaskForm):
     """Only the CSRF token: the button ends every other session of this organiser."""
+
+
+class CodeForm(FlaskForm):
+    """A code from the authenticator app (or, at login, a recovery code). Not "required": an
+    empty code is a wrong code, and counts."""
+
+    code = StringField(_l("Code"))
+
+
+class TwoFactorOffForm(FlaskForm):
+    """Switching two-factor sign-in off asks for the password: a session left open on a shared
+    computer must not be enough."""
+
+    password = PasswordField(_l("Your password"))

@@ -1,7 +1,8 @@
 """Creating organisers, checking and changing their passwords.
 
 A new password ends every session of the account (``session_version``, see
-:mod:`pbem.admin.sessions`). Guessing is slowed down by :mod:`pbem.admin.limits`.
+:mod:`pbem.admin.sessions`) and makes every browser remembered for it a stranger again
+(:mod:`pbem.admin.devices`). Guessing is slowed down by :mod:`pbem.admin.limits`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from functools import cache
 
 from sqlmodel import Session, select
 
+from pbem.admin.devices import forget_devices
 from pbem.admin.passwords import WeakPassword, check_password, check_strength, hash_password
 from pbem.models import AdminUser
 
@@ -40,6 +42,8 @@ def create_admin(session: Session, now: datetime, email: str, password: str) -> 
         user = AdminUser(email=email, password_hash="", created_at=now)
     else:
         user.session_version += 1  # whoever had the old password is signed out
+        assert user.id is not None
+        forget_devices(session, user.id)
     user.password_hash = hash_password(password)
     user.active = True
     session.add(user)
@@ -71,6 +75,7 @@ def change_password(session: Session, user_id: int, current: str,
     check_strength(new)
     user.password_hash = hash_password(new)
     user.session_version += 1
+    forget_devices(session, user_id)
     session.add(user)
     session.flush()
     return user

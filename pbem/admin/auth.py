@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
 from flask_login import logout_user
@@ -13,32 +11,18 @@ from werkzeug.wrappers import Response
 from pbem.admin.account_forms import LoginForm
 from pbem.admin.accounts import authenticate
 from pbem.admin.limits import forget_account_failures
-from pbem.admin.sessions import (
-    current_organiser,
-    end_all_sessions,
-    organiser_required,
-    start_session,
-)
+from pbem.admin.second_step import ask_for_code, finish_login, needs_code
+from pbem.admin.sessions import current_organiser, end_all_sessions, organiser_required
+from pbem.web.redirects import safe_next
 from pbem.web.support import database, utc_now
 
 bp = Blueprint("admin_auth", __name__, url_prefix="/admin")
 
 
-def safe_next(target: str | None) -> str:
-    """Where to go after logging in: a path on this site, else the games list.
-
-    Only ``/`` followed by a path: not ``//host`` or ``/\\host`` (browsers read both as another
-    site), no scheme or host, no backslashes, and no control characters (CR/LF would break the
-    Location header)."""
-    fallback = url_for("admin.games_list")
-    if not target or not target.startswith("/") or target.startswith("//"):
-        return fallback
-    if "\\" in target or any(ord(c) < 32 or ord(c) == 127 for c in target):
-        return fallback
-    parts = urlsplit(target)
-    if parts.scheme or parts.netloc:
-        return fallback
-    return target
+def next_page(target: str | None) -> str:
+    """Where to go after logging in: a path on this site (the app's one rule for every ``next``,
+    :func:`pbem.web.redirects.safe_next`), else the games list."""
+    return safe_next(target) or url_for("admin.games_list")
 
 
 def _page(form: LoginForm, error: str, next_url: str, status: int) -> tuple[str, int]:
@@ -51,7 +35,7 @@ def login() -> Response | tuple[str, int]:
         return redirect(url_for("admin.games_list"))
     form = LoginForm()
     # The limiter (pbem.admin.limits) has counted this POST before the view runs.
-    next_url = safe_next(form.next.data if request.method == "POST" else request.args.get("next"))
+    next_url = next_page(form.next.data if request.method == "POST" else request.args.get("next"))
     if request.method != "POST" or not form.validate():
         return _page(form, "", next_url, 200 if request.method != "POST" else 400)
     with database().write() as db_session:
@@ -60,8 +44,9 @@ def login() -> Response | tuple[str, int]:
         form.password.data = ""
         return _page(form, _("That email address and password do not match."), next_url, 401)
     forget_account_failures(current_app)
-    start_session(user)
-    return redirect(next_url)
+    if needs_code(user):  # two-factor sign-in: the code first (pbem.admin.second_step)
+        return ask_for_code(user, next_url)
+    return finish_login(user, next_url)
 
 
 @bp.post("/logout")

@@ -1,4 +1,5 @@
-"""The dashboard's commands: ``pbem create-admin EMAIL``, and the development login."""
+"""The dashboard's commands: ``pbem create-admin EMAIL`` (also to reset an organiser's two-factor
+sign-in: ``--reset-two-factor``), and the development login."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from datetime import UTC, datetime
 
 import click
 
+from pbem.admin import two_factor
 from pbem.admin.accounts import AccountError, create_admin
 from pbem.admin.passwords import new_password
 from pbem.db import Database
@@ -18,7 +20,12 @@ DEV_ADMIN_EMAIL = "admin@localhost"
 @click.option("--password", default=None,
               help="The password (default: ask; with --generate, a random one is printed).")
 @click.option("--generate", is_flag=True, help="Make up a random password and print it.")
-def create_admin_command(email: str, password: str | None, generate: bool) -> None:
+@click.option("--reset-two-factor", is_flag=True,
+              help="Switch off EMAIL's two-factor sign-in (a lost phone and lost recovery "
+                   "codes) and end their sessions; the password stays unless --password or "
+                   "--generate is given.")
+def create_admin_command(email: str, password: str | None, generate: bool,
+                         reset_two_factor: bool) -> None:
     """Create the organiser EMAIL (or give them a new password) to log in to /admin."""
     from pbem.config import check_config, load_config
 
@@ -26,17 +33,26 @@ def create_admin_command(email: str, password: str | None, generate: bool) -> No
     check_config(config)
     if generate:
         password = new_password()
-    elif password is None:
+    elif password is None and not reset_two_factor:
         password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
-    assert password is not None
     database = Database(config["DATABASE_URL"])
     try:
         with database.write() as session:
-            user = create_admin(session, datetime.now(UTC), email, password)
+            user = None
+            if password is not None:
+                user = create_admin(session, datetime.now(UTC), email, password)
+            if reset_two_factor:
+                user = two_factor.reset(session, email)
+                if user is None:
+                    raise AccountError(f"there is no organiser {email.strip().lower()!r}")
     except AccountError as error:
         raise click.ClickException(str(error)) from None
     finally:
         database.dispose()
+    assert user is not None
+    if reset_two_factor:
+        click.echo(f"two-factor sign-in of {user.email} is off and their sessions are ended; "
+                   "they can set it up again on /admin/account")
     click.echo(f"organiser {user.email} can log in at {config['BASE_URL']}/admin/login")
     if generate:
         click.echo(f"  password: {password}")

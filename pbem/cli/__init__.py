@@ -24,9 +24,11 @@ from typing import Any
 import click
 
 from pbem.cli.common import checked_config, open_database
-from pbem.config import load_config
+from pbem.clock.deadlines import POLICIES
+from pbem.config import check_config, load_config
 from pbem.db import Database
 from pbem.i18n import LANGUAGES
+from pbem.logs import mask_secrets
 from pbem.services.common import site_from_config
 
 DEMO_PLAYERS = ("Alice <alice@example.test>", "Bob <bob@example.test>")
@@ -55,7 +57,29 @@ def _config() -> dict[str, Any]:
     return checked_config()
 
 
-@click.group()
+class PbemGroup(click.Group):
+    """Refusals of the settings or the database are one line naming what is wrong (an operator
+    reads a journal under ``Restart=always``: a 37-line traceback hides the one that matters)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from sqlalchemy.exc import OperationalError
+
+        from pbem.config import ConfigError
+        from pbem.logs import configure_logging
+
+        configure_logging()  # before anything logs: every line of every command masked
+        try:
+            return super().invoke(ctx)
+        except ConfigError as error:
+            raise click.ClickException(str(error)) from None
+        except OperationalError as error:
+            reason = str(error.orig or error).strip().splitlines()[0]
+            raise click.ClickException(
+                f"PBEM_DATABASE_URL: the database cannot be reached ({mask_secrets(reason)}); "
+                "is it running, and are the host, port, name and user right?") from None
+
+
+@click.group(cls=PbemGroup)
 def main() -> None:
     """pbem: play-by-email board games."""
 
@@ -72,7 +96,7 @@ def db_upgrade() -> None:
 
     config = _config()
     upgrade(config["DATABASE_URL"], search_path=config.get("DATABASE_SEARCH_PATH"))
-    click.echo(f"database is up to date: {config['DATABASE_URL']}")
+    click.echo(f"database is up to date: {mask_secrets(config['DATABASE_URL'])}")
 
 
 @main.command()
@@ -99,9 +123,11 @@ def serve(host: str, port: int) -> None:
 @click.option("--random-seats", is_flag=True, help="Shuffle the seat order.")
 @click.option("--time-control", default=None,
               help='Instead of --per-move: e.g. "fischer 48h+24h max 96h, weekends off".')
-@click.option("--timeout-policy", default=None,
-              type=click.Choice(["pass", "random", "forfeit", "grace", "hold"]),
-              help="When a clock runs out (default: the game's own).")
+@click.option("--timeout-policy", default=None, type=click.Choice(POLICIES),
+              help="When a clock runs out (default: the game's own; docs/scheduler.md).")
+@click.option("--organiser", default=None, metavar='"NAME <EMAIL>"',
+              help="Who is told when the game needs a person (a bounce, a clock on hold, a "
+                   "declined invitation) [default: PBEM_ALERT_EMAILS].")
 @click.option("--no-vacations", is_flag=True, help="Players' absences do not stop the clock.")
 @click.option("--language", default=None, type=click.Choice(list(LANGUAGES)),
               help="The language of the players this creates (their emails and pages); players"
@@ -112,7 +138,7 @@ def serve(host: str, port: int) -> None:
               help="Leave the game out of the public archive and player profiles.")
 def create_game_command(game: str, options: tuple[str, ...], players: tuple[str, ...],
                         per_move: str | None, random_seats: bool, time_control: str | None,
-                        timeout_policy: str | None, no_vacations: bool,
+                        timeout_policy: str | None, organiser: str | None, no_vacations: bool,
                         language: str | None, rated: bool, unlisted: bool) -> None:
     """Create a game and email the invitations; prints its id and page URL."""
     from pbem.admin.actions import welcome_new_players
@@ -136,6 +162,9 @@ def create_game_command(game: str, options: tuple[str, ...], players: tuple[str,
     site = site_from_config(database, config)
     try:
         specs = [parse_player(p) for p in players]
+        organiser_spec = parse_player(organiser) if organiser else None
+        if organiser_spec and organiser_spec.bot_level:
+            raise click.BadParameter("the organiser must be a person", param_hint="--organiser")
         if rated and any(spec.bot_level for spec in specs):
             raise click.BadParameter("a game with a computer player cannot be rated: leave out"
                                      " --rated or give every seat to a person",
@@ -149,12 +178,15 @@ def create_game_command(game: str, options: tuple[str, ...], players: tuple[str,
                               players=specs,
                               per_move=parse_duration(per_move) if per_move else None,
                               random_seats=random_seats, time_control=control,
-                              timeout_policy=timeout_policy,
+                              timeout_policy=timeout_policy, organiser=organiser_spec,
                               vacations_allowed=not no_vacations, rated=rated,
                               listed=not unlisted)
     except ServiceError as error:
         raise click.ClickException(str(error)) from None
     click.echo(f"game {row.id}: {site.links.game_url(row.public_id)}")
+    if organiser_spec is None and not site.alert_emails:
+        click.echo("warning: no --organiser and PBEM_ALERT_EMAILS is empty: nobody will be told"
+                   " when this game needs a person (a bounce, a clock on hold)", err=True)
 
 
 def _organiser_action(game: str, action: Any) -> None:
@@ -211,7 +243,7 @@ def deliver() -> None:
                              datetime.now(UTC))
     click.echo(f"sent {report.sent}, deferred {report.deferred}, failed {report.failed}")
     for error in report.errors[:5]:
-        click.echo(f"  {error}", err=True)
+        click.echo(f"  {mask_secrets(error)}", err=True)
 
 
 def seed_demo(database: Database, config: dict[str, Any]) -> tuple[str, list[str]]:
@@ -270,13 +302,11 @@ def start_background_scheduler(database: Database, config: dict[str, Any]) -> An
 def scheduler(sweep_every: int | None, deliver_every: int | None) -> None:
     """Run the scheduler: reminders, timeouts and mail delivery (one active process at a time;
     a second one stands by and takes over if the first stops)."""
-    import logging
     import signal
     import sys
 
     from pbem.scheduler.runner import build_scheduler, jobs_from_config
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     config = _config()
     sweep_every = sweep_every or int(config["SWEEP_EVERY"])
     deliver_every = deliver_every or int(config["DELIVER_EVERY"])
@@ -318,7 +348,8 @@ def dev(host: str, port: int, smtp_port: int) -> None:
     _check_free(host, port, "--port")
     _check_free("127.0.0.1", smtp_port, "--smtp-port")
     config.update(SMTP_HOST="127.0.0.1", SMTP_PORT=smtp_port, SMTP_TLS="none", SMTP_USER="",
-                  BASE_URL=f"http://{host}:{port}")
+                  SMTP_PASSWORD="", BASE_URL=f"http://{host}:{port}")
+    check_config(config)
     upgrade(config["DATABASE_URL"])
     database = open_database(config)
     catcher = start_catcher(database_store(database), host="127.0.0.1", port=smtp_port)
@@ -335,7 +366,7 @@ def dev(host: str, port: int, smtp_port: int) -> None:
     click.echo(f"  mail catcher (SMTP): 127.0.0.1:{smtp_port}")
     click.echo(f"  scheduler: sweep every {config['SWEEP_EVERY']} s, delivery every"
                f" {config['DELIVER_EVERY']} s, computer players every {config['BOT_EVERY']} s")
-    click.echo(f"  database: {config['DATABASE_URL']}")
+    click.echo(f"  database: {mask_secrets(config['DATABASE_URL'])}")
     from pbem.admin.cli import ensure_dev_admin
 
     admin_email, admin_password = ensure_dev_admin(database)
@@ -365,11 +396,12 @@ def _check_free(host: str, port: int, option: str) -> None:
 def _register_admin_commands() -> None:
     from pbem.admin.cli import create_admin_command
     from pbem.cli.mail_in import dkim_keygen_command, fetch_mail_command, inbound_command
-    from pbem.cli.operators import backup_command, sweep_command
+    from pbem.cli.operators import backup_command, doctor_command, sweep_command
     from pbem.cli.ratings import ratings_group
     from pbem.cli.tournaments import tournament_group
 
     main.add_command(create_admin_command)
+    main.add_command(doctor_command)
     main.add_command(sweep_command)
     main.add_command(backup_command)
     main.add_command(ratings_group)

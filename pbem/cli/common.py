@@ -19,3 +19,4 @@ def checked_config() -> dict[str, Any]:
 def open_database(config: dict[str, Any]) -> Database:
     """The database of ``config``, in its PostgreSQL schema when one is set."""
     return Database(config["DATABASE_URL"], search_path=config.get("DATABASE_SEARCH_PATH"))
+

@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from pbem.cli.common import checked_config, open_database
+from pbem.config import load_config
 
 
 def _site(config: dict[str, Any]) -> Any:
@@ -30,20 +31,28 @@ def _site(config: dict[str, Any]) -> Any:
 
 
 @click.command("inbound")
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=2525, show_default=True, type=int)
-@click.option("--lmtp", is_flag=True, help="Speak LMTP (for a Postfix lmtp: transport).")
-def inbound_command(host: str, port: int, lmtp: bool) -> None:
+@click.option("--host", default=None, help="[default: PBEM_INBOUND_URL's, else 127.0.0.1]")
+@click.option("--port", default=None, type=int, help="[default: PBEM_INBOUND_URL's, else 2525]")
+@click.option("--lmtp", is_flag=True, default=None,
+              help="Speak LMTP (for a Postfix lmtp: transport) [default: when PBEM_INBOUND_URL "
+                   "is lmtp://].")
+def inbound_command(host: str | None, port: int | None, lmtp: bool | None) -> None:
     """Receive replies and bounces over SMTP or LMTP until stopped (SIGTERM or Ctrl-C).
 
     Recipients other than the reply and bounce addresses are refused at RCPT time, messages
     over 1 MB at DATA; a message that cannot be handled now is answered 451 (try again).
     """
+    from pbem.config import inbound_address
     from pbem.inbound.service import accepts_recipient, receive
     from pbem.inbound.smtp import InboundServer
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    database, site = _site(checked_config())
+    config = checked_config()
+    protocol, default_host, default_port = (inbound_address(config["INBOUND_URL"])
+                                            if config["INBOUND_URL"] else
+                                            ("smtp", "127.0.0.1", 2525))
+    host, port = host or default_host, port or default_port
+    lmtp = protocol == "lmtp" if lmtp is None else lmtp
+    database, site = _site(config)
     log = logging.getLogger("pbem.inbound")
 
     def deliver(raw: bytes, sender: str, recipients: list[str]) -> None:
@@ -92,21 +101,43 @@ def fetch_mail_command() -> None:
               help="Where to write the private key (PEM); it must not exist yet.")
 @click.option("--selector", default=None, help="Default: PBEM_DKIM_SELECTOR, else 'pbem'.")
 @click.option("--domain", default=None, help="Default: PBEM_DKIM_DOMAIN, else MAIL_FROM's.")
-def dkim_keygen_command(out: Path, selector: str | None, domain: str | None) -> None:
-    """Make a DKIM key and print the DNS TXT record to publish."""
+@click.option("--owner", default=None, metavar="USER",
+              help="The user the services run as (pbem under deploy/): the key is made theirs, "
+                   "mode 0600, so that they can read it and nobody else can.")
+def dkim_keygen_command(out: Path, selector: str | None, domain: str | None,
+                        owner: str | None) -> None:
+    """Make a DKIM key and print the DNS TXT record to publish.
+
+    pbem dkim-keygen --out /etc/pbem/dkim.pem --selector pbem --domain example.org --owner pbem
+    """
+    import os
+    import pwd
     from email.utils import parseaddr
 
     from pbem.mail.dkim import dns_record, generate_key
 
-    config = checked_config()
+    # The key is read by the services: without the settings they would fail with, the DKIM
+    # ones are checked once the key exists (`pbem doctor`).
+    config = load_config()
     if out.exists():
         raise click.UsageError(f"{out} exists; choose another file")
+    try:
+        account = pwd.getpwnam(owner) if owner else None
+    except KeyError:
+        raise click.BadParameter(f"there is no user {owner!r}", param_hint="--owner") from None
     selector = selector or config.get("DKIM_SELECTOR") or "pbem"
     domain = domain or config.get("DKIM_DOMAIN") or \
         parseaddr(config["MAIL_FROM"])[1].rpartition("@")[2]
     private, public = generate_key()
-    out.write_bytes(private)
-    out.chmod(0o600)
+    descriptor = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "wb") as handle:
+        handle.write(private)
+    if account is not None:
+        os.chown(out, account.pw_uid, account.pw_gid)
+    elif os.geteuid() == 0:
+        click.echo(f"warning: {out} belongs to root, mode 0600: the services cannot read it "
+                   f"unless they run as root; give it to their user with "
+                   f"chown pbem:pbem {out} (or use --owner pbem next time)", err=True)
     click.echo(f"private key written to {out}; publish this record:\n")
     click.echo(dns_record(selector, domain, public))
     click.echo(f"\nthen set PBEM_DKIM_SELECTOR={selector} PBEM_DKIM_DOMAIN={domain} "

@@ -1,5 +1,6 @@
-"""Commands for operators: one sweep at a chosen time, and an online SQLite backup.
+"""Commands for operators: checking a site, one sweep at a chosen time, an online SQLite backup.
 
+    pbem doctor
     pbem sweep [--now 2025-03-01T12:00:00Z]
     pbem backup /var/backups/pbem/pbem.db
 """
@@ -17,6 +18,21 @@ from sqlalchemy.engine import make_url
 from pbem.cli.common import checked_config, open_database
 
 BUSY_TIMEOUT_MS = 15_000  # as pbem itself waits for a writer (pbem.db)
+
+
+@click.command("doctor")
+@click.option("--timeout", default=5.0, show_default=True, type=float,
+              help="Seconds to wait for each server that is asked.")
+def doctor_command(timeout: float) -> None:
+    """Check the settings and every part the site needs, one line each; exit 1 on a failure.
+
+    Run it as the user the services run as (sudo -u pbem pbem doctor), after installing and
+    after every change.
+    """
+    from pbem.config import load_config
+    from pbem.doctor import run
+
+    raise SystemExit(run(load_config, click.echo, timeout=timeout))
 
 
 def parse_now(text: str) -> datetime:

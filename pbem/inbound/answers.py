@@ -2,10 +2,16 @@
 
 Every answer goes to the outbox like any other email, in the thread of the message it answers
 (``In-Reply-To`` its Message-ID), and carries a fresh reply address, so the conversation can go on
-by mail. Refusals are limited per sender and hour: two robots answering each other stop quickly.
+by mail. Answers other than receipts are limited per hour, counted in ``inbound_mail`` (what was
+answered, from whom, about which seat): refusals per sender, so that two robots answering each
+other stop quickly; answers to commands per sender and per seat; and answers to messages from
+another address than the seat holder's (which go to the holder) to one an hour per seat, so that
+nobody can fill a player's mailbox from a reply address they got hold of.
 
-Answers are written in the language of the player they go to (:func:`reader_for`); a sender
-pbem does not know gets the site's default language (``PBEM_DEFAULT_LANGUAGE``).
+Answers are written in the language of the player they go to (:func:`reader_for`); a player
+whose language pbem does not write gets the site's default language (``PBEM_DEFAULT_LANGUAGE``).
+Every answer goes to a player: the seat's holder, or (for mail that names no seat) a player pbem
+has mailed before, never to an address somebody merely wrote in From.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from datetime import datetime, timedelta
 from email.utils import make_msgid
 from typing import Any
 
-from sqlalchemy import func
+from sqlalchemy import ColumnElement, func
 from sqlmodel import Session, col, select
 
 import engine
@@ -31,7 +37,9 @@ from pbem.services.notify import board_ref, game_context
 from pbem.services.results import shown_result
 from pbem.templating import render_email
 
-REFUSALS_PER_HOUR = 5
+REFUSALS_PER_HOUR = 5  # to one sender
+ANSWERS_PER_HOUR = 5  # answers to commands, to one sender and about one seat
+STRANGER_ANSWERS_PER_HOUR = 1  # about one seat, to messages from other addresses than its holder's
 EXAMPLES = 6  # legal moves shown in help and refusals
 
 
@@ -67,6 +75,8 @@ SUBJECTS = {
     "reply_games": N_("Your running games"),
     "reply_resign": N_("Do you want to resign?"),
     "reply_vacation": N_("Your vacation is recorded"),
+    "reply_invitation": N_("Your answer to the invitation is recorded"),
+    "reply_confirm": N_("Please confirm what was asked from another address"),
 }
 
 # A game's status as the status answer names it (a game that is not running).
@@ -81,13 +91,45 @@ def reader_for(site: Site, player: Player | None) -> Reader:
     return Reader.of(player, default) if player is not None else Reader(default)
 
 
+def answered_this_hour(session: Session, now: datetime, outcomes: tuple[str, ...],
+                       *where: ColumnElement[bool]) -> int:
+    """How many messages with one of ``outcomes`` (and matching ``where``) were answered in the
+    hour before ``now``."""
+    count = session.exec(select(func.count()).select_from(InboundMail).where(
+        col(InboundMail.answered).is_(True), col(InboundMail.outcome).in_(outcomes),
+        col(InboundMail.received_at) > now - timedelta(hours=1), *where)).one()
+    return int(count)
+
+
 def refusals_left(session: Session, now: datetime, sender: str) -> bool:
     """Whether ``sender`` may still get a refusal this hour (robots must not loop)."""
-    count = session.exec(select(func.count()).select_from(InboundMail).where(
-        InboundMail.sender == sender, col(InboundMail.answered).is_(True),
-        col(InboundMail.outcome) == "refused",
-        col(InboundMail.received_at) > now - timedelta(hours=1))).one()
-    return int(count) < REFUSALS_PER_HOUR
+    return answered_this_hour(session, now, ("refused",),
+                              col(InboundMail.sender) == sender) < REFUSALS_PER_HOUR
+
+
+def why_held_back(session: Session, now: datetime, *, sender: str, seat: Seat,
+                  holder: Player, refusal: bool) -> str | None:
+    """Why a message about ``seat`` from ``sender`` gets no answer (a refusal when
+    ``refusal``, else the answer to a command) this hour, or None when it may get one.
+
+    Receipts of moves are never held back: a move is what the reply address is for, and the game
+    itself limits how often one can be played.
+    """
+    this_seat = (col(InboundMail.game_id) == seat.game_id, col(InboundMail.seat) == seat.seat)
+    holder_address = holder.email.lower()
+    if sender != holder_address and answered_this_hour(
+            session, now, ("command", "refused"), *this_seat,
+            col(InboundMail.sender) != holder_address) >= STRANGER_ANSWERS_PER_HOUR:
+        return "the holder was told of a message from another address this hour"
+    if refusal:
+        return None if refusals_left(session, now, sender) else \
+            f"{REFUSALS_PER_HOUR} refusals to this sender this hour"
+    if answered_this_hour(session, now, ("command",),
+                          col(InboundMail.sender) == sender) >= ANSWERS_PER_HOUR:
+        return f"{ANSWERS_PER_HOUR} answers to this sender's commands this hour"
+    if answered_this_hour(session, now, ("command",), *this_seat) >= ANSWERS_PER_HOUR:
+        return f"{ANSWERS_PER_HOUR} answers to commands about this seat this hour"
+    return None
 
 
 def example_moves(game: engine.Game, state: Any, seat: int) -> list[str]:  # type: ignore[type-arg]
@@ -121,7 +163,9 @@ def answer(
             lambda r: labels.get(r) or game_context(row, game, state, seats, players, r)["labels"],
             reader)
         if seat is not None:
-            game_context_values["examples"] = example_moves(game, state, seat.seat)
+            # A game waiting for its players' answers has no moves to make yet.
+            game_context_values["examples"] = example_moves(game, state, seat.seat) \
+                if row.status == GameStatus.ACTIVE else []
             if with_board:
                 last = last_notation(session, row.id)
                 board = board_ref(game, state, row.ply, seat.seat, last).for_reader(reader)

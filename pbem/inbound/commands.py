@@ -6,6 +6,21 @@ steps or none. Commands: ``help``, ``board``, ``status``, ``games``, ``pass``, `
 reply to the confirmation request resigns) and ``vacation 5d``, or their words in Dutch, German or
 Italian (:data:`pbem.inbound.reading.COMMAND_WORDS`).
 
+A move is played from whatever address answers the seat's reply address (the address is the
+credential, as the links are; the holder's receipt names the other address). Commands that change
+the holder's state other than a move (:data:`CONFIRMED`: ``vacation``, and ``resign`` from anybody)
+are only asked for: the holder gets a mail whose reply token has that command as its purpose, and
+only an answer to that mail with that command carries it out. A stranger can therefore neither
+spend the holder's vacation allowance nor resign for them.
+
+Answers other than receipts are limited per hour (:func:`pbem.inbound.answers.why_held_back`);
+a command over the limit is still carried out when it changes something, only not answered.
+
+A reply to an invitation (its Reply-To names the seat at ply 0, like any email about a seat)
+answers it with ``accept`` or ``decline``, as the invitation link's buttons do
+(:func:`pbem.services.respond_to_invitation`); a move, ``pass`` or ``resign`` in a game that has
+not started is refused with what to do instead.
+
 Every answer is in the seat holder's language. Refusals say why with a :class:`engine.text.Text`
 (the engine's reason for an illegal move among them), translated for the holder; the outcome's
 ``detail`` keeps the English, for the log and the dashboard.
@@ -13,6 +28,7 @@ Every answer is in the seat holder's language. Refusals say why with a :class:`e
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -30,27 +46,30 @@ from pbem.inbound.answers import (
     example_moves,
     games_of,
     reader_for,
-    refusals_left,
+    why_held_back,
 )
 from pbem.inbound.reading import Reply, command_words
-from pbem.models import Game, GameStatus, MoveSource, Player, Seat
+from pbem.inbound.words import CommandName
+from pbem.models import Game, GameStatus, MoveSource, Player, Seat, SeatStatus
 from pbem.positions import current_state
-from pbem.reply_addresses import ReplyFields, make_reply_token, reply_address
-from pbem.services import ServiceError, resign, submit_move
+from pbem.reply_addresses import ReplyFields, ReplyPurpose, make_reply_token, reply_address
+from pbem.services import ServiceError, resign, respond_to_invitation, submit_move
 from pbem.services.common import Site
 from pbem.services.vacations import add_absence
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """What became of a message: ``kind`` is played, command, refused, ignored, bounce or
-    duplicate; ``detail`` says why (for the log and the dashboard); ``answered``: an email went
-    back to the sender."""
+    """What became of a message: ``kind`` is played, command, refused, ignored, bounce, advisory
+    (a delivery report that proves nothing) or duplicate; ``detail`` says why (for the log and
+    the dashboard); ``answered``: an email went back (to the sender, or to the seat's holder);
+    ``seat``: the seat its reply address named."""
 
     kind: str
     detail: str = ""
     game_id: int | None = None
     answered: bool = False
+    seat: int | None = None
 
 
 @dataclass(frozen=True)
@@ -77,7 +96,7 @@ class Context:
         """The command words of the holder's language."""
         return command_words(self.reader.language)
 
-    def reply_to(self, purpose: str = "move") -> str:
+    def reply_to(self, purpose: ReplyPurpose = "move") -> str:
         """A fresh reply address for this seat at the game's current ply."""
         if not self.site.reply_address or self.row.id is None:
             return ""
@@ -86,22 +105,37 @@ class Context:
         return reply_address(self.site.reply_address,
                              make_reply_token(self.site.links.secret_key, fields))
 
-    def send(self, kind: str, *, with_board: bool = False, purpose: str = "move",
+    def send(self, kind: str, *, with_board: bool = False, purpose: ReplyPurpose = "move",
              **values: Any) -> None:
+        """Write email/<kind> to the seat's holder, whatever the hour's limits (receipts)."""
+        values = {"stranger": self.stranger, "stranger_address": self.thread.sender, **values}
         answer(self.session, self.now, self.site, self.thread, kind=kind, row=self.row,
                seat=self.seat, player=self.holder, with_board=with_board,
-               reply_to=self.reply_to(purpose), stranger=self.stranger,
-               stranger_address=self.thread.sender, reader=self.reader, **values)
+               reply_to=self.reply_to(purpose), reader=self.reader, **values)
+
+    def held_back(self, *, refusal: bool) -> str | None:
+        """Why this message gets no answer this hour, or None (see :func:`why_held_back`)."""
+        return why_held_back(self.session, self.now, sender=self.thread.sender, seat=self.seat,
+                             holder=self.holder, refusal=refusal)
 
     def refuse(self, reason: str, text: str, **values: Any) -> Outcome:
         """Refuse with ``text`` (a :class:`Text`, said in the holder's language)."""
-        if not refusals_left(self.session, self.now, self.thread.sender):
-            return Outcome("refused", f"{reason}: {text}", self.row.id)
+        if why := self.held_back(refusal=True):
+            return self.done("refused", f"{reason}: {text} (not answered: {why})",
+                             answered=False)
         self.send("reply_refused", reason=self.reader.text(text), **values)
-        return Outcome("refused", f"{reason}: {text}", self.row.id, answered=True)
+        return self.done("refused", f"{reason}: {text}")
 
-    def done(self, kind: str, detail: str) -> Outcome:
-        return Outcome(kind, detail, self.row.id, answered=True)
+    def reply(self, kind: str, detail: str, *, purpose: ReplyPurpose = "move",
+              **values: Any) -> Outcome:
+        """Answer a command with email/<kind>, unless this hour's answers are used up."""
+        if why := self.held_back(refusal=False):
+            return self.done("command", f"{detail} (not answered: {why})", answered=False)
+        self.send(kind, purpose=purpose, **values)
+        return self.done("command", detail)
+
+    def done(self, kind: str, detail: str, *, answered: bool = True) -> Outcome:
+        return Outcome(kind, detail, self.row.id, answered=answered, seat=self.seat.seat)
 
 
 def reason_of(error: Exception) -> str:
@@ -115,22 +149,52 @@ def reason_of(error: Exception) -> str:
 
 def run(context: Context, reply: Reply) -> Outcome:
     """Carry out ``reply`` for the seat of ``context``."""
-    if context.fields.purpose == "resign":
-        if reply.command is not None and reply.command.name == "resign":
-            return resign_now(context)
+    if context.fields.purpose != "move":
+        return confirmed(context, reply)
+    if context.row.status == GameStatus.INVITED and (reply.steps or (
+            reply.command is not None and reply.command.name in ("pass", "resign"))):
+        return not_started(context)
+    if reply.command is not None:
+        name = reply.command.name
+        if name == "pass":
+            return play(context, ("pass",), reply.note)
+        if name in CONFIRMED and (context.stranger or name == "resign"):
+            return ask_to_confirm(context, reply)
+        return COMMANDS[name](context, reply)
+    if not reply.steps:
+        return send_help(context, reply, detail="help (an empty reply)")
+    return play(context, reply.steps, reply.note)
+
+
+def confirmed(context: Context, reply: Reply) -> Outcome:
+    """A reply to the mail that asked the holder to confirm a command: that command, or
+    nothing (the reply token's purpose names it)."""
+    purpose = context.fields.purpose
+    if reply.command is not None and reply.command.name == purpose:
+        return CARRY_OUT[purpose](context, reply)
+    if purpose == "resign":
         return context.refuse("resign", Text(
             "to resign, answer the confirmation with the word %(resign)s; nothing was changed",
             resign=context.words["resign"]))
-    if reply.command is not None:
-        handler = COMMANDS.get(reply.command.name)
-        if reply.command.name == "pass":
-            return play(context, ("pass",), reply.note)
-        assert handler is not None
-        return handler(context, reply)
-    if not reply.steps:
-        send_help(context, reply)
-        return context.done("command", "help (an empty reply)")
-    return play(context, reply.steps, reply.note)
+    return context.refuse(purpose, Text(
+        "this email only confirms %(command)s: answer it with that command on the first line; "
+        "nothing was changed", command=f'"{context.words[purpose]}"'))
+
+
+def ask_to_confirm(context: Context, reply: Reply) -> Outcome:
+    """Ask the seat's holder to confirm a command of :data:`CONFIRMED`: their own resignation,
+    or a command that came from another address (which is named, and is not carried out)."""
+    assert reply.command is not None
+    name = reply.command.name
+    purpose = CONFIRMED[name]
+    if not context.stranger:  # only a resignation asks the holder who wrote it
+        return context.reply("reply_resign", "resign: confirmation asked", purpose=purpose)
+    asked = context.words[name]
+    if reply.command.days is not None:
+        asked = f"{asked} {reply.command.days}d"  # "d" is a day in every language
+    return context.reply("reply_confirm", f"{name}: confirmation asked of the holder",
+                         purpose=purpose, asked=asked, asker=context.thread.sender,
+                         stranger=False)
 
 
 def play(context: Context, steps: tuple[str, ...], note: str) -> Outcome:
@@ -160,8 +224,43 @@ def play(context: Context, steps: tuple[str, ...], note: str) -> Outcome:
                                               reason=reason_of(error)),
                               tried="; ".join(steps))
     played = "; ".join(steps)
-    context.send("reply_receipt", with_board=True, played=played, note=note)
+    context.send("reply_receipt", with_board=True, played=played, note=note)  # never held back
     return context.done("played", played)
+
+
+def not_started(context: Context) -> Outcome:
+    """A move (or ``pass``, ``resign``) for a game still waiting for its players' answers."""
+    if context.seat.status == SeatStatus.ACCEPTED:
+        return context.refuse("not-started", Text(
+            "this game has not started yet: it starts when every player has accepted, and you "
+            "will get an email when it is your turn; nothing was played"))
+    return context.refuse("not-started", Text(
+        "this game has not started yet: answer the invitation with %(accept)s or %(decline)s, "
+        "or use the link in it; nothing was played",
+        accept=f'"{context.words["accept"]}"', decline=f'"{context.words["decline"]}"'))
+
+
+def answer_invitation(context: Context, reply: Reply) -> Outcome:
+    """``accept`` or ``decline``: the invitation link's buttons, by mail, from the invited
+    address only (a forwarded invitation is answered with its link)."""
+    assert reply.command is not None and context.row.id is not None
+    accept = reply.command.name == "accept"
+    if context.stranger:
+        return context.refuse("invitation", Text(
+            "an invitation is answered from the address it was sent to, or with the link in "
+            "it; nothing was changed"))
+    try:
+        with context.session.begin_nested():
+            row = respond_to_invitation(context.session, context.now, context.site,
+                                        game_id=context.row.id, seat=context.seat.seat,
+                                        accept=accept)
+    except ServiceError as error:  # the game started or ended meanwhile
+        context.session.refresh(context.row)
+        return context.refuse("invitation", Text("%(reason)s; nothing was changed",
+                                                 reason=reason_of(error)))
+    return context.reply("reply_invitation", "invitation " + ("accepted" if accept else
+                                                               "declined"),
+                         accepted=accept, started=row.status == GameStatus.ACTIVE)
 
 
 def resign_now(context: Context) -> Outcome:
@@ -175,39 +274,31 @@ def resign_now(context: Context) -> Outcome:
     except ServiceError as error:  # already out of the game (resigned or forfeited)
         return context.refuse("resign", Text("%(reason)s; nothing was changed",
                                              reason=reason_of(error)))
-    return Outcome("command", "resigned", context.row.id, answered=True)
+    return context.done("command", "resigned")  # the resignation's own emails tell everyone
 
 
-def ask_to_resign(context: Context, reply: Reply) -> Outcome:
-    context.send("reply_resign", purpose="resign")
-    return context.done("command", "resign: confirmation asked")
-
-
-def send_help(context: Context, reply: Reply) -> Outcome:
+def send_help(context: Context, reply: Reply, *, detail: str = "help") -> Outcome:
     game, state = current_state(context.row)
-    context.send("reply_help", examples=example_moves(game, state, context.seat.seat),
-                 your_turn=context.row.to_move == context.seat.seat)
-    return context.done("command", "help")
+    return context.reply("reply_help", detail,
+                         examples=example_moves(game, state, context.seat.seat),
+                         your_turn=context.row.to_move == context.seat.seat)
 
 
 def send_board(context: Context, reply: Reply) -> Outcome:
-    context.send("reply_board", with_board=True)
-    return context.done("command", "board")
+    return context.reply("reply_board", "board", with_board=True)
 
 
 def send_status(context: Context, reply: Reply) -> Outcome:
     game, state = current_state(context.row)
     outcome = game.outcome(state)
-    context.send("reply_status", to_move=context.row.to_move, outcome=outcome,
-                 your_turn=context.row.to_move == context.seat.seat)
-    return context.done("command", "status")
+    return context.reply("reply_status", "status", to_move=context.row.to_move, outcome=outcome,
+                         your_turn=context.row.to_move == context.seat.seat)
 
 
 def send_games(context: Context, reply: Reply) -> Outcome:
     assert context.holder.id is not None
-    context.send("reply_games", games=games_of(context.session, context.site,
-                                               context.holder.id, context.reader))
-    return context.done("command", "games")
+    return context.reply("reply_games", "games", games=games_of(
+        context.session, context.site, context.holder.id, context.reader))
 
 
 def take_vacation(context: Context, reply: Reply) -> Outcome:
@@ -222,13 +313,21 @@ def take_vacation(context: Context, reply: Reply) -> Outcome:
         return context.refuse("vacation", Text("%(reason)s; nothing was changed",
                                                reason=reason_of(error)))
     end = start + timedelta(days=days - 1)
-    context.send("reply_vacation", start=start, end=end, days=days,
-                 first_day=format_date(start, "medium", locale=context.reader.locale),
-                 last_day=format_date(end, "medium", locale=context.reader.locale))
-    return context.done("command", f"vacation {days}d")
+    return context.reply("reply_vacation", f"vacation {days}d", start=start, end=end, days=days,
+                         first_day=format_date(start, "medium", locale=context.reader.locale),
+                         last_day=format_date(end, "medium", locale=context.reader.locale))
 
 
-COMMANDS = {
+Handler = Callable[[Context, Reply], Outcome]
+
+COMMANDS: dict[CommandName, Handler] = {
     "help": send_help, "board": send_board, "status": send_status, "games": send_games,
-    "resign": ask_to_resign, "vacation": take_vacation,
+    "vacation": take_vacation, "accept": answer_invitation, "decline": answer_invitation,
 }
+# Commands that change the holder's state other than a move, each with the purpose of the reply
+# token that confirms it: carried out only by an answer to the mail asking the holder to confirm
+# when asked from another address (``resign`` always asks). ``accept`` and ``decline`` are not
+# here: from another address they are refused outright (the invitation's link works instead).
+CONFIRMED: dict[CommandName, ReplyPurpose] = {"resign": "resign", "vacation": "vacation"}
+CARRY_OUT: dict[ReplyPurpose, Handler] = {
+    "resign": lambda context, reply: resign_now(context), "vacation": take_vacation}

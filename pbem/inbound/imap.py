@@ -7,7 +7,8 @@ its effects are committed; the flagged messages are expunged at the end of the p
 - a handler that raises leaves its message untouched (counted as failed) for the next pass, and
   the pass goes on with the next message;
 - a crash between ``handle`` and the flag leaves the message to be offered again next time, and
-  the service's Message-ID dedupe makes the second offer harmless (handled exactly once);
+  the service's dedupe (Message-ID, sender and body digest) makes the second offer harmless
+  (handled exactly once);
 - a crash between the flag and the expunge leaves a \\Deleted message, which no pass offers
   again (it was handled) and the next pass's expunge removes;
 - two fetchers at once may both offer a message; the dedupe again plays it once.
@@ -74,7 +75,8 @@ def parse_url(url: str) -> ImapSettings:
     """
     parts = urlsplit(url)
     if parts.scheme not in ("imap", "imaps"):
-        raise ValueError(f"not an imap:// or imaps:// URL: {parts.scheme or url!r}")
+        # Never the URL itself in the message: it carries the password.
+        raise ValueError(f"not an imap:// or imaps:// URL (scheme {parts.scheme!r})")
     if not parts.hostname:
         raise ValueError("the IMAP URL names no host")
     if parts.username is None or parts.password is None:
@@ -87,6 +89,36 @@ def parse_url(url: str) -> ImapSettings:
     return ImapSettings(host=parts.hostname, port=parts.port or (993 if tls else 143),
                         user=unquote(parts.username), password=unquote(parts.password),
                         folder=folder, tls=tls, starttls=starttls)
+
+
+def describe_url(url: str) -> str:
+    """The mailbox of an IMAP URL for logs and /healthz: ``host:port/folder``, without the user
+    or password (the URL is a setting; one that cannot be read is named as such).
+
+    >>> describe_url("imaps://pbem%40example.org:s3cret@imap.example.org/INBOX")
+    'imap.example.org:993/INBOX'
+    >>> describe_url("imap.example.org")
+    'PBEM_IMAP_URL (not an imap:// or imaps:// URL)'
+    """
+    try:
+        settings = parse_url(url)
+    except ValueError:
+        return "PBEM_IMAP_URL (not an imap:// or imaps:// URL)"
+    return f"{settings.host}:{settings.port}/{settings.folder}"
+
+
+def url_password(url: str) -> str:
+    """The password in an IMAP URL, unquoted ("" when there is none), to keep it out of what
+    is shown of an error.
+
+    >>> url_password("imap://u:p%40ss@localhost/INBOX")
+    'p@ss'
+    """
+    try:
+        password = urlsplit(url).password
+    except ValueError:
+        return ""
+    return unquote(password) if password else ""
 
 
 def fetch_pass(url: str, handle: Handle, *, timeout: float = 30,
@@ -128,6 +160,17 @@ def fetch_pass(url: str, handle: Handle, *, timeout: float = 30,
             if done:
                 _expunge(client, done)
     return FetchResult(handled=handled, failed=failed)
+
+
+def check_mailbox(url: str, *, timeout: float = 30,
+                  ssl_context: ssl.SSLContext | None = None) -> int:
+    """Log in and open the URL's folder as :func:`fetch_pass` would, change nothing, and
+    return how many messages wait there (``pbem doctor``). Errors raise as in a pass."""
+    settings = parse_url(url)
+    with _connect(settings, timeout, ssl_context) as client:
+        client.login(settings.user, settings.password)
+        client.select_folder(settings.folder, readonly=True)
+        return len(client.search(["NOT", "DELETED"]))
 
 
 def _connect(settings: ImapSettings, timeout: float,

@@ -16,6 +16,11 @@ With ``lmtp=True`` the server speaks LMTP (RFC 2033: LHLO instead of EHLO, and o
 recipient after DATA), for mail servers such as Postfix that deliver to a local program over
 LMTP. Each recipient is then delivered on its own, so one failing recipient is retried without
 delivering the others twice.
+
+Recipients are reply and bounce addresses, whose tokens let anyone play for a seat; aiosmtpd's
+``mail.log`` writes every command of a session at INFO (``RCPT TO:<play+TOKEN@...>``). So records
+of that logger and of this module are masked (:mod:`pbem.logs`) wherever they are handled, even
+where no command set up pbem's logging.
 """
 
 from __future__ import annotations
@@ -29,7 +34,10 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
+from pbem.logs import mask_logger
+
 log = logging.getLogger(__name__)
+mask_logger(log, "mail.log")  # "mail.log": aiosmtpd's logger
 
 Deliver = Callable[[bytes, str, list[str]], None]
 AcceptRecipient = Callable[[str], bool]

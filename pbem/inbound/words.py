@@ -1,14 +1,18 @@
 """The command words of a reply (``help``, ``hulp``, ``hilfe``, ``aiuto``, ...) in each language
 pbem writes in, and the units of ``vacation 5d``; :mod:`pbem.inbound.reading` reads them.
+
+``accept`` and ``decline`` answer an invitation (a reply to the invitation email), as its link's
+buttons do.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-CommandName = Literal["help", "board", "status", "games", "pass", "resign", "vacation"]
+CommandName = Literal["help", "board", "status", "games", "pass", "resign", "vacation",
+                      "accept", "decline"]
 COMMANDS: tuple[CommandName, ...] = ("help", "board", "status", "games", "pass", "resign",
-                                     "vacation")
+                                     "vacation", "accept", "decline")
 LANGUAGES = ("en", "nl", "de", "it")
 
 # The command words of each language, the first of each the one its help shows. Words of every
@@ -18,16 +22,20 @@ LANGUAGES = ("en", "nl", "de", "it")
 COMMAND_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
     "en": {"help": ("help",), "board": ("board",), "status": ("status",),
            "games": ("games",), "pass": ("pass",), "resign": ("resign",),
-           "vacation": ("vacation",), "note": ("note",)},
+           "vacation": ("vacation",), "accept": ("accept",), "decline": ("decline",),
+           "note": ("note",)},
     "nl": {"help": ("hulp",), "board": ("bord",), "status": ("stand",),
            "games": ("partijen",), "pass": ("passen",), "resign": ("opgeven",),
-           "vacation": ("vakantie",), "note": ("notitie",)},
+           "vacation": ("vakantie",), "accept": ("accepteren",), "decline": ("afslaan",),
+           "note": ("notitie",)},
     "de": {"help": ("hilfe",), "board": ("brett",), "status": ("stand", "status"),
            "games": ("partien", "spiele"), "pass": ("passen",), "resign": ("aufgeben",),
-           "vacation": ("urlaub",), "note": ("notiz",)},
+           "vacation": ("urlaub",), "accept": ("annehmen",), "decline": ("ablehnen",),
+           "note": ("notiz",)},
     "it": {"help": ("aiuto",), "board": ("tavoliere",), "status": ("stato",),
            "games": ("partite",), "pass": ("passo",), "resign": ("abbandono",),
-           "vacation": ("vacanza",), "note": ("nota",)},
+           "vacation": ("vacanza",), "accept": ("accetto", "accetta"),
+           "decline": ("rifiuto", "rifiuta"), "note": ("nota",)},
 }
 # The units of ``vacation 5d``: days and weeks, in the four languages.
 DAY_UNITS = ("d", "day", "days", "dag", "dagen", "t", "tag", "tage", "g", "giorno", "giorni")

@@ -5,9 +5,12 @@ signs each message with :func:`sign_message` just before sending it. ``pbem dkim
 key with :func:`generate_key` and prints the DNS record to publish with :func:`dns_record`.
 
 Signing uses dkimpy, relaxed/relaxed canonicalisation (survives the re-folding and whitespace
-changes that relays make) and rsa-sha256. The headers a reader trusts are signed, and signed
-even when absent, so that nobody can add a Reply-To or a second Subject later without breaking
-the signature. Keys are RSA 2048 (the size RFC 8301 recommends and every receiver accepts; 4096
+changes that relays make) and rsa-sha256. The headers a reader trusts are signed, each once more
+than the message has it ("oversigned", RFC 6376 section 8.15), so that nobody can add a Reply-To
+or a second Subject later without breaking the signature. Among them are ``List-Unsubscribe``
+and ``List-Unsubscribe-Post``: RFC 8058 one-click unsubscription counts only when the signature
+covers both, since whoever could change them could make a mail client POST to any URL. Keys
+are RSA 2048 (the size RFC 8301 recommends and every receiver accepts; 4096
 no longer fits one DNS TXT string and some DNS providers refuse it). dkimpy does not generate
 keys; like its own ``dknewkey``, :func:`generate_key` asks the ``openssl`` command.
 """
@@ -23,7 +26,8 @@ from collections.abc import Callable
 import dkim as dkimpy  # type: ignore[import-untyped]  # dkimpy (this is pbem.mail.dkim)
 
 SIGNED_HEADERS = ("From", "To", "Subject", "Date", "Message-ID", "Reply-To", "In-Reply-To",
-                  "References", "MIME-Version", "Content-Type")
+                  "References", "MIME-Version", "Content-Type", "List-Unsubscribe",
+                  "List-Unsubscribe-Post")
 KEY_BITS = 2048
 # RFC 1035: one character-string in a TXT record holds at most 255 octets.
 TXT_CHUNK = 255
@@ -43,14 +47,30 @@ def sign_message(raw: bytes, *, selector: str, domain: str, private_key: bytes) 
     try:
         signature = dkimpy.sign(
             raw, selector.encode("ascii"), domain.encode("idna"), private_key,
-            canonicalize=(b"relaxed", b"relaxed"),
-            include_headers=[name.lower().encode("ascii") for name in SIGNED_HEADERS])
+            canonicalize=(b"relaxed", b"relaxed"), include_headers=signed_header_names(raw))
     except (dkimpy.DKIMException, UnicodeError) as error:
         raise DkimError(f"cannot DKIM-sign: {error}") from error
     # dkimpy folds the header with CRLF; keep the message's own line endings.
     if b"\r\n" not in raw:
         signature = signature.replace(b"\r\n", b"\n")
     return bytes(signature) + raw
+
+
+def signed_header_names(raw: bytes) -> list[bytes]:
+    """The ``h=`` list for ``raw``: each of :data:`SIGNED_HEADERS` as many times as ``raw`` has
+    it, plus once. A verifier matches the names from the bottom of the header up, so the extra
+    name stands for "no more of these": a copy added on top later breaks the signature.
+
+    >>> signed_header_names(b"Subject: hi\\r\\nFrom: a@b.c\\r\\n\\r\\nbody\\r\\n")[:4]
+    [b'from', b'from', b'to', b'subject']
+    """
+    headers, _ = dkimpy.rfc822_parse(raw)
+    present = [bytes(name).lower() for name, _ in headers]
+    names: list[bytes] = []
+    for name in SIGNED_HEADERS:
+        wanted = name.lower().encode("ascii")
+        names += [wanted] * (present.count(wanted) + 1)
+    return names
 
 
 def verify_message(raw: bytes, *, dnsfunc: Callable[..., bytes | None] | None = None) -> bool:

@@ -33,6 +33,7 @@ from sqlalchemy import and_, or_, update
 from sqlmodel import Session, col, select
 
 from pbem.db import Database
+from pbem.logs import mask_secrets
 from pbem.mail.boards import board_png
 from pbem.mail.compose import UnsendableEmail, render_message
 from pbem.models import MailStatus, OutboxEmail
@@ -75,6 +76,11 @@ class SmtpSettings:
                    return_path=partial(verp_address, config["SECRET_KEY"], reply) if reply
                    else None, sign=dkim_signer(config))
 
+    @property
+    def relay(self) -> str:
+        """Where mail goes, for logs and /healthz: ``host:port``, never the user or password."""
+        return f"{self.host}:{self.port}"
+
     def connect(self) -> smtplib.SMTP:
         if self.tls == "ssl":
             server: smtplib.SMTP = smtplib.SMTP_SSL(self.host, self.port, timeout=self.timeout,
@@ -107,10 +113,19 @@ def dkim_signer(config: Mapping[str, Any]) -> Callable[[bytes], bytes] | None:
 
 @dataclass
 class DeliveryReport:
+    """How one pass went. ``relay_error`` is set when the relay itself could not be used (not
+    reached, the connection lost, our sender refused): every email of the pass waits for it;
+    ``errors`` has every error met, the relay's included."""
+
     sent: int = 0
     deferred: int = 0
     failed: int = 0
     errors: list[str] = field(default_factory=list)
+    relay_error: str = ""
+
+    @property
+    def attempted(self) -> int:
+        return self.sent + self.deferred + self.failed
 
 
 def default_holder() -> str:
@@ -178,7 +193,8 @@ def _mark(database: Database, email_id: int, now: datetime, *, sent: bool = Fals
         if sent:
             email.status, email.sent_at, email.last_error = MailStatus.SENT, now, ""
         else:
-            email.last_error = error[:500]
+            # Shown on the dashboard: the relay's answer may quote our bounce+TOKEN@ sender.
+            email.last_error = mask_secrets(error)[:500]
             if permanent or email.attempts >= max_attempts:
                 email.status = MailStatus.FAILED
             else:
@@ -210,9 +226,11 @@ def deliver_pending(
     try:
         server = smtp.connect()
     except (OSError, smtplib.SMTPException) as error:
+        reason = f"cannot reach the mail server: {_reason(error)}"
         for email_id in ids:
-            mark(email_id, error=f"cannot reach the mail server: {error}")
-        report.errors.append(str(error))
+            mark(email_id, error=reason)
+        report.errors.append(reason)
+        report.relay_error = reason
         return report
     envelope_from = parseaddr(smtp.mail_from)[1]
     pngs: dict[tuple[int, int, int, str], bytes] = {}  # one read per board, however many recipients
@@ -233,9 +251,10 @@ def deliver_pending(
                 return report
             except smtplib.SMTPSenderRefused as error:
                 # Our own address refused: a setting to fix, not a reason to drop players' mail.
-                mark(email_id, error=f"the relay refused the sender: {error.smtp_code} "
-                                     f"{error.smtp_error!r}")
-                report.errors.append(str(error))
+                reason = f"the relay refused the sender: {error.smtp_code} {error.smtp_error!r}"
+                mark(email_id, error=reason)
+                report.errors.append(reason)
+                report.relay_error = reason
                 server.rset()
             except smtplib.SMTPResponseException as error:
                 # 5xx is a refusal for good (RFC 5321): retrying would only annoy the relay.
@@ -298,6 +317,13 @@ def _prepare(
 
 def _connection_lost(rest: list[int], mark: Any, report: DeliveryReport, error: Exception) -> None:
     """The connection is gone: this email and the rest wait for the next pass."""
+    reason = f"connection lost: {_reason(error)}"
     for email_id in rest:
-        mark(email_id, error=f"connection lost: {error}")
-    report.errors.append(str(error))
+        mark(email_id, error=reason)
+    report.errors.append(reason)
+    report.relay_error = reason
+
+
+def _reason(error: Exception) -> str:
+    """What went wrong, never empty: ``TimeoutError()`` says nothing by its ``str``."""
+    return str(error) or type(error).__name__

@@ -88,6 +88,9 @@ class Player(SQLModel, table=True):
     session_version: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     # The player asked that their profile page (pbem.web.profiles) be shown to nobody else.
     profile_hidden: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
+    # Which generation of their games-page links works (pbem.links, the token's ``v``): "Replace
+    # my email links" and "sign out everywhere" add one, and older links stop working.
+    links_version: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class Game(SQLModel, table=True):
@@ -300,7 +303,26 @@ class SignInLink(SQLModel, table=True):
     used_at: datetime | None = _time(nullable=True)  # set once: the link signs in only once
 
 
+class PlayerSignIn(SQLModel, table=True):
+    """A browser signed in with a link from the player's mail (pbem.web.email_links): shown to
+    that player on their account page, so a link used by someone else is seen. Roughly which
+    browser; never the client's address."""
+
+    __tablename__ = "player_sign_ins"
+
+    id: int | None = Field(default=None, primary_key=True)
+    player_id: int = Field(foreign_key="players.id", index=True)
+    at: datetime = _time()
+    # Roughly which browser, and on which system, from its User-Agent ("Firefox", "Linux"); ""
+    # for one it does not name.
+    browser: str
+    system: str
+    via: str  # which link: "games-link" (a games-page link), "sign-in-link", "sign-up-link"
+
+
 # Each area's tables, imported here so that SQLModel.metadata (and so Alembic) knows them all.
 from pbem.models.challenges import *  # noqa: E402, F403
+from pbem.models.jobs import *  # noqa: E402, F403
 from pbem.models.mail import *  # noqa: E402, F403
+from pbem.models.organisers import *  # noqa: E402, F403
 from pbem.models.tournaments import *  # noqa: E402, F403

@@ -91,16 +91,26 @@ class CaughtMail(SQLModel, table=True):
 
 
 class InboundMail(SQLModel, table=True):
-    """A message that reached the reply address, once: what it was and what became of it."""
+    """A message that reached the reply address, once: what it was and what became of it.
+
+    A message is the same message when its Message-ID, its sender and the digest of its body
+    are: a look-alike that only borrows the Message-ID is another message, so nobody can have a
+    real reply dropped as a "duplicate" by sending its Message-ID first. (Rows from before the
+    digest have ``body_digest`` "".)
+    """
 
     __tablename__ = "inbound_mail"
+    __table_args__ = (UniqueConstraint("message_id", "sender", "body_digest",
+                                       name="uq_inbound_mail_copy"),)  # handled exactly once
 
     id: int | None = Field(default=None, primary_key=True)
-    message_id: str = Field(index=True, unique=True)  # handled exactly once
+    message_id: str = Field(index=True)
     sender: str = Field(default="", index=True)
+    body_digest: str = Field(default="", sa_column_kwargs={"server_default": ""})
     recipient: str = ""
     received_at: datetime = _time()
     game_id: int | None = Field(default=None, foreign_key="games.id", index=True)
-    outcome: str = ""  # played, command, refused, ignored, bounce
+    seat: int | None = None  # the seat its reply address named, once that was read
+    outcome: str = ""  # played, command, refused, ignored, bounce, advisory
     detail: str = ""
-    answered: bool = False  # an email went back to the sender
+    answered: bool = False  # an email went back (to the sender, or to the seat's holder)

@@ -1,6 +1,7 @@
 """A lease row in the database: which scheduler process is the active one.
 
-Every tick, a process calls :func:`take_lease`: it gets (or renews) the lease if nobody holds it,
+Every tick, a process calls :func:`acquire_lease` (or :func:`take_lease`, the same as a yes or
+no): it gets (or renews) the lease if nobody holds it,
 if it holds it already, if the holder let it expire (it died or hung), or if the holder was a
 process of this host that no longer exists (killed, then restarted by systemd). A second process
 thus stands by, ticking harmlessly, and takes over within one lease time after the first one
@@ -12,6 +13,7 @@ from __future__ import annotations
 import os
 import socket
 import uuid
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy.exc import IntegrityError
@@ -52,9 +54,23 @@ def holder_is_dead(holder: str) -> bool:
     return False
 
 
-def take_lease(database: Database, holder: str, now: datetime, *, name: str = LEASE_NAME,
-               duration: timedelta = LEASE_TIME) -> bool:
-    """Whether ``holder`` holds the lease until ``now + duration`` (taken or renewed now)."""
+@dataclass(frozen=True)
+class LeaseState:
+    """What one try at the lease found. ``held``: this process holds it now; ``holder``: who
+    holds it now (None when unknown: another process made the first row at the same moment);
+    ``previous``: who held it before this process took it (None when nobody did, or when this
+    process held it already)."""
+
+    held: bool
+    holder: str | None
+    previous: str | None = None
+    expires_at: datetime | None = None
+
+
+def acquire_lease(database: Database, holder: str, now: datetime, *, name: str = LEASE_NAME,
+                  duration: timedelta = LEASE_TIME) -> LeaseState:
+    """Take or renew the lease for ``holder`` when it may (see the module docstring), and say
+    who holds it."""
     try:
         with database.write() as session:
             lease = session.exec(select(SchedulerLease).where(SchedulerLease.name == name)
@@ -62,19 +78,26 @@ def take_lease(database: Database, holder: str, now: datetime, *, name: str = LE
             if lease is None:
                 session.add(SchedulerLease(name=name, holder=holder, expires_at=now + duration,
                                            renewed_at=now))
-                return True
+                return LeaseState(True, holder, expires_at=now + duration)
             if lease.holder != holder and lease.expires_at > now and not holder_is_dead(
                     lease.holder):
-                return False
-            if lease.holder != holder:
+                return LeaseState(False, lease.holder, expires_at=lease.expires_at)
+            previous = lease.holder if lease.holder != holder else None
+            if previous is not None:
                 # Taking over from a holder that stopped renewing (killed, hung): the mail it had
                 # claimed would otherwise wait for the claim to expire (minutes more).
-                release_claims(session, lease.holder, now)
+                release_claims(session, previous, now)
             lease.holder, lease.expires_at, lease.renewed_at = holder, now + duration, now
             session.add(lease)
-            return True
+            return LeaseState(True, holder, previous, now + duration)
     except IntegrityError:  # another process inserted the first lease row at the same moment
-        return False
+        return LeaseState(False, None)
+
+
+def take_lease(database: Database, holder: str, now: datetime, *, name: str = LEASE_NAME,
+               duration: timedelta = LEASE_TIME) -> bool:
+    """Whether ``holder`` holds the lease until ``now + duration`` (taken or renewed now)."""
+    return acquire_lease(database, holder, now, name=name, duration=duration).held
 
 
 def release_lease(database: Database, holder: str, *, name: str = LEASE_NAME) -> None:

@@ -9,11 +9,18 @@ runs is dropped, not queued.
 
 ``pbem scheduler`` runs them in a :class:`BlockingScheduler`; ``pbem dev`` in a
 :class:`BackgroundScheduler` beside the web app.
+
+The log says what changes, not what every tick finds: one line when this process takes the lease
+(and from whom), stands by (and for whom) or loses it; one line when delivery or the IMAP fetch
+starts failing (with the reason, the relay's or mailbox's address, no traceback) and one when it
+works again. Their state goes to the database too (:mod:`pbem.scheduler.job_states`), for
+``/healthz`` and ``/metrics``.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -27,12 +34,21 @@ from apscheduler.schedulers.blocking import BlockingScheduler  # type: ignore[im
 from pbem.db import Database
 from pbem.mail.outbox import DeliveryReport, SmtpSettings, deliver_pending
 from pbem.scheduler.bots import BotResult, play_bots
+from pbem.scheduler.job_states import (
+    DELIVER,
+    FETCH,
+    StateLog,
+    describe_error,
+    public_error,
+    record_run,
+)
 from pbem.scheduler.lease import (
     LEASE_TIME,
+    LeaseState,
+    acquire_lease,
     lease_holder,
     new_holder_id,
     release_lease,
-    take_lease,
 )
 from pbem.scheduler.search_process import SearchProcess
 from pbem.scheduler.stats import record_sweep
@@ -65,9 +81,36 @@ class SchedulerJobs:
     # web app, would otherwise wait on the interpreter lock for seconds at a time).
     searches: SearchProcess = field(default_factory=SearchProcess)
     bot_failures: dict[tuple[int, int], datetime] = field(default_factory=dict)  # -> when
+    # What the log last said: the lease ("active", or who holds it while this one stands by)
+    # and each job's failure, so that each change is logged once.
+    lease_said: tuple[str, str | None] | None = field(default=None, compare=False)
+    lease_lock: threading.Lock = field(default_factory=threading.Lock, compare=False)
+    job_log: StateLog = field(default_factory=StateLog, compare=False)
 
     def is_active(self, now: datetime) -> bool:
-        return take_lease(self.database, self.holder, now, duration=self.lease_time)
+        state = acquire_lease(self.database, self.holder, now, duration=self.lease_time)
+        self._log_lease(state)
+        return state.held
+
+    def _log_lease(self, state: LeaseState) -> None:
+        """One line when this process takes the lease, stands by, or loses it (the jobs ask
+        several times a tick, from several threads: the lock keeps it to one line)."""
+        if state.holder is None:  # a race for the first row: the next tick will say
+            return
+        now_said: tuple[str, str | None] = ("active", None) if state.held else (
+            "standby", state.holder)
+        with self.lease_lock:
+            before, self.lease_said = self.lease_said, now_said
+        if before == now_said:
+            return
+        if state.held:
+            log.info("scheduler %s takes the lease%s: it runs the jobs", self.holder,
+                     f" over from {state.previous}" if state.previous else "")
+        elif before is not None and before[0] == "active":
+            log.warning("scheduler %s lost the lease to %s: standing by", self.holder,
+                        state.holder)
+        else:
+            log.info("scheduler %s stands by: %s holds the lease", self.holder, state.holder)
 
     def sweep_tick(self, now: datetime | None = None) -> SweepSummary | None:
         """Sweep if this process holds the lease; None when standing by."""
@@ -117,27 +160,61 @@ class SchedulerJobs:
         if not self.is_active(now):
             return None
         report = deliver_pending(self.database, self.smtp, now, holder=self.holder)
-        if report.sent or report.failed or report.errors:
-            log.info("delivery: sent %s, deferred %s, failed %s", report.sent, report.deferred,
-                     report.failed)
+        if report.attempted:  # nothing was due: nothing to say, nor to write
+            self._record_delivery(report, now)
         return report
+
+    def _record_delivery(self, report: DeliveryReport, now: datetime) -> None:
+        """Delivery fails when the relay could not be used, or took none of the emails and
+        deferred some (a relay that answers "later" to everything is down too); one email
+        refused for good is that email's problem, not the relay's."""
+        secrets = (self.smtp.password,)
+        last = report.relay_error or (report.errors[-1] if report.errors else "")
+        stalled = report.relay_error or (last if not report.sent and report.deferred else "")
+        error = public_error(last, *secrets) if last else None
+        record_run(self.database, DELIVER, self.holder, now, error, failing=bool(stalled))
+        relay = self.smtp.relay
+        if stalled:
+            if self.job_log.failed(DELIVER):
+                log.warning("delivery via %s fails: %s (%s emails wait for a retry)", relay,
+                            public_error(stalled, *secrets), report.deferred)
+            if not report.sent and not report.failed:
+                return  # said once; the emails' own rows keep the rest
+        elif self.job_log.worked(DELIVER):
+            log.info("delivery via %s works again", relay)
+        if report.sent or report.failed or report.errors:
+            log.info("delivery via %s: sent %s, deferred %s, failed %s%s", relay, report.sent,
+                     report.deferred, report.failed, f"; last error: {error}" if error else "")
 
     def fetch_tick(self, now: datetime | None = None) -> int | None:
         """One pass over the IMAP mailbox if this process holds the lease; messages handled."""
         now = now or self.clock()
         if not self.imap_url or not self.is_active(now):
             return None
-        from pbem.inbound.imap import fetch_pass
+        from pbem.inbound.imap import describe_url, fetch_pass, url_password
         from pbem.inbound.service import receive
 
-        result = fetch_pass(self.imap_url, lambda raw: log.info(
-            "inbound: %s", receive(self.database, self.clock(), self.site, raw)))
+        mailbox = describe_url(self.imap_url)
+        try:
+            result = fetch_pass(self.imap_url, lambda raw: log.info(
+                "inbound: %s", receive(self.database, self.clock(), self.site, raw)))
+        except Exception as failure:  # the server, the network, the login: all the same to us
+            error = describe_error(failure, url_password(self.imap_url))
+            record_run(self.database, FETCH, self.holder, now, error)
+            if self.job_log.failed(FETCH):
+                log.warning("fetching mail from %s fails: %s", mailbox, error)
+            return None
+        record_run(self.database, FETCH, self.holder, now)
+        if self.job_log.worked(FETCH):
+            log.info("fetching mail from %s works again", mailbox)
         if result.handled or result.failed:
             log.info("fetched mail: %s handled, %s failed", result.handled, result.failed)
         return result.handled
 
     def stop(self) -> None:
         release_lease(self.database, self.holder)
+        if self.lease_said == ("active", None):
+            log.info("scheduler %s released the lease", self.holder)
         self.searches.close()
 
 
@@ -161,25 +238,31 @@ def build_scheduler(jobs: SchedulerJobs, *, blocking: bool,
     scheduler: BaseScheduler = (BlockingScheduler(timezone=UTC) if blocking
                                 else BackgroundScheduler(timezone=UTC))
     defaults = {"coalesce": True, "max_instances": 1, "misfire_grace_time": 30}
-    scheduler.add_job(_guarded(jobs.sweep_tick), "interval", seconds=sweep_every, id="sweep",
-                      next_run_time=utc_now(), **defaults)
-    scheduler.add_job(_guarded(jobs.delivery_tick), "interval", seconds=deliver_every,
-                      id="deliver", next_run_time=utc_now(), **defaults)
-    scheduler.add_job(_guarded(jobs.bots_tick), "interval", seconds=bot_every, id="bots",
-                      next_run_time=utc_now(), **defaults)
+    ticks: list[tuple[str, Callable[[], object], float]] = [
+        ("sweep", jobs.sweep_tick, sweep_every), ("deliver", jobs.delivery_tick, deliver_every),
+        ("bots", jobs.bots_tick, bot_every)]
     if fetch_every > 0 and jobs.imap_url:
-        scheduler.add_job(_guarded(jobs.fetch_tick), "interval", seconds=fetch_every,
-                          id="fetch", next_run_time=utc_now(), **defaults)
+        ticks.append(("fetch", jobs.fetch_tick, fetch_every))
+    for name, tick, every in ticks:
+        scheduler.add_job(_guarded(tick, jobs.job_log), "interval", seconds=every, id=name,
+                          next_run_time=utc_now(), **defaults)
     return scheduler
 
 
-def _guarded(tick: Callable[[], object]) -> Callable[[], None]:
-    """A job that logs its failure and lets the next tick retry (a database restart, say)."""
+def _guarded(tick: Callable[[], object], said: StateLog) -> Callable[[], None]:
+    """A job that logs its failure and lets the next tick retry (a database restart, say):
+    the first failure with its traceback, then nothing until it works again, which is one more
+    line (the bots job ticks every two seconds: a traceback each time would bury the rest)."""
+    name = getattr(tick, "__name__", str(tick))
 
     def run() -> None:
         try:
             tick()
         except Exception:
-            log.exception("scheduler job %s failed", getattr(tick, "__name__", tick))
+            if said.failed(f"job:{name}"):
+                log.exception("scheduler job %s failed (logged again only once it works)", name)
+            return
+        if said.worked(f"job:{name}"):
+            log.info("scheduler job %s works again", name)
 
     return run

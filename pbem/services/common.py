@@ -16,7 +16,7 @@ from pbem.config import strong_seconds
 from pbem.db import Database
 from pbem.errors import GameMovedOn, GameNotActive, NotYourTurn, ServiceError
 from pbem.i18n import ENGLISH, Reader, supported
-from pbem.links import Links, seat_holder_for
+from pbem.links import Links, links_version_for, seat_holder_for
 from pbem.models import AuditEntry, Game, GameStatus, Player, Seat
 
 
@@ -26,8 +26,10 @@ class Site:
 
     links: Links
     mail_from: str
-    # Addresses told when a game needs an organiser's decision (timeout policy "hold"), besides
-    # the game's own organiser; from PBEM_ALERT_EMAILS.
+    # Addresses told whenever a game needs an organiser's decision (a bounce, the timeout policy
+    # "hold", a declined invitation, a computer player that failed), besides the game's own
+    # organiser: the only ones told about a game without one. From PBEM_ALERT_EMAILS; see
+    # pbem.services.timeouts.alert_recipients.
     alert_emails: tuple[str, ...] = ()
     # Play by reply (pbem.inbound): the address replies go to, play@example.org; "" for off.
     reply_address: str = ""
@@ -117,7 +119,8 @@ def lock_game(session: Session, game_id: int) -> Game:
 
 def site_from_config(database: Database, config: Mapping[str, Any]) -> Site:
     """The same Site the web app builds: links bound to the seat's holder, as the app checks."""
-    links = Links(config["SECRET_KEY"], config["BASE_URL"], seat_holder=seat_holder_for(database))
+    links = Links(config["SECRET_KEY"], config["BASE_URL"], seat_holder=seat_holder_for(database),
+                  links_version=links_version_for(database))
     alerts = tuple(check_address(a) for a in str(config.get("ALERT_EMAILS", "")).split(",")
                    if a.strip())
     reply = str(config.get("REPLY_ADDRESS", "") or "")

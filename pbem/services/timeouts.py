@@ -19,6 +19,7 @@ The policies (:data:`~pbem.clock.deadlines.POLICIES`):
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -150,14 +151,18 @@ def clock_notice(
 
 
 NEEDS_ATTENTION = N_("Needs your attention:")
+log = logging.getLogger(__name__)
 
 
-def alert_organiser(session: Session, now: datetime, site: Site, row: Game, text: Words, *,
-                    event: str = "hold",
-                    headline: Words = NEEDS_ATTENTION) -> bool:
-    """Email the game's organiser and the site's alert addresses; False if there is nobody.
-    The email links to the game on the dashboard, where what ``text`` offers is done. The
-    organiser reads it in their own language, the alert addresses in the site's."""
+def alert_recipients(session: Session, now: datetime, site: Site, row: Game
+                     ) -> list[tuple[Player, Reader]]:
+    """Who is told when ``row`` needs an organiser's decision, each with the language to tell
+    them in: the game's organiser (their own language) and every address of PBEM_ALERT_EMAILS
+    (the site's language), once each. So a game made without an organiser (``pbem create-game``
+    without ``--organiser``, say) still reaches the site's operators.
+
+    The one rule for every alert (bounce, hold, decline, a computer player's failure): they
+    all go through :func:`alert_organiser`."""
     from pbem.services.games import PlayerSpec, player_for  # games imports this package
 
     organiser = session.get(Player, row.organiser_id) if row.organiser_id else None
@@ -169,7 +174,19 @@ def alert_organiser(session: Session, now: datetime, site: Site, row: Game, text
     for player in alerted:
         unique.setdefault(player.id, (player, Reader(supported(site.default_language),
                                                     player.time_zone or "UTC")))
+    return list(unique.values())
+
+
+def alert_organiser(session: Session, now: datetime, site: Site, row: Game, text: Words, *,
+                    event: str = "hold",
+                    headline: Words = NEEDS_ATTENTION) -> bool:
+    """Email :func:`alert_recipients`; False if there is nobody (logged: the operator should
+    set PBEM_ALERT_EMAILS). The email links to the game on the dashboard, where what ``text``
+    offers is done."""
+    unique = alert_recipients(session, now, site, row)
     if not unique:
+        log.warning("game %s needs an organiser (%s) but has none, and PBEM_ALERT_EMAILS is "
+                    "empty: nobody was told", row.id, event)
         return False
     seats, players, english = _context(session, row)
     context = _context_in(row, seats, players)
@@ -181,7 +198,7 @@ def alert_organiser(session: Session, now: datetime, site: Site, row: Game, text
         return subject_line(reader.gettext("[organiser] %(headline)s", headline=said),
                             subject_of(row, names, reader))
 
-    for recipient, reader in unique.values():
+    for recipient, reader in unique:
         enqueue(session, now, site, row=row, seat=None, player=recipient, kind="clock",
                 subject=subject, reader=reader,
                 context=lambda reader: {**context(reader), "seat": None, "event": event,

@@ -307,7 +307,7 @@ def rematch(token: str) -> tuple[str, int]:
         if not error and action == "decline":
             return message_page(_("Rematch declined"), _("Thank you for answering; the other "
                                                          "players will be told."),
-                                game_url=site().links.my_games_url(player_id))
+                                game_url=url_for("signin.account"))
         with database().session() as session:
             challenge = session.exec(select(Challenge).where(
                 Challenge.rematch_of == game_id)).first()

@@ -131,7 +131,9 @@ def computer_again_url(row: Game, viewer: int | None, seats: list[Seat],
         return None
     query = {"game": row.game_type, "level": levels[0],
              **{f"option-{name}": value for name, value in row.options.items()}}
-    return f"{site().links.my_games_url(seats[viewer].player_id)}/computer?{urlencode(query)}"
+    # The signed-in player's form: this page may be a forwarded link, and must not hand anyone
+    # the player's games-page link (it signs a browser in as them).
+    return f"{url_for('computer.play_the_computer')}?{urlencode(query)}"
 
 
 def render_game_page(

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, current_app, g, redirect, request
 from flask_babel import Babel, get_locale
 from werkzeug.wrappers import Response
 
 from pbem.i18n import LANGUAGE_COOKIE, LANGUAGES, TRANSLATIONS, Reader, supported
+from pbem.web.redirects import safe_next
 
 bp = Blueprint("language", __name__)
 
@@ -61,11 +61,7 @@ def local_time(moment: datetime | None, time_zone: str | None = None) -> str:
 @bp.get("/language/<code>")
 def choose(code: str) -> Response:
     """Remember the visitor's language and go back where they were (same site only)."""
-    target = request.args.get("next") or "/"
-    parts = urlsplit(target)
-    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):
-        target = "/"  # never an open redirect
-    response = redirect(target)
+    response = redirect(safe_next(request.args.get("next")) or "/")  # never another site
     if code in LANGUAGES:
         response.set_cookie(LANGUAGE_COOKIE, code, max_age=ONE_YEAR, samesite="Lax",
                             httponly=True, secure=request.is_secure)

@@ -1,4 +1,16 @@
-"""A player's games and mail settings, and the one-click unsubscribe of RFC 8058."""
+"""A player's games and mail settings, their games-page link, and the one-click unsubscribe of
+RFC 8058.
+
+- ``/account`` is the games page of the player signed in to this browser (:mod:`pbem.web.signin`
+  sends anyone else to sign in): their games, absences, profile and settings, the browsers that
+  signed in with a link from their mail, and "Replace my email links" (``/account/links``).
+- ``/me/<token>``, the games-page link at the foot of every email, is no password: it goes
+  straight to ``/account`` in a browser signed in as its player, and shows any other browser a
+  page whose button (a POST) signs it in as them and goes there. A mail scanner that follows the
+  link signs nothing in, the address bar never shows the token after that, and each such sign-in
+  is listed on the account page. A link from before the player replaced their links says so
+  (:mod:`pbem.web.email_links`).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +20,7 @@ from functools import cache
 from typing import Any
 from zoneinfo import available_timezones
 
-from flask import Blueprint, current_app, g, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, g, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from sqlmodel import Session, col, select
@@ -20,8 +32,8 @@ from pbem.clock.controls import DEFAULT_ALLOWANCE_DAYS, BadAbsence, local_date
 from pbem.clock.deadlines import recompute_deadlines_of
 from pbem.game_options import game_name
 from pbem.i18n import LANGUAGES
-from pbem.links import DamagedLink
-from pbem.models import Game, GameStatus, Player, Seat
+from pbem.links import DamagedLink, ReplacedPlayerLink
+from pbem.models import Game, GameStatus, Player, PlayerSignIn, Seat
 from pbem.positions import current_state
 from pbem.services.common import audit, players_of, seats_of, shown_names
 from pbem.services.results import result_in
@@ -33,8 +45,16 @@ from pbem.services.vacations import (
     remove_absence,
 )
 from pbem.web.csrf import check_csrf
+from pbem.web.email_links import VIA, replace_links, sign_ins_of
 from pbem.web.language import current_reader
 from pbem.web.ratings import rating_lines
+from pbem.web.signin import (
+    NEXT_KEY,
+    SIGN_IN_KEY,
+    begin_session,
+    current_player,
+    signed_in_with_link,
+)
 from pbem.web.support import (
     damaged_link,
     database,
@@ -79,31 +99,81 @@ def _enqueue_links(session: Session, player: Player) -> None:
     now = utc_now()
     queue_player_mail(session, now, player, kind="links",
                       subject=lambda reader: reader.gettext("Your games page link"),
-                      my_games_url=site().links.my_games_url(player.id))
+                      my_games_url=site().links.my_games_url(player.id,
+                                                             version=player.links_version))
     audit(session, now, "games page link sent", player_id=player.id)
 
 
 @bp.route("/me/<token>", methods=["GET", "POST"])
 def my_games(token: str) -> tuple[str, int] | Response:
+    """The games-page link of mails: ``/account`` for a browser signed in as its player, else
+    a button that signs this browser in (its POST) and goes there."""
+    player = _player_of_link(token)
+    if not isinstance(player, Player):
+        return player
+    assert player.id is not None
+    signed = current_player()
+    if signed is not None and signed.id == player.id:  # nothing to do: their games
+        return redirect(url_for("signin.account"), 303)
+    if request.method != "POST":  # GET and HEAD only show (a mail scanner's visit too)
+        read_as_player(player)
+        return render_template("me_link.html", token=token, name=player.name,
+                               other=signed.name if signed is not None else ""), 200
+    check_csrf()
+    with database().write() as db_session:
+        row = db_session.get(Player, player.id)
+        if row is None or row.links_version != player.links_version:  # replaced meanwhile
+            return replaced_link()
+        signing = signed_in_with_link(db_session, utc_now(), row, "games-link")
+    session.pop(NEXT_KEY, None)  # the link means their games, not a page some other one asked
+    return begin_session(signing, redirect(url_for("signin.account"), 303))
+
+
+def _player_of_link(token: str) -> Player | tuple[str, int]:
+    """The player whose games-page link ``token`` is, or the page saying why it works no more:
+    damaged, or replaced (the token's links version is not the player's now)."""
     try:
-        player_id = load_token("player", token)["player"]
-    except (DamagedLink, KeyError):
+        fields = load_token("player", token)
+    except ReplacedPlayerLink:
+        return replaced_link()
+    except DamagedLink:
         return damaged_link()
-    with database().session() as session:
-        player = session.get(Player, player_id)
+    with database().session() as db_session:
+        player = db_session.get(Player, fields["player"])
+    if player is None or player.bot_level is not None:  # computer players get no mail
+        return damaged_link()
+    if fields.get("v", 0) != player.links_version:
+        return replaced_link()
+    return player
+
+
+def replaced_link() -> tuple[str, int]:
+    """In the visitor's language, not the player's: whoever has an old link learns nothing."""
+    return message_page(
+        _("This link was replaced"),
+        _("The links in your earlier emails were replaced by new ones, so this one no longer "
+          "opens anyone's games. We emailed you the new link; the latest emails have it at the "
+          "bottom. Links to moves in your games keep working."), 410,
+        game_url=url_for("signin.account"))
+
+
+def account_page(player_id: int) -> Response | tuple[str, int]:
+    """``/account`` (:func:`pbem.web.signin.account`) for the signed-in ``player_id``: the page,
+    and its forms' POSTs."""
+    with database().session() as db_session:
+        player = db_session.get(Player, player_id)
     if player is None:
-        return damaged_link()
+        return redirect(url_for("signin.sign_in_page"), 303)
     read_as_player(player, settings_url="#settings")
-    if request.method == "POST":
-        check_csrf()
+    if request.method == "POST":  # the CSRF token is checked (signin.account)
         if request.form.get("action") in ("add_absence", "cancel_absence"):
-            return _change_absences(token, player_id)
+            return _change_absences(player_id)
         if request.form.get("action") == "profile":
-            return _change_profile(token, player_id)
+            return _change_profile(player_id)
         try:
             name, zone = _checked_settings()
         except BadName as error:
-            return _my_games_page(token, player_id, settings_error=_(
+            return _my_games_page(player_id, settings_error=_(
                 "%(problem)s. Nothing was saved; correct it and save again.",
                 problem=reason_of(error)), status=400)
         with database().write() as session:
@@ -121,11 +191,28 @@ def my_games(token: str) -> tuple[str, int] | Response:
                 session.flush()
                 recompute_deadlines_of(session, player_id, absences_changed=False)
             audit(session, utc_now(), "preferences changed", player_id=player_id)
-        return redirect(url_for("players.my_games", token=token, saved=1), 303)
-    return _my_games_page(token, player_id)
+        return redirect(url_for("signin.account", saved=1), 303)
+    return _my_games_page(player_id)
 
 
-def _change_profile(token: str, player_id: int) -> Response | tuple[str, int]:
+@bp.post("/account/links")
+def replace_my_links() -> Response | tuple[str, int]:
+    """"Replace my email links": the games-page links of every earlier email stop working, and
+    the new one is mailed (:func:`pbem.web.email_links.replace_links`)."""
+    check_csrf()
+    player = current_player()
+    if player is None:
+        return redirect(url_for("signin.sign_in_page"), 303)
+    with database().write() as db_session:
+        replace_links(db_session, utc_now(), player.id)
+    return message_page(
+        _("Your email links were replaced"),
+        _("The links in our earlier emails no longer open your games; we have emailed you the "
+          "new one. Links to moves in your games keep working, and this browser stays signed "
+          "in."), game_url=url_for("signin.account"))
+
+
+def _change_profile(player_id: int) -> Response | tuple[str, int]:
     """Hide or show the player's public profile (pbem.web.profiles); the box unticked shows it."""
     hidden = request.form.get("profile_hidden") == "on"
     with database().write() as session:
@@ -136,7 +223,7 @@ def _change_profile(token: str, player_id: int) -> Response | tuple[str, int]:
         session.add(player)
         audit(session, utc_now(), "profile hidden" if hidden else "profile shown",
               player_id=player_id)
-    return redirect(url_for("players.my_games", token=token, saved=1, _anchor="profile"), 303)
+    return redirect(url_for("signin.account", saved=1, _anchor="profile"), 303)
 
 
 def _checked_settings() -> tuple[str, str]:
@@ -156,8 +243,8 @@ def time_zones() -> list[str]:
     return sorted(available_timezones())
 
 
-def _my_games_page(token: str, player_id: int, *, absence_error: str = "",
-                   settings_error: str = "", status: int = 200) -> tuple[str, int]:
+def _my_games_page(player_id: int, *, absence_error: str = "", settings_error: str = "",
+                   status: int = 200) -> tuple[str, int]:
     allowance = int(current_app.config.get("VACATION_DAYS", DEFAULT_ALLOWANCE_DAYS))
     with database().session() as session:
         player = session.get(Player, player_id)
@@ -172,13 +259,27 @@ def _my_games_page(token: str, player_id: int, *, absence_error: str = "",
         ).all()
         games = [_game_line(session, game, seat, player_id) for game, seat in rows]
         ratings = rating_lines(session, player_id)
+        sign_ins = [_sign_in_line(row) for row in sign_ins_of(session, player_id)]
     g.pbem_settings_url = "#settings"
     typed = request.form if settings_error else {}
-    return render_template("me.html", player=player, games=games, token=token,
+    return render_template("me.html", player=player, games=games,
+                           computer_url=url_for("computer.play_the_computer"),
                            languages=LANGUAGES, saved=bool(request.args.get("saved")),
                            absences=absences, absence_error=absence_error, days_left=left,
                            allowance=allowance, year=year, zones=time_zones(),
-                           settings_error=settings_error, typed=typed, ratings=ratings), status
+                           settings_error=settings_error, typed=typed, ratings=ratings,
+                           sign_ins=sign_ins), status
+
+
+def _sign_in_line(row: PlayerSignIn) -> dict[str, Any]:
+    """One line of "sign-ins": when, which browser roughly, which link, and whether it is this
+    browser's own."""
+    if row.browser and row.system:
+        browser = _("%(browser)s on %(system)s", browser=row.browser, system=row.system)
+    else:
+        browser = row.browser or row.system or _("a browser that does not say which")
+    return {"at": row.at, "browser": browser, "via": str(VIA.get(row.via, row.via)),
+            "here": row.id == session.get(SIGN_IN_KEY)}
 
 
 def _game_line(session: Session, game: Game, seat: Seat, player_id: int) -> dict[str, Any]:
@@ -223,7 +324,7 @@ def _seat_names(game: Game) -> list[str]:
         return []
 
 
-def _change_absences(token: str, player_id: int) -> tuple[str, int] | Response:
+def _change_absences(player_id: int) -> tuple[str, int] | Response:
     """Add or cancel an absence; a refusal shows the page again with the reason."""
     allowance = int(current_app.config.get("VACATION_DAYS", DEFAULT_ALLOWANCE_DAYS))
     try:
@@ -236,8 +337,8 @@ def _change_absences(token: str, player_id: int) -> tuple[str, int] | Response:
                 add_absence(session, utc_now(), player_id=player_id, start=start, end=end,
                             allowance_days=allowance)
     except (AbsenceRefused, BadAbsence) as error:
-        return _my_games_page(token, player_id, absence_error=reason_of(error), status=400)
-    return redirect(url_for("players.my_games", token=token, saved=1), 303)
+        return _my_games_page(player_id, absence_error=reason_of(error), status=400)
+    return redirect(url_for("signin.account", saved=1), 303)
 
 
 def _form_id(name: str) -> int:
@@ -296,7 +397,9 @@ def unsubscribe(token: str) -> tuple[str, int]:
         player.notify_updates = False
         session.add(player)
         audit(session, utc_now(), "unsubscribed from updates", player_id=player_id)
+    # Their games, for whoever signed in: this link may reach someone else (a forwarded email),
+    # and must not hand them the player's games-page link.
     return message_page(_("Updates turned off"),
                         _("You will no longer get updates about other players' moves. "
                           "Invitations, your turn notices and results still come."),
-                        game_url=site().links.my_games_url(player_id))
+                        game_url=url_for("signin.account"))

@@ -13,6 +13,7 @@ from pbem.web.support import message_page
 SEAT_ENDPOINTS: dict[str, Purpose] = {
     "play.move_page": "move",
     "play.confirm_page": "move",
+    "turns.turn_page": "move",
     "play.resign_page": "resign",
     "games.seat_page": "seat-view",
     "invites.invitation": "invite",

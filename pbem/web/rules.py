@@ -11,7 +11,6 @@ CSP would have to stop.
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 
 from flask import Blueprint, Flask, abort, render_template
 from markupsafe import Markup
@@ -19,6 +18,7 @@ from markupsafe import Markup
 import engine
 from pbem.i18n import translations
 from pbem.positions import shown_move
+from pbem.resources import shipped
 from pbem.services.common import shown_name
 from pbem.services.notify import shown_note
 from pbem.web.language import current_reader
@@ -26,7 +26,7 @@ from pbem.web.terms import family_of, status_word, terms_for, words
 
 bp = Blueprint("rules", __name__)
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules"
+DOCS = shipped("docs/rules")
 MAX_BOARDS = 12  # a picture per board choice; no game offers more, and pages stay light
 
 

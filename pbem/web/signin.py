@@ -12,7 +12,11 @@
   a player's session is not bound to the client's address: phones change addresses all day.
 - Sign-up (``PBEM_SIGNUP``): ``invite`` and ``closed`` mail links to existing players only;
   ``open`` mails an unknown address a sign-up link instead (:mod:`pbem.web.signup`).
-- A signed-in player's ``/account`` is their games page (``/me/<token>``, unchanged).
+- A signed-in player's ``/account`` is their games page and settings (:mod:`pbem.web.players`);
+  the games-page link of their mail (``/me/<token>``) leads there, signing the browser in with
+  one press of a button. Each sign-in by a link is recorded for the account page, and "sign out
+  everywhere" also replaces those links (:mod:`pbem.web.email_links`).
+- Where to go after signing in (``?next=``) is checked by :func:`pbem.web.redirects.safe_next`.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ from pbem.db import Database
 from pbem.models import Player, SignInLink
 from pbem.services.common import audit
 from pbem.web.csrf import check_csrf
+from pbem.web.email_links import record_sign_in, replace_links
+from pbem.web.redirects import safe_next
 from pbem.web.support import (
     database,
     message_page,
@@ -184,15 +190,35 @@ def _enqueue_link(db_session: Session, now: datetime, player: Player) -> None:
 # -- the pages ----------------------------------------------------------------------------------
 
 NEXT_KEY = "pbem_sign_in_next"  # where a signed-in player goes next, kept in the session
+SIGN_IN_KEY = "pbem_sign_in"  # this browser's row of PlayerSignIn: "this browser" on the list
 
 
-def safe_next(target: str | None) -> str | None:
-    """``target`` if a path on this site ("/seeks"), else None: never another host ("//x",
-    "https://x", "/\\x"), so a link to this page cannot send anyone away."""
-    if (not target or not target.startswith("/") or target.startswith(("//", "/\\"))
-            or any(c in target for c in "\\\r\n")):
-        return None
-    return target
+@dataclass(frozen=True)
+class LinkSignIn:
+    """A browser signing in with a link from the player's mail: who, and its recorded row."""
+
+    player: SignedInPlayer
+    row: int
+
+
+def signed_in_with_link(db_session: Session, now: datetime, player: Player,
+                        via: str) -> LinkSignIn:
+    """Record that this browser signs in as ``player`` with a link of ``via`` (their account
+    page lists it); :func:`begin_session` then starts the session."""
+    assert player.id is not None
+    row = record_sign_in(db_session, now, player.id, via, request.user_agent.string)
+    audit(db_session, now, "signed in", player_id=player.id, via=via)
+    return LinkSignIn(SignedInPlayer.of(player), row)
+
+
+def begin_session(signing: LinkSignIn, going: Response) -> Response:
+    """A fresh session: nothing from before (an organiser's login, a CSRF token) carries over.
+    ``going`` is made before, as it may come from the old session (:func:`go_on`)."""
+    session.clear()
+    login_user(signing.player)
+    session.permanent = True  # stays signed in across browser restarts, until signed out
+    session[SIGN_IN_KEY] = signing.row
+    return going
 
 
 def go_on() -> Response:
@@ -257,30 +283,29 @@ def complete(token: str) -> Response | tuple[str, int]:
     with database().write() as db_session:
         player_id = use_link(db_session, now, token)
         player = db_session.get(Player, player_id) if player_id is not None else None
-        signed = SignedInPlayer.of(player) if player is not None else None
-        if signed is not None:
-            audit(db_session, now, "signed in", player_id=signed.id)
-    if signed is None:
+        signing = (signed_in_with_link(db_session, now, player, "sign-in-link")
+                   if player is not None else None)
+    if signing is None:
         with database().session() as db_session:
             problem = link_problem(db_session, now, token)
         return problem or message_page(_("This sign-in link does not work"),
                                        _("Please ask for a new one."), 400,
                                        game_url=url_for("signin.sign_in_page"))
-    # A fresh session: nothing from before (an organiser's login, a CSRF token) carries over.
-    going = go_on()
-    session.clear()
-    login_user(signed)
-    session.permanent = True  # stays signed in across browser restarts, until signed out
-    return going
+    return begin_session(signing, go_on())
 
 
-@bp.get("/account")
-def account() -> Response:
-    """A signed-in player's games and settings: their games page."""
+@bp.route("/account", methods=["GET", "POST"])
+def account() -> Response | tuple[str, int]:
+    """A signed-in player's games and settings (:mod:`pbem.web.players` makes the page and
+    saves its forms); anyone else is sent to sign in."""
+    if request.method == "POST":
+        check_csrf()
     player = current_player()
     if player is None:
         return redirect(url_for("signin.sign_in_page"), 303)
-    return redirect(site().links.my_games_url(player.id), 303)
+    from pbem.web.players import account_page  # the page builds on this module
+
+    return account_page(player.id)
 
 
 @bp.get("/sign-out")
@@ -310,23 +335,31 @@ def sign_out() -> Response | tuple[str, int]:
 @bp.post("/sign-out-everywhere")
 def sign_out_everywhere() -> Response | tuple[str, int]:
     """Every other session of this player ends (their version is counted up); this one goes
-    on with the new version."""
+    on with the new version. Their email links are replaced too: a games-page link signs a
+    browser in with one press, so an old email would otherwise sign the lost phone in again."""
     check_csrf()
     player = current_player()
     if player is None:
         return redirect(url_for("signin.sign_in_page"), 303)
     table = Player.__table__  # type: ignore[attr-defined]
     with database().write() as db_session:
+        now = utc_now()
         # Counted up in SQL, not read and written back: two at once both count.
         db_session.execute(update(table).where(table.c.id == player.id)
                            .values(session_version=table.c.session_version + 1))
-        audit(db_session, utc_now(), "signed out everywhere", player_id=player.id)
+        replace_links(db_session, now, player.id)
+        audit(db_session, now, "signed out everywhere", player_id=player.id)
         row = db_session.get(Player, player.id)
         assert row is not None
+        db_session.refresh(row)
         signed = SignedInPlayer.of(row)
+    this_browser = session.get(SIGN_IN_KEY)
     session.clear()
     login_user(signed)
     session.permanent = True
+    if this_browser:
+        session[SIGN_IN_KEY] = this_browser
     return message_page(_("Signed out on all other devices"),
-                        _("Your other sessions have ended; you are still signed in here."),
-                        game_url=url_for("signin.account"))
+                        _("Your other sessions have ended, and the links in our earlier emails no "
+                          "longer open your games: we have emailed you a new one. You are still "
+                          "signed in here."), game_url=url_for("signin.account"))

@@ -12,10 +12,9 @@ from __future__ import annotations
 from datetime import datetime
 from email.utils import make_msgid
 
-from flask import Blueprint, current_app, render_template, request, session, url_for
+from flask import Blueprint, current_app, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import ngettext
-from flask_login import login_user
 from itsdangerous import BadData, URLSafeTimedSerializer
 from sqlmodel import Session, select
 from werkzeug.wrappers import Response
@@ -26,7 +25,7 @@ from pbem.services.common import audit
 from pbem.templating import render_email
 from pbem.web.csrf import check_csrf
 from pbem.web.language import current_reader
-from pbem.web.signin import LINK_MINUTES, SignedInPlayer, go_on
+from pbem.web.signin import LINK_MINUTES, begin_session, go_on, signed_in_with_link
 from pbem.web.support import database, message_page, reason_of, site, utc_now
 
 bp = Blueprint("signup", __name__)
@@ -92,11 +91,7 @@ def sign_up(token: str) -> Response | tuple[str, int]:
                 db_session.add(player)
                 db_session.flush()
                 audit(db_session, now, "signed up", player_id=player.id)
-                signed = SignedInPlayer.of(player)
-            going = go_on()
-            session.clear()
-            login_user(signed)
-            session.permanent = True
-            return going
+                signing = signed_in_with_link(db_session, now, player, "sign-up-link")
+            return begin_session(signing, go_on())
     return render_template("challenge_signup.html", token=token, address=address,
                            error=error), 400 if error else 200

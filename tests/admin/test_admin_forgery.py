@@ -18,7 +18,7 @@ from pbem.services import PlayerSpec, Site, create_game, start_game
 from tests.support import csrf_of, two_player_game
 
 WATCHED = ("games", "seats", "players", "outbox_emails", "audit_log", "seat_replacements",
-           "admin_users")
+           "admin_users", "organiser_security", "organiser_recovery_codes")
 # Every parameter any dashboard form takes, for the query string.
 QUERY = {"reason": "x", "seat": "0", "email": "mallory@example.test", "name": "Mallory",
          "by": "3d", "winner": "0", "name-0": "Ann", "email-0": "ann@example.test",

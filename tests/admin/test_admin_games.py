@@ -206,14 +206,16 @@ def test_no_mail_catcher_link_in_production(sqlite_database: Database) -> None:
 
     secret = "a production secret long enough for the checks"
     app = create_app({"ENV": "production", "SECRET_KEY": secret,
-                      "BASE_URL": "http://localhost", "DATABASE": sqlite_database,
+                      "BASE_URL": "https://localhost", "DATABASE": sqlite_database,
                       "DATABASE_URL": sqlite_database.url}, read_env=False)
     client = app.test_client()
+    https = "https://localhost"  # production's cookies are Secure: sent back over https only
     with sqlite_database.write() as session:
         create_admin(session, datetime.now(UTC), EMAIL, PASSWORD)
-    token = csrf_of(client.get("/admin/login").text)
-    client.post("/admin/login", data={"csrf_token": token, "email": EMAIL, "password": PASSWORD})
-    page = client.get("/admin/audit")
+    token = csrf_of(client.get("/admin/login", base_url=https).text)
+    client.post("/admin/login", base_url=https,
+                data={"csrf_token": token, "email": EMAIL, "password": PASSWORD})
+    page = client.get("/admin/audit", base_url=https)
     assert page.status_code == 200 and "/dev/mail" not in page.text
 
 

@@ -14,13 +14,14 @@ from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pbem.admin.accounts import create_admin
 from pbem.db import Database
 from pbem.ratelimit import DatabaseStorage
-from tests.support import ADMIN_EMAIL, ADMIN_PASSWORD, csrf_of, start_gunicorn
+from tests.support import ADMIN_EMAIL, ADMIN_PASSWORD, csrf_of, free_port, start_gunicorn
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
 ATTEMPTS = 24
@@ -121,7 +122,7 @@ def migrated_sqlite(tmp_path: Path) -> Iterator[str]:
     yield url
 
 
-@pytest.mark.parametrize("storage", ["database", "redis"])
+@pytest.mark.parametrize("storage", ["database", "redis", "redis down"])
 def test_concurrent_guesses_across_workers(migrated_sqlite: str, storage: str) -> None:
     env = {"PBEM_TRUSTED_PROXIES": "1"}
     if storage == "redis":
@@ -130,6 +131,9 @@ def test_concurrent_guesses_across_workers(migrated_sqlite: str, storage: str) -
         # Counters are kept per site (BASE_URL): a fresh site, fresh counters.
         env |= {"PBEM_REDIS_URL": REDIS_URL,
                 "PBEM_BASE_URL": f"http://limits-{uuid.uuid4().hex}.example.test"}
+    if storage == "redis down":
+        # Set, but nothing listens: every worker counts in the database instead, never a 500.
+        env |= {"PBEM_REDIS_URL": f"redis://127.0.0.1:{free_port()}/0"}
     server = start_gunicorn(migrated_sqlite, workers=3, env=env)
     try:
         answers = storm(server.url)
@@ -138,8 +142,22 @@ def test_concurrent_guesses_across_workers(migrated_sqlite: str, storage: str) -
         assert answers[401] + answers[429] == ATTEMPTS, answers
         # The right password from yet another address waits too: the account is locked.
         assert _attempt(server.url, ADMIN_PASSWORD, "198.51.100.1") == 429
+        if storage == "redis down":
+            health = _healthz(server.url)
+            assert health["checks"]["redis"]["ok"] is False, health
+            assert health["checks"]["redis"]["fallback"] == "database"
     finally:
         server.stop()
+
+
+def _healthz(base: str) -> Any:
+    import json
+
+    try:
+        with urllib.request.urlopen(f"{base}/healthz", timeout=60) as answer:
+            return json.load(answer)
+    except urllib.error.HTTPError as error:  # 503: what is wrong is in the body all the same
+        return json.load(error)
 
 
 def test_limits_survive_a_restart(migrated_sqlite: str) -> None:

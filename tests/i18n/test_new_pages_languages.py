@@ -480,6 +480,7 @@ def test_the_new_pages_and_emails_are_in_the_players_language(world: World,
     page = me.get("/sign-out").text
     world.keep(language, "signed out everywhere", me.post("/sign-out-everywhere", data={
         "csrf_token": csrf_of(page)}))
+    world.deliver(language)  # signing out everywhere mails the new games-page link
     page = me.get("/sign-out").text
     world.keep(language, "signed out", me.post("/sign-out", data={"csrf_token": csrf_of(page)}))
     problems = _page_problems(world, language) + _email_problems(world, language)

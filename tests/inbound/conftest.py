@@ -114,11 +114,21 @@ def mailbox_contents(
 def reply_table(sqlite_database: Any, smtp_server: Any) -> Iterator[Any]:
     """A site with play by reply on, its outbox read through the test SMTP server, and a real
     ``pbem inbound`` SMTP server that hands answers to the service."""
+    yield from _reply_table(sqlite_database, smtp_server)
+
+
+@pytest.fixture
+def any_reply_table(database: Any, smtp_server: Any) -> Iterator[Any]:
+    """``reply_table`` on each backend, SQLite and PostgreSQL: for what the database decides
+    (which messages are the same, how many answers went out this hour)."""
+    yield from _reply_table(database, smtp_server)
+
+
+def _reply_table(database: Any, smtp_server: Any) -> Iterator[Any]:
     from tests.inbound.replies import ReplyTable, inbound_server, reply_site
     from tests.support import Mailbox
 
-    site = reply_site(sqlite_database)
+    site = reply_site(database)
     outcomes: list[Any] = []
-    for server in inbound_server(sqlite_database, site, outcomes):
-        yield ReplyTable(sqlite_database, site, Mailbox(sqlite_database, smtp_server), server,
-                         outcomes)
+    for server in inbound_server(database, site, outcomes):
+        yield ReplyTable(database, site, Mailbox(database, smtp_server), server, outcomes)

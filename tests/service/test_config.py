@@ -31,7 +31,8 @@ def test_an_unknown_environment_is_refused(env: str) -> None:
 
 @pytest.mark.parametrize("env", ["development", "test", "production"])
 def test_the_three_environments_are_accepted(env: str) -> None:
-    assert _checked(ENV=env, SECRET_KEY=GOOD_SECRET)["ENV"] == env
+    assert _checked(ENV=env, SECRET_KEY=GOOD_SECRET,
+                    BASE_URL="https://pbem.example.org")["ENV"] == env
 
 
 def test_production_refuses_a_short_secret_but_development_does_not() -> None:
@@ -42,8 +43,15 @@ def test_production_refuses_a_short_secret_but_development_does_not() -> None:
     assert _checked(ENV="development", SECRET_KEY="short")["SECRET_KEY"] == "short"
 
 
+def test_production_links_must_be_https() -> None:
+    with pytest.raises(ConfigError, match="PBEM_BASE_URL must start with https:// in production"):
+        _checked(ENV="production", SECRET_KEY=GOOD_SECRET, BASE_URL="http://pbem.example.org")
+    _checked(ENV="development", BASE_URL="http://127.0.0.1:5000")
+
+
 def test_production_refuses_the_werkzeug_debugger() -> None:
-    environ = {"PBEM_ENV": "production", "PBEM_SECRET_KEY": GOOD_SECRET, "FLASK_DEBUG": "1"}
+    environ = {"PBEM_ENV": "production", "PBEM_SECRET_KEY": GOOD_SECRET, "FLASK_DEBUG": "1",
+               "PBEM_BASE_URL": "https://pbem.example.org"}
     with pytest.raises(ConfigError, match="FLASK_DEBUG"):
         check_config(load_config(environ, read_dotenv=False))
     assert load_config({**environ, "PBEM_ENV": "development"}, read_dotenv=False)["FLASK_DEBUG"]
@@ -64,9 +72,12 @@ def test_serve_refuses_debug_in_production(tmp_path: Path, monkeypatch: pytest.M
     started: list[Any] = []
     monkeypatch.setattr(Flask, "run", lambda self, **kw: started.append(kw))
     env = {"PBEM_ENV": "production", "PBEM_SECRET_KEY": GOOD_SECRET, "FLASK_DEBUG": "1",
-           "PBEM_DATABASE_URL": f"sqlite:///{tmp_path / 'p.db'}"}
+           "PBEM_DATABASE_URL": f"sqlite:///{tmp_path / 'p.db'}",
+           "PBEM_BASE_URL": "https://pbem.example.org"}
     refused = CliRunner().invoke(main, ["serve"], env=env)
-    assert refused.exit_code != 0 and "FLASK_DEBUG" in str(refused.exception)
+    assert refused.exit_code == 1
+    assert refused.output == "Error: FLASK_DEBUG (the Werkzeug debugger) must be off in " \
+        "production\n"
     assert started == []
     served = CliRunner().invoke(main, ["serve"], env={**env, "FLASK_DEBUG": "0"})
     assert served.exit_code == 0, served.output

@@ -104,7 +104,7 @@ def test_challenge_accept_play_resign_rematch(browser: Any, server: Server) -> N
     ann.get_by_role("button", name=re.compile("sign-in link|Send", re.I)).click()
     _follow_mail(ann, server, ANN, "Sign in")
     ann.get_by_role("button", name="Sign in").click()
-    expect(ann).to_have_url(re.compile(r"/me/"))
+    expect(ann).to_have_url(re.compile(r"/account$"))  # her games, no token in the address
 
     # From her games page: a challenge to Bob.
     ann.get_by_role("link", name="Challenge players").click()

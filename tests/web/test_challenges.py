@@ -169,7 +169,9 @@ def test_the_games_page_links_here(app: Flask, sqlite_database: Database) -> Non
 
     ann = make_player(sqlite_database, "Ann", "ann@example.test")
     site: Site = app.extensions["pbem.site"]
-    page = app.test_client().get(site.links.my_games_url(ann).removeprefix("http://localhost"))
+    link = app.test_client().get(site.links.my_games_url(ann).removeprefix("http://localhost"))
+    assert "/challenges/new" not in link.text  # the link alone shows only its button
+    page = signed_in(app, sqlite_database, ann).get("/account")
     assert 'href="/challenges/new"' in page.text and 'href="/seeks"' in page.text
 
 

@@ -67,7 +67,9 @@ def test_a_new_time_zone_moves_the_weekend_and_the_deadline(
         mover = session.exec(select(Seat).where(Seat.game_id == game_pk,
                                                 Seat.seat == row.to_move)).one()
         assert row.deadline == datetime(2025, 3, 11, 0, 0, tzinfo=UTC)  # Monday + 1 day, UTC
-    url = site.links.my_games_url(mover.player_id)[len("http://localhost"):]
+    link = site.links.my_games_url(mover.player_id)[len("http://localhost"):]
+    client.post(link, data={"csrf_token": csrf(client.get(link).text)})  # its button
+    url = "/account"
     page = client.get(url)
     saved = client.post(url, data={"csrf_token": csrf(page.text), "name": "Ann",
                                    "time_zone": "America/Los_Angeles", "language": "en"})

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from flask import Flask
 from flask.testing import FlaskClient
 from sqlmodel import col, select
 
@@ -20,16 +21,22 @@ from pbem.scheduler.bots import WIN_NOTE
 from pbem.services import PlayerSpec, Site, create_game, resign, submit_move
 from pbem.services.computer_games import MAX_COMPUTER_GAMES, start_computer_game
 from pbem.services.games import bot_spec
-from tests.support import start_a_game
+from tests.support import csrf_of, start_a_game
 
 
-def games_page(database: Database, site: Site) -> tuple[str, int]:
-    """A player who has played before: their games page path and their id."""
+def games_page(database: Database, site: Site,
+               client: FlaskClient | None = None) -> tuple[str, int]:
+    """A player who has played before: their games page path and their id. ``client`` is
+    signed in as them, with the games-page link of their mail and its button."""
     start_a_game(database, datetime.now(UTC), site, "mosey")
     with database.session() as session:
         player = session.exec(select(Player).where(Player.email == "p0@example.test")).one()
         assert player.id is not None
-        return site.links.my_games_url(player.id)[len(site.links.base_url):], player.id
+    if client is not None:
+        link = site.links.my_games_url(player.id)[len(site.links.base_url):]
+        assert client.post(link, data={"csrf_token": csrf_of(client.get(link).text)}) \
+            .status_code == 303
+    return "/account", player.id
 
 
 def new_games(database: Database, player_id: int) -> list[tuple[Game, list[Seat]]]:
@@ -54,9 +61,9 @@ def start_mosey_first(client: FlaskClient, me: str, csrf: Callable[[str], str]) 
 
 def test_the_games_page_offers_the_computer(client: FlaskClient, sqlite_database: Database,
                                             site: Site) -> None:
-    me, _ = games_page(sqlite_database, site)
-    page = client.get(me)
-    assert f'href="{me}/computer"' in page.text
+    me, _ = games_page(sqlite_database, site, client)
+    page = client.get(me).text
+    assert 'href="/account/computer"' in page and "/me/" not in page
     choose = client.get(f"{me}/computer")
     assert choose.status_code == 200 and "?game=refugia" in choose.text
     form = client.get(f"{me}/computer", query_string={"game": "refugia"})
@@ -67,7 +74,7 @@ def test_the_games_page_offers_the_computer(client: FlaskClient, sqlite_database
 def test_starting_first_goes_straight_to_the_move_page(
     client: FlaskClient, sqlite_database: Database, site: Site, csrf: Callable[[str], str],
 ) -> None:
-    me, player_id = games_page(sqlite_database, site)
+    me, player_id = games_page(sqlite_database, site, client)
     answer = start_mosey_first(client, me, csrf)
     assert answer.status_code == 303 and "/play/" in answer.location
     [(game, seats)] = new_games(sqlite_database, player_id)
@@ -83,7 +90,7 @@ def test_starting_first_goes_straight_to_the_move_page(
 def test_the_computer_starts_and_the_sweep_plays_it(
     client: FlaskClient, sqlite_database: Database, site: Site, csrf: Callable[[str], str],
 ) -> None:
-    me, player_id = games_page(sqlite_database, site)
+    me, player_id = games_page(sqlite_database, site, client)
     form = client.get(f"{me}/computer", query_string={"game": "rifugio"})
     answer = client.post(f"{me}/computer", data={
         "csrf_token": csrf(form.text), "game": "rifugio", "option-players": "3",
@@ -106,7 +113,7 @@ def test_the_computer_starts_and_the_sweep_plays_it(
 def test_a_bad_choice_is_refused_and_starts_nothing(
     client: FlaskClient, sqlite_database: Database, site: Site, csrf: Callable[[str], str],
 ) -> None:
-    me, player_id = games_page(sqlite_database, site)
+    me, player_id = games_page(sqlite_database, site, client)
     form = client.get(f"{me}/computer", query_string={"game": "mosey"})
     token = csrf(form.text)
     for data in ({"level": "genius", "starter": "me"}, {"level": "easy", "starter": "both"},
@@ -120,20 +127,42 @@ def test_a_bad_choice_is_refused_and_starts_nothing(
     assert new_games(sqlite_database, player_id) == []
 
 
-def test_a_damaged_link_starts_nothing(client: FlaskClient, sqlite_database: Database,
-                                       site: Site, csrf: Callable[[str], str]) -> None:
-    me, player_id = games_page(sqlite_database, site)
+def test_a_damaged_link_or_no_session_starts_nothing(
+    app: Flask, client: FlaskClient, sqlite_database: Database, site: Site,
+    csrf: Callable[[str], str],
+) -> None:
+    me, player_id = games_page(sqlite_database, site, client)
+    link = site.links.my_games_url(player_id)[len(site.links.base_url):]
+    assert client.get(f"{link[:-3]}/computer").status_code == 400  # an old link, damaged
     form: Any = client.get(f"{me}/computer", query_string={"game": "mosey"})
-    answer = client.post(f"{me[:-3]}/computer", data={"csrf_token": csrf(form.text),
-                                                      "game": "mosey", "level": "easy"})
+    stranger = app.test_client()  # nobody signed in: the sign-in page, and nothing started
+    answer = stranger.post(f"{me}/computer", data={"csrf_token": csrf(form.text),
+                                                   "game": "mosey", "level": "easy"})
     assert answer.status_code == 400
+    answer = stranger.get(f"{me}/computer", query_string={"game": "mosey"})
+    assert answer.status_code == 303 and answer.location.startswith("/sign-in?next=")
     assert new_games(sqlite_database, player_id) == []
+
+
+def test_an_old_computer_link_leads_to_the_form_through_the_games_link(
+    app: Flask, sqlite_database: Database, site: Site,
+) -> None:
+    _, player_id = games_page(sqlite_database, site)
+    old = f"{site.links.my_games_url(player_id)[len(site.links.base_url):]}/computer"
+    stranger = app.test_client()
+    answer = stranger.get(old, query_string={"game": "mosey"})
+    assert answer.status_code == 303 and "/computer" not in answer.location  # the button first
+    mine = app.test_client()
+    games_page_link = answer.location
+    mine.post(games_page_link, data={"csrf_token": csrf_of(mine.get(games_page_link).text)})
+    answer = mine.get(old, query_string={"game": "mosey"})
+    assert answer.status_code == 303 and answer.location == "/account/computer?game=mosey"
 
 
 def test_after_a_move_the_page_waits_for_the_computers_reply(
     client: FlaskClient, sqlite_database: Database, site: Site, csrf: Callable[[str], str],
 ) -> None:
-    me, player_id = games_page(sqlite_database, site)
+    me, player_id = games_page(sqlite_database, site, client)
     move_page = start_mosey_first(client, me, csrf).location
     [(game, _)] = new_games(sqlite_database, player_id)
     engine_game, state = current_state(game)
@@ -169,7 +198,7 @@ def test_a_player_has_at_most_ten_computer_games_at_once(
     """The computer's searches serve the whole site: the eleventh unfinished game against it is
     refused with the way out, and a game finished makes room. Games with other people in them
     (an organiser's game with a computer seat) do not count."""
-    me, player_id = games_page(sqlite_database, site)
+    me, player_id = games_page(sqlite_database, site, client)
     now = datetime.now(UTC)
     with sqlite_database.write() as session:
         player = session.get(Player, player_id)
@@ -194,7 +223,7 @@ def test_a_player_has_at_most_ten_computer_games_at_once(
 def test_a_finished_game_offers_the_same_game_against_the_computer_again(
     client: FlaskClient, sqlite_database: Database, site: Site, csrf: Callable[[str], str],
 ) -> None:
-    me, player_id = games_page(sqlite_database, site)
+    me, player_id = games_page(sqlite_database, site, client)
     form = client.get(f"{me}/computer", query_string={"game": "rifugio"})
     client.post(f"{me}/computer", data={
         "csrf_token": csrf(form.text), "game": "rifugio", "option-players": "4",
@@ -208,7 +237,8 @@ def test_a_finished_game_offers_the_same_game_against_the_computer_again(
     page = html.unescape(client.get(seat_page).text)
     again = re.search(r'<a class="button" href="([^"]+)">Play the computer again</a>', page)
     assert again, page
-    prefilled = client.get(again[1][len(site.links.base_url):]).text
+    assert again[1].startswith("/account/computer?") and "/me/" not in page
+    prefilled = client.get(again[1]).text
     assert '<option value="4" selected>' in prefilled
     assert 'value="strong" checked' in prefilled
     public = client.get(f"/g/{game.public_id}").text
@@ -220,7 +250,7 @@ def test_a_game_left_by_its_player_ends_when_the_clock_runs_out(
 ) -> None:
     """The form says so; with the usual grace and random moves a game its player had left went
     on for months, one email a turn."""
-    me, player_id = games_page(sqlite_database, site)
+    me, player_id = games_page(sqlite_database, site, client)
     form = client.get(f"{me}/computer", query_string={"game": "mosey"}).text
     assert ("Your clock: 3 days per move. If it runs out (a reminder comes first), you lose the "
             "game.") in form
@@ -240,7 +270,7 @@ def test_a_game_left_by_its_player_ends_when_the_clock_runs_out(
 def test_pages_name_the_computer_in_the_players_language(
     client: FlaskClient, sqlite_database: Database, site: Site, csrf: Callable[[str], str],
 ) -> None:
-    me, player_id = games_page(sqlite_database, site)
+    me, player_id = games_page(sqlite_database, site, client)
     with sqlite_database.write() as session:
         player = session.get(Player, player_id)
         assert player is not None
@@ -276,7 +306,7 @@ def test_the_computers_note_is_shown_in_the_players_language(
 ) -> None:
     """On the game page, as in the emails: "I expect to win" is the server's words when the
     computer wrote it, and a player's own words when a player did."""
-    _, player_id = games_page(sqlite_database, site)
+    _, player_id = games_page(sqlite_database, site, client)
     now = datetime.now(UTC)
     with sqlite_database.write() as session:
         player = session.get(Player, player_id)

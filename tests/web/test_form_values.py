@@ -29,7 +29,10 @@ def _snapshot(database: Database) -> tuple[Any, ...]:
 def _my_games(client: FlaskClient, site: Site, database: Database, now: datetime,
               game_id: str) -> tuple[str, str]:
     start_a_game(database, now, site, game_id)
-    url = site.links.my_games_url(1)
+    link = site.links.my_games_url(1)  # pressed, it signs this browser in as player 1
+    assert client.post(link, data={"csrf_token": csrf_of(client.get(link).text)}).status_code \
+        == 303
+    url = "/account"
     page = client.get(url)
     assert page.status_code == 200
     return url, csrf_of(page.text)

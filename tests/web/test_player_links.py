@@ -1,4 +1,5 @@
-"""The home page's "email me my links", and the "my games" page (issue #16)."""
+"""The home page's "email me my links", and the "my games" page (issue #16), which a browser
+signed in as the player has at /account (issue #31)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pbem.models import Game, OutboxEmail, Player
 from pbem.services import Site
 from pbem.web import rules
 from tests.support import ALICE_BOB, ALICE_BOB_CLEO, csrf_of, start_a_game, start_rifugio_of_three
+from tests.web.sessions import signed_in
 
 
 @pytest.fixture
@@ -69,12 +71,13 @@ def test_the_sixth_request_in_an_hour_is_limited(
     assert _ask(client, "bob@example.test", ip="10.0.2.2").status_code == 200
 
 
-def _my_games(client: FlaskClient, site: Site, player_id: int) -> str:
-    return client.get(site.links.my_games_url(player_id)).text
+def _my_games(app: Flask, database: Database, player_id: int) -> str:
+    """The player's games page, as a browser signed in as them has it (/account)."""
+    return signed_in(app, database, player_id).get("/account").text
 
 
 def test_my_games_lists_opponents_deadlines_and_move_links(
-    client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
+    app: Flask, sqlite_database: Database, now: datetime, site: Site,
 ) -> None:
     game_pk = start_a_game(sqlite_database, now, site, "mosey", {"order": 4}, players=ALICE_BOB)
     with sqlite_database.session() as session:
@@ -82,18 +85,18 @@ def test_my_games_lists_opponents_deadlines_and_move_links(
         alice, bob = (session.exec(select(Player).where(Player.name == n)).one()
                       for n in ("Alice", "Bob"))
     assert row is not None and alice.id is not None and bob.id is not None
-    page = _my_games(client, site, alice.id)
+    page = _my_games(app, sqlite_database, alice.id)
     assert "Bob (Dark)" in page and "you play Light" in page
     assert site.links.move_url(game_pk, 0, row.ply, holder=alice.id) in page
     assert row.deadline is not None and "Deadline" in page
     assert "waiting for" not in page  # Alice's own turn: her move button instead
-    page = _my_games(client, site, bob.id)
+    page = _my_games(app, sqlite_database, bob.id)
     assert "Alice (Light)" in page and "/play/" not in page
     assert "waiting for Alice (Light)" in page  # whose turn it is, so Bob need not wonder
 
 
 def test_my_games_offers_no_move_to_a_player_who_resigned_a_game_of_three(
-    client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
+    app: Flask, sqlite_database: Database, now: datetime, site: Site,
 ) -> None:
     from pbem.services import resign
 
@@ -104,21 +107,22 @@ def test_my_games_offers_no_move_to_a_player_who_resigned_a_game_of_three(
         mover = session.exec(select(Player).where(
             Player.name == ALICE_BOB_CLEO[row.to_move].name)).one()
     assert mover.id is not None
-    assert "/play/" in _my_games(client, site, mover.id)
+    assert "/play/" in _my_games(app, sqlite_database, mover.id)
     with sqlite_database.write() as session:
         resign(session, now, site, game_id=game_pk, seat=row.to_move)
-    page = _my_games(client, site, mover.id)
+    page = _my_games(app, sqlite_database, mover.id)
     assert "/play/" not in page and "you are out of this game" in page
 
 
 def test_time_zone_is_a_list_and_a_bad_one_keeps_the_form(
-    client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
+    app: Flask, sqlite_database: Database, now: datetime, site: Site,
 ) -> None:
     start_a_game(sqlite_database, now, site, "mosey", {"order": 4}, players=ALICE_BOB)
     with sqlite_database.session() as session:
         alice = session.exec(select(Player).where(Player.name == "Alice")).one()
     assert alice.id is not None
-    url = site.links.my_games_url(alice.id)
+    client = signed_in(app, sqlite_database, alice.id)
+    url = "/account"
     page = client.get(url).text
     assert '<select name="time_zone">' in page and "<option selected>UTC</option>" in page
     answer = client.post(url, data={"csrf_token": csrf_of(page), "name": "Alicia",

@@ -113,14 +113,15 @@ def test_a_player_hides_their_profile_on_their_games_page(
         app: Flask, client: FlaskClient, sqlite_database: Database, site: Site) -> None:
     game_between(sqlite_database, site, "Alice", "Bob", resigns=1)
     alice = player_id(sqlite_database, "Alice")
-    me = "/" + site.links.my_games_url(alice).split("/", 3)[3]
-    games_page = client.get(me).text
+    me = "/account"
+    browser = signed_in(app, sqlite_database, alice)  # her own browser
+    games_page = browser.get(me).text
     form = games_page.split('<h2 id="profile">', 1)[1].split("</form>", 1)[0]
     assert f'href="/players/{alice}"' in form and "checked" not in form
-    hidden = client.post(me, data={"csrf_token": csrf_of(games_page), "action": "profile",
-                                   "profile_hidden": "on"})
+    hidden = browser.post(me, data={"csrf_token": csrf_of(games_page), "action": "profile",
+                                    "profile_hidden": "on"})
     assert hidden.status_code == 303 and hidden.headers["Location"].endswith("#profile")
-    games_page = client.get(me).text
+    games_page = browser.get(me).text
     assert "checked" in games_page.split('<h2 id="profile">', 1)[1].split("</form>", 1)[0]
     # Others get a 404 that says why; her name is no longer a link in lists.
     refused = client.get(f"/players/{alice}")
@@ -135,9 +136,9 @@ def test_a_player_hides_their_profile_on_their_games_page(
     bob = signed_in(app, sqlite_database, player_id(sqlite_database, "Bob"))
     assert bob.get(f"/players/{alice}").status_code == 404  # another player does not
     # Unticking the box shows it again; a forged form without the token changes nothing.
-    assert client.post(me, data={"action": "profile"}).status_code == 400
+    assert browser.post(me, data={"action": "profile"}).status_code == 400
     assert client.get(f"/players/{alice}").status_code == 404
-    client.post(me, data={"csrf_token": csrf_of(client.get(me).text), "action": "profile"})
+    browser.post(me, data={"csrf_token": csrf_of(browser.get(me).text), "action": "profile"})
     assert client.get(f"/players/{alice}").status_code == 200
 
 

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
 from sqlmodel import select
 
@@ -22,6 +23,7 @@ from pbem.ratings.model import Rating
 from pbem.services import Site
 from pbem.web.rating_graph import history_svg
 from tests.support import ALICE_BOB, start_a_game
+from tests.web.sessions import signed_in
 
 SVG = "{http://www.w3.org/2000/svg}"
 # name: (mu, sigma, rated games); shown = 1500 + 60 (mu - 3 sigma)
@@ -187,10 +189,10 @@ def _alice_and_bob(database: Database, now: datetime, site: Site, games: int) ->
 
 
 def test_my_games_shows_ratings_with_their_graph_only_when_there_are_some(
-    client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
+    app: Flask, sqlite_database: Database, now: datetime, site: Site,
 ) -> None:
     alice, bob, _ = _alice_and_bob(sqlite_database, now, site, 3)
-    page = client.get(site.links.my_games_url(alice)).text
+    page = signed_in(app, sqlite_database, alice).get("/account").text
     assert 'id="ratings"' in page and 'href="/ratings/mosey"' in page
     svg = page.split('<div class="graph">', 1)[1].split("</div>", 1)[0]
     root = ET.fromstring(svg)
@@ -199,7 +201,7 @@ def test_my_games_shows_ratings_with_their_graph_only_when_there_are_some(
     assert len(list(root.iter(f"{SVG}circle"))) == 3
     assert root.get("aria-label") == f"Rating {first} to {last.shown} over 3 games"
     assert f"Your rating: {last.shown} after 3 rated games." in page and "(provisional)" in page
-    assert 'id="ratings"' not in client.get(site.links.my_games_url(bob)).text
+    assert 'id="ratings"' not in signed_in(app, sqlite_database, bob).get("/account").text
 
 
 def test_a_rated_games_page_shows_each_players_rating(
@@ -226,6 +228,7 @@ from tests.web.test_browser_pages import (  # noqa: E402 (the browser tests' ser
     _split,
     browser,  # noqa: F401 (a fixture)
     new_page_fixture,  # noqa: F401 (the new_page fixture)
+    open_my_games,
     served,  # noqa: F401 (a fixture)
 )
 
@@ -259,6 +262,8 @@ def test_rating_pages_pass_axe_and_fit_a_phone(
     page = new_page(width)
     response = page.goto(rated_urls[name])
     assert response is not None and response.status == 200, name
+    if name == "my games with ratings":
+        open_my_games(page)
     around, inside = _split(axe_violations(page))
     assert not around and not inside, f"{name}:\n" + "\n".join([*around, *inside])
     assert page.evaluate("document.documentElement.scrollWidth") <= width, name

@@ -110,7 +110,8 @@ def test_the_rematch_declined_page_leads_on(
     answer = bob.post(links["bob"], data={"csrf_token": csrf_of(bob.get(links["bob"]).text),
                                           "action": "decline"})
     assert answer.status_code == 200 and "Rematch declined" in answer.text
-    assert f'href="{BASE_URL}/me/' in answer.text  # their games page, the way on
+    assert 'href="/account"' in answer.text  # their games page, the way on
+    assert "/me/" not in answer.text  # a rematch link must not hand out the games-page link
 
 
 def test_damaged_rematch_links(app: Flask, sqlite_database: Database,

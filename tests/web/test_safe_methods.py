@@ -104,14 +104,20 @@ def _probes(database: Database, now: datetime, site: Site, game_id: str,
         "play.resign_page": lambda: Probe(site.links.resign_url(game_pk, 0)[path:], {}, {}),
         "invites.invitation": lambda: Probe(site.links.invite_url(invited_pk, 0)[path:],
                                             {"answer": "accept"}, {"answer": "accept"}),
+        # The games-page link of mails: its GET shows a button, whose POST signs the browser
+        # in; the games page and its settings are /account, for a signed-in player only.
         "players.my_games": lambda: Probe(
-            site.links.my_games_url(1)[path:], {"name": "Mallory", "time_zone": "UTC"},
-            {"name": "Mallory", "time_zone": "Europe/Paris", "notify_updates": ""}),
-        # Play the computer: its GET shows the form; the real POST starts a game.
+            site.links.my_games_url(1)[path:], {"name": "Mallory", "time_zone": "UTC"}, {}),
+        "signin.account": lambda: Probe(
+            "/account", {"name": "Mallory", "time_zone": "UTC"},
+            {"name": "Mallory", "time_zone": "Europe/Paris", "notify_updates": ""},
+            setup=signed_in),
+        "players.replace_my_links": lambda: Probe("/account/links", {}, {}, setup=signed_in),
+        # Play the computer (a signed-in player's): its GET shows the form; the real POST
+        # starts a game.
         "computer.play_the_computer": lambda: Probe(
-            f"{site.links.my_games_url(1)[path:]}/computer",
-            {"game": game_id, "level": "easy", "starter": "me"},
-            {"game": game_id, "level": "easy", "starter": "me"}),
+            "/account/computer", {"game": game_id, "level": "easy", "starter": "me"},
+            {"game": game_id, "level": "easy", "starter": "me"}, setup=signed_in),
         "players.unsubscribe": lambda: Probe(site.links.unsubscribe_url(1)[path:], {}, {},
                                              needs_csrf=False),
         # The home page's "email me my links": its real POST queues an email.
@@ -231,7 +237,7 @@ def test_links_and_forged_posts_change_nothing_on_any_player_route(
                        browser.get(probe.url, query_string=probe.query)):
             assert answer.status_code < 500, (endpoint, answer.status_code)
         assert _snapshot(sqlite_database) == before, f"{endpoint}: GET or HEAD changed something"
-        csrf = csrf_of(browser.get(site.links.my_games_url(1)[len(site.links.base_url):]).text)
+        csrf = csrf_of(browser.get("/sign-in").text)  # this browser's CSRF token
         forged = [(browser, probe.damaged, {**probe.form, "csrf_token": csrf}),
                   (app.test_client(), probe.damaged, probe.form)]
         if probe.needs_csrf:

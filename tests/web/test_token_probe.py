@@ -64,6 +64,8 @@ def _payloads(purpose: Purpose, game: int) -> list[Any]:
     shapes += [{**good, "game": value} for value in (-1, HUGE, "1")] if "game" in good else []
     shapes += [{**good, "ply": value} for value in (-1, HUGE)] if "ply" in good else []
     shapes += [{**good, "p": value} for value in (-1, HUGE, "1")]
+    if purpose == "player":  # the links version of a games-page link
+        shapes += [{**good, "v": value} for value in (-1, HUGE, "1", True, None, 1.0)]
     return shapes
 
 

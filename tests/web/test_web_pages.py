@@ -250,7 +250,9 @@ def test_my_games_page_lists_games_and_saves_preferences(
 ) -> None:
     game_pk = start_a_game(sqlite_database, now, site, any_game)
     row = _row(sqlite_database, game_pk)
-    url = site.links.my_games_url(1)
+    link = site.links.my_games_url(1)
+    assert client.post(link, data={"csrf_token": csrf(client.get(link).text)}).status_code == 303
+    url = "/account"
     page = client.get(url)
     assert page.status_code == 200 and row.public_id[:6] in page.text
     bad = client.post(url, data={"csrf_token": csrf(page.text), "time_zone": "Mars/Olympus"})
@@ -317,7 +319,8 @@ def test_dev_mail_is_not_there_in_production(sqlite_database: Database) -> None:
     from pbem import create_app
 
     production = create_app({"ENV": "production", "DATABASE": sqlite_database,
-                             "SECRET_KEY": "a real secret, long enough to sign links"},
+                             "SECRET_KEY": "a real secret, long enough to sign links",
+                             "BASE_URL": "https://pbem.example"},
                             read_env=False)
     assert production.test_client().get("/dev/mail").status_code == 404
 
