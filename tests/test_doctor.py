@@ -346,3 +346,22 @@ def test_the_reply_domain_needs_an_mx_record(migrated: str, smtp_server: SmtpSer
     with dns_server({(domain, "MX"): ["0 ."]}) as nameserver:
         null = _findings(config, dns_lookup=system_dns_lookup(2, nameserver))["reply domain"]
     assert null.status == "fail" and "null MX" in null.detail
+
+
+def test_a_missing_catalog_fails(migrated: str, smtp_server: SmtpServer, tmp_path: Path,
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A documented install that never compiled the catalogs (Dutch players got English)."""
+    import functools
+    import shutil
+
+    import pbem.i18n
+
+    copy = tmp_path / "translations"
+    shutil.copytree(pbem.i18n.TRANSLATIONS, copy)
+    (copy / "nl" / "LC_MESSAGES" / "messages.mo").unlink()
+    monkeypatch.setattr(pbem.i18n, "catalog_problems",
+                        functools.partial(pbem.i18n.catalog_problems, copy))
+    finding = _findings(_config(migrated, smtp_server))["catalogs"]
+    assert finding.status == "fail"
+    assert f"{copy / 'nl' / 'LC_MESSAGES' / 'messages.mo'} is missing" in finding.detail
+    assert "make translations" in finding.fix

@@ -49,11 +49,12 @@ from pbem.web.email_links import VIA, replace_links, sign_ins_of
 from pbem.web.language import current_reader
 from pbem.web.ratings import rating_lines
 from pbem.web.signin import (
+    LINK_MINUTES,
     NEXT_KEY,
     SIGN_IN_KEY,
-    begin_session,
+    SIGN_IN_LIMIT,
     current_player,
-    signed_in_with_link,
+    enqueue_link,
 )
 from pbem.web.support import (
     damaged_link,
@@ -106,8 +107,11 @@ def _enqueue_links(session: Session, player: Player) -> None:
 
 @bp.route("/me/<token>", methods=["GET", "POST"])
 def my_games(token: str) -> tuple[str, int] | Response:
-    """The games-page link of mails: ``/account`` for a browser signed in as its player, else
-    a button that signs this browser in (its POST) and goes there."""
+    """The games-page link of mails: ``/account`` for a browser signed in as its player. Any
+    other browser needs a fresh one-time sign-in: the page's button (its POST) mails the player
+    a sign-in link. The games-page link is in every email's footer for as long as the player
+    keeps their mail, so on its own it must open nothing: a forwarded email, or a mailbox read
+    by someone else, would be a key that never expires."""
     player = _player_of_link(token)
     if not isinstance(player, Player):
         return player
@@ -115,18 +119,22 @@ def my_games(token: str) -> tuple[str, int] | Response:
     signed = current_player()
     if signed is not None and signed.id == player.id:  # nothing to do: their games
         return redirect(url_for("signin.account"), 303)
+    read_as_player(player)
     if request.method != "POST":  # GET and HEAD only show (a mail scanner's visit too)
-        read_as_player(player)
         return render_template("me_link.html", token=token, name=player.name,
+                               minutes=LINK_MINUTES,
                                other=signed.name if signed is not None else ""), 200
     check_csrf()
+    if not within_limits("pbem-sign-in", SIGN_IN_LIMIT, player.email):
+        return message_page(_("Please wait"), _("Too many requests for sign-in links. Please "
+                                                 "try again in an hour."), 429)
     with database().write() as db_session:
         row = db_session.get(Player, player.id)
         if row is None or row.links_version != player.links_version:  # replaced meanwhile
             return replaced_link()
-        signing = signed_in_with_link(db_session, utc_now(), row, "games-link")
-    session.pop(NEXT_KEY, None)  # the link means their games, not a page some other one asked
-    return begin_session(signing, redirect(url_for("signin.account"), 303))
+        enqueue_link(db_session, utc_now(), row)
+    session[NEXT_KEY] = url_for("signin.account")  # the link means their games
+    return render_template("me_link_sent.html", minutes=LINK_MINUTES), 200
 
 
 def _player_of_link(token: str) -> Player | tuple[str, int]:

@@ -176,7 +176,7 @@ def use_link(db_session: Session, now: datetime, token: str) -> int | None:
         SignInLink.token_hash == hashed)).one()
 
 
-def _enqueue_link(db_session: Session, now: datetime, player: Player) -> None:
+def enqueue_link(db_session: Session, now: datetime, player: Player) -> None:
     """The sign-in link into the outbox, in the player's language; it belongs to no game."""
     assert player.id is not None
     token = issue_link(db_session, now, player.id)
@@ -252,7 +252,7 @@ def request_link() -> tuple[str, int]:
     with database().write() as db_session:
         player = db_session.exec(select(Player).where(Player.email == address)).one_or_none()
         if player is not None and player.bot_level is None:  # bots get no mail
-            _enqueue_link(db_session, utc_now(), player)
+            enqueue_link(db_session, utc_now(), player)
         elif player is None and current_app.config.get("SIGNUP") == "open":
             from pbem.web.signup import enqueue_signup  # signup builds on this module
 

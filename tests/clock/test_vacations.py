@@ -17,6 +17,7 @@ from pbem.models import Game, Player, PlayerAbsence
 from pbem.services import PlayerSpec, Site, create_game, start_game
 from pbem.services.vacations import AbsenceRefused, add_absence, remove_absence
 from tests.support import ClockGames
+from tests.web.sessions import open_games_link
 
 MONDAY = datetime(2025, 3, 3, 12, 0, tzinfo=UTC)
 
@@ -91,7 +92,7 @@ def test_the_my_games_page_adds_absences_and_shows_refusals(
         ).one()
         game_pk, player_id = row.id, mover.id
     link = site.links.my_games_url(player_id)[len("http://localhost"):]
-    client.post(link, data={"csrf_token": csrf(client.get(link).text)})  # its button signs in
+    open_games_link(client, link)
     url = "/account"
     page = client.get(url)
     assert page.status_code == 200 and "30 of 30 days left" in page.text

@@ -5,7 +5,6 @@ silently getting English."""
 from __future__ import annotations
 
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -117,10 +116,8 @@ def test_a_catalog_that_does_not_load_is_named(folder: Path) -> None:
     assert "\n" not in problems[0]
 
 
-def test_the_shipped_catalogs_are_complete_and_checked_quickly(tmp_path: Path) -> None:
+def test_the_shipped_catalogs_are_complete(tmp_path: Path) -> None:
     # make pytest compiles them first (make translations); a wheel compiles them when built.
     assert catalog_problems() == []
     copy = shutil.copytree(TRANSLATIONS, tmp_path / "translations")  # a folder not yet cached
-    start = time.perf_counter()
     assert catalog_problems(copy) == []
-    assert time.perf_counter() - start < 0.5  # about 20 ms; it runs at every start

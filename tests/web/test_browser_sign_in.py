@@ -103,7 +103,7 @@ def test_chromium_resolves_what_the_rule_keeps_on_this_site(browser: Any, server
     assert away == "evil.test"
 
 
-def test_the_games_link_from_the_mail_opens_the_games_with_one_press(
+def test_the_games_link_from_the_mail_opens_the_games_after_a_fresh_sign_in(
     browser: Any, server: Server,
 ) -> None:
     from playwright.sync_api import expect
@@ -115,10 +115,13 @@ def test_the_games_link_from_the_mail_opens_the_games_with_one_press(
     old = _link_in_mail(page, server, "Your games")
     assert "/me/" in old
 
-    page.goto(old)  # a browser that is not signed in: a button, not the games
-    expect(page.get_by_role("button", name="Open my games")).to_be_visible()
+    page.goto(old)  # a browser that is not signed in: a button that mails a sign-in link
+    expect(page.get_by_role("button", name="Email me a sign-in link")).to_be_visible()
     assert page.get_by_text("Replace my email links").count() == 0
-    page.get_by_role("button", name="Open my games").click()
+    page.get_by_role("button", name="Email me a sign-in link").click()
+    expect(page.get_by_role("heading", name="Check your mail")).to_be_visible()
+    page.goto(_link_in_mail(page, server, "Sign in"))
+    page.get_by_role("button", name="Sign in").click()
     expect(page).to_have_url(f"{server.base}/account")
     expect(page.get_by_role("heading", name="Ann's games")).to_be_visible()
     expect(page.get_by_text("(this browser)")).to_be_visible()
@@ -134,5 +137,7 @@ def test_the_games_link_from_the_mail_opens_the_games_with_one_press(
     new = _link_in_mail(stranger, server, "Your games")
     assert new != old
     stranger.goto(new)
-    stranger.get_by_role("button", name="Open my games").click()
+    stranger.get_by_role("button", name="Email me a sign-in link").click()
+    stranger.goto(_link_in_mail(stranger, server, "Sign in"))
+    stranger.get_by_role("button", name="Sign in").click()
     expect(stranger).to_have_url(f"{server.base}/account")

@@ -15,6 +15,7 @@ from pbem.models import Game, Seat
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, create_game, start_game
 from pbem.services.clock_actions import pause_game
+from tests.web.sessions import open_games_link
 
 
 def test_the_game_page_shows_the_clock_and_a_pause(
@@ -68,7 +69,7 @@ def test_a_new_time_zone_moves_the_weekend_and_the_deadline(
                                                 Seat.seat == row.to_move)).one()
         assert row.deadline == datetime(2025, 3, 11, 0, 0, tzinfo=UTC)  # Monday + 1 day, UTC
     link = site.links.my_games_url(mover.player_id)[len("http://localhost"):]
-    client.post(link, data={"csrf_token": csrf(client.get(link).text)})  # its button
+    open_games_link(client, link)
     url = "/account"
     page = client.get(url)
     saved = client.post(url, data={"csrf_token": csrf(page.text), "name": "Ann",

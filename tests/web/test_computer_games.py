@@ -21,7 +21,8 @@ from pbem.scheduler.bots import WIN_NOTE
 from pbem.services import PlayerSpec, Site, create_game, resign, submit_move
 from pbem.services.computer_games import MAX_COMPUTER_GAMES, start_computer_game
 from pbem.services.games import bot_spec
-from tests.support import csrf_of, start_a_game
+from tests.support import start_a_game
+from tests.web.sessions import open_games_link
 
 
 def games_page(database: Database, site: Site,
@@ -34,8 +35,7 @@ def games_page(database: Database, site: Site,
         assert player.id is not None
     if client is not None:
         link = site.links.my_games_url(player.id)[len(site.links.base_url):]
-        assert client.post(link, data={"csrf_token": csrf_of(client.get(link).text)}) \
-            .status_code == 303
+        assert open_games_link(client, link).status_code == 303
     return "/account", player.id
 
 
@@ -154,7 +154,7 @@ def test_an_old_computer_link_leads_to_the_form_through_the_games_link(
     assert answer.status_code == 303 and "/computer" not in answer.location  # the button first
     mine = app.test_client()
     games_page_link = answer.location
-    mine.post(games_page_link, data={"csrf_token": csrf_of(mine.get(games_page_link).text)})
+    assert open_games_link(mine, games_page_link).status_code == 303
     answer = mine.get(old, query_string={"game": "mosey"})
     assert answer.status_code == 303 and answer.location == "/account/computer?game=mosey"
 

@@ -16,6 +16,7 @@ from pbem.models import AuditEntry, Game, Move, Player, PlayerAbsence
 from pbem.positions import current_state
 from pbem.services import Site
 from tests.support import csrf_of, start_a_game
+from tests.web.sessions import open_games_link
 
 CONTROL = ["Ann\nBcc: eve@example.test", "Ann\x1b[31m", "Ann\x00", "Ann\u202eevil", "An\rn"]
 
@@ -30,8 +31,7 @@ def _my_games(client: FlaskClient, site: Site, database: Database, now: datetime
               game_id: str) -> tuple[str, str]:
     start_a_game(database, now, site, game_id)
     link = site.links.my_games_url(1)  # pressed, it signs this browser in as player 1
-    assert client.post(link, data={"csrf_token": csrf_of(client.get(link).text)}).status_code \
-        == 303
+    assert open_games_link(client, link).status_code == 303
     url = "/account"
     page = client.get(url)
     assert page.status_code == 200

@@ -22,7 +22,7 @@ from pbem.services.common import site_from_config
 from pbem.web.email_links import KEEP_SIGN_INS
 from pbem.web.signin import issue_link
 from tests.support import ALICE_BOB, BASE_URL, csrf_of, start_a_game, two_player_game
-from tests.web.sessions import signed_in
+from tests.web.sessions import newest_sign_in_path, signed_in
 
 FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
 IPHONE = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 "
@@ -48,11 +48,18 @@ def _path(url: str) -> str:
 
 def _press(browser: FlaskClient, url: str, user_agent: str = FIREFOX,
            address: str = "192.0.2.1") -> Any:
-    """Open a games-page link and press its button, as that browser."""
-    page = browser.get(_path(url), headers={"User-Agent": user_agent})
+    """Open a games-page link and press its button, as that browser: it mails a one-time
+    sign-in link, which the browser then opens and confirms. The last answer."""
+    headers = {"User-Agent": user_agent}
+    page = browser.get(_path(url), headers=headers)
     assert page.status_code == 200, page.text
-    return browser.post(_path(url), data={"csrf_token": csrf_of(page.text)},
-                        headers={"User-Agent": user_agent},
+    sent = browser.post(_path(url), data={"csrf_token": csrf_of(page.text)}, headers=headers,
+                        environ_overrides={"REMOTE_ADDR": address})
+    assert sent.status_code == 200 and "Check your mail" in sent.text, sent.text
+    database: Database = browser.application.extensions["pbem.database"]
+    sign_in = newest_sign_in_path(database)
+    confirm = browser.get(sign_in, headers=headers)
+    return browser.post(sign_in, data={"csrf_token": csrf_of(confirm.text)}, headers=headers,
                         environ_overrides={"REMOTE_ADDR": address})
 
 
@@ -99,7 +106,7 @@ def test_the_link_alone_shows_a_button_and_changes_nothing(
         audits = len(session.exec(select(AuditEntry)).all())
     page = browser.get(url)  # what a mail scanner, or anyone with a forwarded email, sees
     assert page.status_code == 200 and browser.head(url).status_code == 200
-    assert 'method="post"' in page.text and "Open my games" in page.text
+    assert 'method="post"' in page.text and "Email me a sign-in link" in page.text
     for private in ("Bob", "/play/", "/seat/", "alice@example.test", 'name="time_zone"',
                     "Replace my email links"):
         assert private not in page.text, private
@@ -109,7 +116,24 @@ def test_the_link_alone_shows_a_button_and_changes_nothing(
         assert len(session.exec(select(AuditEntry)).all()) == audits
 
 
-def test_one_press_opens_the_games_at_account(
+def test_the_link_alone_signs_nobody_in(
+    app: Flask, sqlite_database: Database, now: datetime, site: Site,
+) -> None:
+    """The games-page link stays in every email's footer for as long as the mail is kept: on
+    its own (a forwarded email, a mailbox someone else reads) it must open nothing."""
+    alice, _bob, _row = _game(sqlite_database, now, site)
+    url = _path(site.links.my_games_url(alice))
+    browser = app.test_client()
+    sent = browser.post(url, data={"csrf_token": csrf_of(browser.get(url).text)})
+    assert sent.status_code == 200 and "Check your mail" in sent.text
+    assert _heading(browser).endswith("/sign-in") and _sign_ins(sqlite_database) == []
+    with sqlite_database.session() as session:
+        [email] = session.exec(select(OutboxEmail).where(OutboxEmail.kind == "sign_in")).all()
+    assert email.to_address == "alice@example.test"  # to her mailbox, not to the browser
+    assert "/sign-in/" not in sent.text
+
+
+def test_the_button_and_a_fresh_sign_in_link_open_the_games_at_account(
     app: Flask, sqlite_database: Database, now: datetime, site: Site,
 ) -> None:
     alice, _bob, row = _game(sqlite_database, now, site)
@@ -156,13 +180,13 @@ def test_each_sign_in_by_a_link_is_listed_without_the_clients_address(
     page = html.unescape(laptop.get("/account").text)
     listed = page[page.index('id="sign-ins"'):page.index('id="links"')]
     assert "Firefox on Linux (this browser)" in re.sub(r"<[^>]+>", "", listed)
-    assert "Mobile Safari on iOS" in listed and "a games page link" in listed
+    assert "Mobile Safari on iOS" in listed
     assert "a browser that does not say which" in listed and "a sign-in link" in listed
     assert listed.index("does not say") < listed.index("Firefox") < listed.index("Safari")
     for address in ("198.51.100.7", "203.0.113.9"):
         assert address not in page
     assert [(s.browser, s.system, s.via) for s in _sign_ins(sqlite_database)] == [
-        ("Mobile Safari", "iOS", "games-link"), ("Firefox", "Linux", "games-link"),
+        ("Mobile Safari", "iOS", "sign-in-link"), ("Firefox", "Linux", "sign-in-link"),
         ("", "", "sign-in-link")]
 
 
@@ -172,7 +196,7 @@ def test_only_the_latest_sign_ins_are_kept(
     alice, bob, _row = _game(sqlite_database, now, site)
     signed_in(app, sqlite_database, bob)
     for _ in range(KEEP_SIGN_INS + 3):
-        _press(app.test_client(), site.links.my_games_url(alice))
+        signed_in(app, sqlite_database, alice)
     rows = _sign_ins(sqlite_database)
     assert len([r for r in rows if r.player_id == alice]) == KEEP_SIGN_INS
     assert len([r for r in rows if r.player_id == bob]) == 1  # nobody else's is touched
@@ -210,7 +234,7 @@ def test_replacing_the_links_retires_every_earlier_one_and_mails_the_new_one(
     stranger = app.test_client()  # the old link: refused, by GET and by POST
     answer = stranger.get(_path(old))
     assert answer.status_code == 410 and REPLACED in html.unescape(answer.text)
-    assert "Alice" not in answer.text and "Open my games" not in answer.text
+    assert "Alice" not in answer.text and "Email me a sign-in link" not in answer.text
     csrf = csrf_of(stranger.get("/sign-in").text)
     assert stranger.post(_path(old), data={"csrf_token": csrf}).status_code == 410
     assert _heading(stranger).endswith("/sign-in")
@@ -306,12 +330,13 @@ def test_a_computer_players_games_link_is_damaged(
 def test_signing_in_with_a_link_leaves_no_trace_of_sign_in_links_to_others(
     app: Flask, sqlite_database: Database, now: datetime, site: Site,
 ) -> None:
-    """Sign-in links of the player stay usable when the games-page link signs a browser in:
-    only replacing the links retires them."""
+    """Sign-in links of the player stay usable when the games-page link signs a browser in
+    (with a sign-in link of its own): only replacing the links retires them."""
     alice, _bob, _row = _game(sqlite_database, now, site)
     with sqlite_database.write() as session:
         token = issue_link(session, datetime.now(UTC), alice)
     _press(app.test_client(), site.links.my_games_url(alice))
     with sqlite_database.session() as session:
-        link = session.exec(select(SignInLink)).one()
-    assert link.used_at is None and app.test_client().get(f"/sign-in/{token}").status_code == 200
+        links = session.exec(select(SignInLink).order_by(SignInLink.id)).all()  # type: ignore[arg-type]
+    assert [link.used_at is None for link in links] == [True, False]
+    assert app.test_client().get(f"/sign-in/{token}").status_code == 200

@@ -258,12 +258,13 @@ def rated_urls(served: Site_) -> dict[str, str]:  # noqa: F811 (the fixture abov
 @pytest.mark.parametrize("width", [1280, 390])
 def test_rating_pages_pass_axe_and_fit_a_phone(
     name: str, width: int, rated_urls: dict[str, str], new_page: Any,
+    served: Site_,  # noqa: F811 (the fixture imported above)
 ) -> None:
     page = new_page(width)
     response = page.goto(rated_urls[name])
     assert response is not None and response.status == 200, name
     if name == "my games with ratings":
-        open_my_games(page)
+        open_my_games(page, served)
     around, inside = _split(axe_violations(page))
     assert not around and not inside, f"{name}:\n" + "\n".join([*around, *inside])
     assert page.evaluate("document.documentElement.scrollWidth") <= width, name

@@ -21,6 +21,7 @@ from pbem.positions import current_state, move_menu
 from pbem.services import PlayerSpec, Site, create_game, resign, submit_move
 from pbem.web.terms import name_generic_seats, seat_label, seat_names
 from tests.support import start_a_game
+from tests.web.sessions import open_games_link
 
 
 def _row(database: Database, game_pk: int) -> Game:
@@ -251,7 +252,7 @@ def test_my_games_page_lists_games_and_saves_preferences(
     game_pk = start_a_game(sqlite_database, now, site, any_game)
     row = _row(sqlite_database, game_pk)
     link = site.links.my_games_url(1)
-    assert client.post(link, data={"csrf_token": csrf(client.get(link).text)}).status_code == 303
+    assert open_games_link(client, link).status_code == 303
     url = "/account"
     page = client.get(url)
     assert page.status_code == 200 and row.public_id[:6] in page.text
