@@ -14,9 +14,10 @@ from engine.base import (
     NumberChoice,
     Option,
     Outcome,
+    Term,
     UnknownGame,
 )
-from engine.registry import GAMES, game_class, new_game
+from engine.registry import GAMES, family_of, game_class, new_game
 
 __all__ = [
     "GAMES",
@@ -26,7 +27,9 @@ __all__ = [
     "NumberChoice",
     "Option",
     "Outcome",
+    "Term",
     "UnknownGame",
+    "family_of",
     "game_class",
     "new_game",
 ]

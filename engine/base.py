@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
 from engine.text import ENGLISH, Text, Translator, and_list, marked
 from engine.values import JSON, CellHref, NumberChoice, Outcome
+
+Term = tuple[str, str]
+"""A game's own word and its plain explanation, e.g. ("Komi", "Points added to ...")."""
 
 __all__ = [
     "JSON",
@@ -35,6 +38,9 @@ __all__ = [
     "Option",
     "Outcome",
     "PlayerError",
+    "Presentation",
+    "Search",
+    "Term",
     "UnknownGame",
     "and_list",
     "marked",
@@ -149,6 +155,7 @@ class GameInfo:
 
 S = TypeVar("S")
 M = TypeVar("M")
+G = TypeVar("G", bound="Game[Any, Any]")
 
 
 class Game(ABC, Generic[S, M]):
@@ -159,6 +166,14 @@ class Game(ABC, Generic[S, M]):
     """
 
     info: ClassVar[GameInfo]
+
+    seat_colours: ClassVar[tuple[str, ...]] = ()
+    """The colour each seat is drawn in, by name (marked for translation), for a game whose seat
+    names do not say it (Rifugio's "Player 1" is drawn red): () when they do."""
+
+    move_words: ClassVar[Mapping[str, str]] = {}
+    """How a button says each move that is a word rather than cells ("take-button": "Take the
+    button (+½ point)"), marked for translation; the notation stays what is sent."""
 
     def __init__(self, **options: object) -> None:
         self.options: dict[str, int | str] = self.info.resolve(options)
@@ -180,15 +195,28 @@ class Game(ABC, Generic[S, M]):
 
     @abstractmethod
     def to_move(self, state: S) -> int | None:
-        """The 0-based seat to move, or None once the game is over."""
+        """The 0-based seat to move, or None once the game is over.
+
+        The end is one fact said three ways, which must agree in every position (the generic
+        tests play random games on every option setting to check it): ``to_move`` is None
+        exactly when :meth:`outcome` is not None and :meth:`legal_moves` is empty. A running
+        game always has a legal move."""
 
     @abstractmethod
     def legal_moves(self, state: S) -> list[M | NumberChoice]:
-        """Every move the seat to move may make, sorted by notation; empty once the game is over."""
+        """Every move the seat to move may make, sorted by notation; empty once the game is over.
+
+        Each move is listed once (their notations differ), ``play`` accepts each of them by its
+        notation, and refuses moves listed elsewhere but not here. A numeric choice is one
+        :class:`NumberChoice`, whose ends and middle ``play`` accepts and whose neighbours
+        outside it refuses."""
 
     @abstractmethod
     def parse_move(self, text: str) -> M:
-        """Read the notation; raise :class:`IllegalMove` for text that is not a move at all."""
+        """Read the notation; raise :class:`IllegalMove` for text that is not a move at all.
+
+        The refusal is a :class:`~engine.text.Text` whose values hold the text as typed, so a
+        player reads back what they wrote, in any language."""
 
     @abstractmethod
     def apply(self, state: S, move: M) -> S:
@@ -196,7 +224,8 @@ class Game(ABC, Generic[S, M]):
 
     @abstractmethod
     def outcome(self, state: S) -> Outcome | None:
-        """None while the game runs, else the result."""
+        """None while the game runs, else the result; its ``reason`` is a Text (see
+        :meth:`to_move` for how the end is stated)."""
 
     @abstractmethod
     def encode(self, state: S) -> JSON:
@@ -206,7 +235,9 @@ class Game(ABC, Generic[S, M]):
     def decode(self, data: Mapping[str, Any]) -> S:
         """The state that ``encode`` wrote; ``decode(encode(s)) == s``."""
 
-    @abstractmethod
+    presentation: Presentation[Any, S, M]
+    """How this game's positions are drawn and told; each game makes its own when it is made."""
+
     def render_svg(
         self,
         state: S,
@@ -218,27 +249,18 @@ class Game(ABC, Generic[S, M]):
         translator: Translator = ENGLISH,
         over: bool = False,
     ) -> str:
-        """A standalone SVG of the position as ``viewer`` (a seat; None: the public) sees it.
-
-        Every word drawn or named in it (headings, scores, link names, the text alternative) is
-        said through ``translator`` (a gettext catalog); the default draws the English.
-
-        A move page passes ``chosen``, the cells clicked so far (``()`` before the first click):
-        the board then outlines them, rings every cell the next click may use
-        (:meth:`click_targets`, captures with a distinct mark), and names each link by what the
-        cell holds ("B1, your Light stone"), with ``data-cell="B1"`` as a stable hook for CSS.
-        Without it (None) links are named by the bare label, as before.
-
-        ``over=True`` draws a position where the game ended off the board (a resignation, a
-        forfeit on time, an adjudication) although the rules would go on: the words about whose
-        turn it is and what they must do (in the heading and the text alternative) become "game
-        over"; scores and the rest stay. A position the rules ended is drawn as without it.
-        """
+        """A standalone SVG of the position as ``viewer`` (a seat; None: the public) sees it,
+        drawn by the game's :class:`Presentation` (:meth:`Presentation.render_svg` says how)."""
+        return self.presentation.render_svg(state, viewer, last_move, cell_href, chosen=chosen,
+                                            translator=translator, over=over)
 
     # -- what a game may refine ----------------------------------------------------------------
 
     def explain_illegal(self, state: S, move: M) -> str:
-        """Why ``move`` is not legal here, in words for the player. Games give better reasons."""
+        """Why ``move`` is not legal here, in words for the player. Games give better reasons.
+
+        The reason is a :class:`~engine.text.Text` whose values hold the move as the player
+        wrote it (its notation), so that every language repeats it word for word."""
         return Text("%(move)s is not a legal move here", move=str(move))
 
     def is_legal(self, state: S, move: M) -> bool:
@@ -274,16 +296,23 @@ class Game(ABC, Generic[S, M]):
         return targets
 
     def piece_list(self, state: S, viewer: int | None = None) -> str:
-        """Where the pieces are, in words, as ``viewer`` may know it: the board's text alternative.
-        Games with a board override this; the default is :meth:`describe`."""
-        return self.describe(state, viewer)
+        """Where the pieces are, in words, as ``viewer`` may know it: the board's text
+        alternative, as the game's :class:`Presentation` says it."""
+        return self.presentation.piece_list(state, viewer)
 
     def seat_names(self, state: S) -> tuple[str, ...]:
-        """What each seat is called in this position, e.g. ("Light", "Dark"), as Texts."""
+        """What each seat is called in this position, e.g. ("Light", "Dark"), as Texts; pages
+        replace a generic "Player 2" by the seat's colour (:attr:`seat_colours`)."""
         return tuple(Text("Player %(number)d", number=i + 1) for i in range(self.num_players))
 
+    def glossary(self, translator: Translator = ENGLISH) -> list[Term]:
+        """(term, plain explanation) pairs of this game's own words with its options, said
+        through ``translator`` (a gettext catalog), for the pages that show them; [] for none."""
+        return []
+
     def describe(self, state: S, viewer: int | None = None) -> str:
-        """One line about the position for a page or an email: scores, whose turn."""
+        """One line about the position for a page or an email: scores, whose turn (a Text;
+        while the game runs it says who is "to move", or to take, walk, lay, choose, name)."""
         result = self.outcome(state)
         names = self.seat_names(state)
         if result is not None:
@@ -316,8 +345,9 @@ class Game(ABC, Generic[S, M]):
                     "it is played", move=str(move))
 
     def render_text(self, state: S, viewer: int | None = None) -> str:
-        """The position as plain text, for the terminal and plain-text emails."""
-        return self.describe(state, viewer)
+        """The position as plain text, for the terminal and plain-text emails, as the game's
+        :class:`Presentation` draws it."""
+        return self.presentation.render_text(state, viewer)
 
     def number_to_move(self, state: S, choice: NumberChoice, value: int) -> M:
         """The move that names ``value`` for a numeric choice (the parser does this for text)."""
@@ -329,6 +359,10 @@ class Game(ABC, Generic[S, M]):
         if isinstance(move, NumberChoice):
             return self.number_to_move(state, move, move.pick(rng))
         return move
+
+    def search(self) -> Search[Any, S, M]:
+        """What a computer player may ask of this game besides its rules (:class:`Search`)."""
+        return Search(self)
 
     def playout(self, state: S, rng: random.Random, max_plies: int = 100_000) -> S:
         """Random legal moves to the end. Games may override this with a faster internal path."""
@@ -364,3 +398,101 @@ class Game(ABC, Generic[S, M]):
             return self.parse_move(last_move)
         except IllegalMove:
             return None
+
+
+class Search(Generic[G, S, M]):
+    """What a computer player (engine.bots) may ask of a game besides its rules, so that the
+    search needs to know no game by name. A game returns one from :meth:`Game.search`; this
+    base suits a game where every seat sees everything and nothing is left to chance, and a
+    game refines what it needs:
+
+    - ``hidden``: seats do not see everything, or chance decides; then :meth:`determinize`
+      makes a full state from what one seat sees, and :meth:`observe` says what chance showed;
+    - ``margin``: the game is decided by points, so rewards count the margin too;
+    - :meth:`special_move`: a choice made by a calculation rather than the tree (a komi);
+    - the fast random playout to the end is the game's own :meth:`Game.playout`.
+
+    >>> from engine import new_game
+    >>> game = new_game("mosey", order=4)
+    >>> search = game.search()
+    >>> search.hidden, search.margin, search.special_move(game.start(), random.Random(1), 10)
+    (False, False, None)
+    """
+
+    hidden: ClassVar[bool] = False
+    margin: ClassVar[bool] = False
+
+    def __init__(self, game: G) -> None:
+        self.game = game
+
+    def determinize(self, state: S, seat: int, rng: random.Random) -> S:
+        """A full state that ``seat`` cannot tell from ``state``, its hidden parts drawn from
+        ``rng``: the state itself where nothing is hidden (a game with ``hidden`` set must
+        refine this)."""
+        return state
+
+    def observe(self, state: S) -> Hashable:
+        """What chance has just shown everyone (a tile drawn): the search keeps a child node per
+        observation. Only asked where ``hidden`` is set."""
+        return None
+
+    def special_move(self, state: S, rng: random.Random,
+                     playouts: int) -> tuple[M, float] | None:
+        """(a move, the bot's confidence in 0..1) chosen without the tree, with ``playouts``
+        random playouts at most; None: the tree chooses (the default)."""
+        return None
+
+
+class Presentation(ABC, Generic[G, S, M]):
+    """How a game's positions are drawn and told: the SVG board, the text board, the pieces in
+    words. A game makes its own from itself (``self.presentation = MoseyPresentation(self)``)
+    and asks it, the way python-chess's ``chess.svg`` draws a board it is given; the drawing
+    reads the rules through ``game`` and never changes them.
+    """
+
+    def __init__(self, game: G) -> None:
+        self.game = game
+
+    @abstractmethod
+    def render_svg(
+        self,
+        state: S,
+        viewer: int | None = None,
+        last_move: M | str | None = None,
+        cell_href: CellHref | None = None,
+        *,
+        chosen: Sequence[str] | None = None,
+        translator: Translator = ENGLISH,
+        over: bool = False,
+    ) -> str:
+        """A standalone SVG of the position as ``viewer`` (a seat; None: the public) sees it.
+
+        Every word drawn or named in it (headings, scores, link names, the text alternative) is
+        said through ``translator`` (a gettext catalog); the default draws the English.
+
+        The picture is an image whose text alternative (``aria-label``) ends with
+        :meth:`piece_list`; while the game runs its heading says who is "to move" (or to take,
+        walk, lay, choose, name). With ``cell_href`` each cell links to the address it gives
+        (None: no link), escaped like every text in it; without it there are no links.
+
+        A move page passes ``chosen``, the cells clicked so far (``()`` before the first click):
+        the board then outlines them, rings every cell the next click may use
+        (:meth:`click_targets`, captures with a distinct mark), and names each link by what the
+        cell holds ("B1, your Light stone"), with ``data-cell="B1"`` as a stable hook for CSS.
+        Without it (None) links are named by the bare label.
+
+        ``over=True`` draws a position where the game ended off the board (a resignation, a
+        forfeit on time, an adjudication) although the rules would go on: the words about whose
+        turn it is and what they must do (in the heading and the text alternative) become "game
+        over"; scores and the rest stay. A position the rules ended is drawn as without it.
+        """
+
+
+    def render_text(self, state: S, viewer: int | None = None) -> str:
+        """The position as plain text; the default is the game's :meth:`Game.describe`."""
+        return self.game.describe(state, viewer)
+
+    def piece_list(self, state: S, viewer: int | None = None) -> str:
+        """Where the pieces are, in words, as ``viewer`` may know it; the default is the game's
+        :meth:`Game.describe`."""
+        return self.game.describe(state, viewer)

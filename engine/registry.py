@@ -35,6 +35,8 @@ def _load() -> dict[str, type[Game]]:  # type: ignore[type-arg]
 
 
 _CLASSES = _load()
+_FAMILIES = {cls.info.id: name.rpartition(".")[2]
+             for name in _PACKAGES for cls in importlib.import_module(name).GAME_CLASSES}
 _ALIASES = {alias: gid for gid, cls in _CLASSES.items() for alias in cls.info.aliases}
 
 GAMES: MappingProxyType[str, GameInfo] = MappingProxyType(
@@ -50,6 +52,16 @@ def game_class(game_id: str) -> type[Game]:  # type: ignore[type-arg]
         raise UnknownGame(Text("unknown game %(game)s; choose one of: %(games)s",
                                game=repr(game_id), games=", ".join(_CLASSES)))
     return _CLASSES[key]
+
+
+def family_of(game_id: str) -> str:
+    """The package a game comes from, which it shares with its variants (its rules texts are
+    written per family).
+
+    >>> family_of("dont-mosey"), family_of("refugia")
+    ('mosey', 'refugia')
+    """
+    return _FAMILIES[game_class(game_id).info.id]
 
 
 def new_game(game_id: str, **options: object) -> Game:  # type: ignore[type-arg]

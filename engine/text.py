@@ -147,3 +147,28 @@ def marked(constant: str) -> Text:
     'Mosey'
     """
     return constant if isinstance(constant, Text) else Text(constant)
+
+
+class Say:
+    """``_(message, **values)`` said through a translator: the message translated, then its
+    values filled in. Glossaries and other words a game returns as finished strings use it.
+
+    >>> _ = Say(Catalog({"%(points)s points": "%(points)s punten"}))
+    >>> _("%(points)s points", points=3), _("Komi")
+    ('3 punten', 'Komi')
+    """
+
+    def __init__(self, translator: Translator) -> None:
+        self.translator = translator
+
+    def __call__(self, message: str, **values: object) -> str:
+        text = self.translator.gettext(message)
+        return text % values if values else text
+
+    def word(self, constant: str) -> str:
+        """A constant marked with ``N_`` (a tile's name), or a Text, in the translator's words."""
+        if not isinstance(constant, str) or not constant:
+            return constant
+        if isinstance(constant, Text):
+            return constant.render(self.translator)
+        return self.translator.gettext(constant)

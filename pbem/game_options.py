@@ -7,13 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import engine
-from engine.text import N_
 from pbem.i18n import Reader
-
-# The engine names Rifugio's seats "Player 1".."Player 5" and tells them apart by the colours of
-# its drawing (engine.games.rifugio.draw.SEAT_COLOURS); players read colours, not numbers.
-_COLOUR_NAMES = {"#d62728": N_("Red"), "#1f64c8": N_("Blue"), "#f2b705": N_("Yellow"),
-                 "#8e44ad": N_("Purple"), "#17a589": N_("Green")}
 
 
 def options_in_words(game_type: str, options: Mapping[str, object], reader: Reader) -> str:
@@ -47,17 +41,7 @@ def game_name(game_type: str, reader: Reader) -> str:
     return reader.gettext(info.name) if info is not None else game_type
 
 
-def family_of(game_id: str) -> str:
-    """The engine package a game comes from: ``mosey`` for all six Mosey games."""
-    module = engine.game_class(game_id).__module__  # engine.games.<family>.rules
-    return module.split(".")[2] if module.startswith("engine.games.") else game_id
-
-
 def seat_colours(game_id: str) -> tuple[str, ...]:
-    """The colour each seat is drawn in, by name, when the engine's drawing has seat colours."""
-    try:
-        package = __import__(f"engine.games.{family_of(game_id)}.draw", fromlist=["draw"])
-    except ImportError:
-        return ()
-    colours = getattr(package, "SEAT_COLOURS", ())
-    return tuple(_COLOUR_NAMES.get(str(c).lower(), "") for c in colours)
+    """The colour each seat is drawn in, by name (to translate), where the game's seat names do
+    not say it (Rifugio's "Player 1" is drawn red); () where they do."""
+    return engine.game_class(game_id).seat_colours

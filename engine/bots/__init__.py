@@ -9,7 +9,7 @@ True
 """
 
 from engine.bots.bot import DEFAULT_LEVEL, EXPLORATION, LEVELS, Bot, choose_stored
-from engine.bots.mcts import Search, number_candidates, rewards
+from engine.bots.mcts import Tree, number_candidates, rewards
 
-__all__ = ["DEFAULT_LEVEL", "EXPLORATION", "LEVELS", "Bot", "Search", "choose_stored",
+__all__ = ["DEFAULT_LEVEL", "EXPLORATION", "LEVELS", "Bot", "Tree", "choose_stored",
            "number_candidates", "rewards"]

@@ -18,11 +18,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.base import JSON, Game, NumberChoice
-from engine.bots import rifugio_sampling
-from engine.bots.mcts import Observer, Sampler, Search
-from engine.bots.stigmergy_komi import fair_komi
-from engine.games.stigmergy.rules import KomiMove, Stigmergy
+from engine.base import JSON, Game, NumberChoice, Search
+from engine.bots.mcts import Observer, Sampler, Tree
 
 NORMAL_PLAYOUTS = 400
 LEVELS: dict[str, tuple[int | None, float | None]] = {
@@ -33,8 +30,6 @@ LEVELS: dict[str, tuple[int | None, float | None]] = {
 """Level -> (playouts, seconds): easy and normal count playouts, strong thinks for 5 s a move."""
 
 DEFAULT_LEVEL = "normal"
-MARGIN_GAMES = frozenset({"stigmergy"})
-"""Games decided by points, whose rewards count the margin too (engine.bots.mcts.margin_rewards)."""
 EXPLORATION = 0.7
 """UCB1's exploration constant for rewards in 0..1 (sqrt(2)/2: a common choice)."""
 CONFIDENCE_PRIOR = 6
@@ -94,31 +89,34 @@ class Bot:
         """(the move for ``seat`` to play in ``state``, the bot's confidence in 0..1).
 
         The confidence is the chosen move's mean reward in the search: near 1 the bot expects
-        to win, near 0 to lose. Stigmergy's komi is priced by :func:`fair_komi` (with the
-        playout budget, or 400 playouts under a time budget) instead of the tree.
+        to win, near 0 to lose. A game's special choice (:meth:`engine.base.Search.special_move`,
+        such as Stigmergy's komi) is made by the game's own calculation instead of the tree
+        (with the playout budget, or 400 playouts under a time budget). Games decided by points
+        (``Search.margin``) count the margin in the rewards.
 
-        For games with hidden information the bot uses ``state`` only through
-        ``game.view(state, seat)``: every iteration searches a fresh state consistent with that
-        view.
+        For games with hidden information the bot uses ``state`` only through what the game's
+        ``search().determinize`` keeps of it, ``game.view(state, seat)``: every iteration
+        searches a fresh state consistent with that view.
         """
         if game.to_move(state) != seat:
             raise ValueError(f"it is not seat {seat}'s turn")
         legal = game.legal_moves(state)
         rng = random.Random(f"bot/{self.seed}")
-        sample, observe = _sampler(game, state, seat)
-        search = Search(game, seat, rng, exploration=self.exploration, observe=observe,
-                        margin=game.info.id in MARGIN_GAMES, fixed=observe is None)
+        search = game.search()
+        sample, observe = _sampler(search, state, seat)
+        tree = Tree(game, seat, rng, exploration=self.exploration, observe=observe,
+                    margin=search.margin, fixed=observe is None)
         playouts, seconds = self.playouts, self.seconds
-        if isinstance(game, Stigmergy) and getattr(state, "komi", 0) is None:
-            komi, confidence = fair_komi(game, state, rng, self.playouts or NORMAL_PLAYOUTS)
-            return KomiMove(komi), confidence
+        special = search.special_move(state, rng, self.playouts or NORMAL_PLAYOUTS)
+        if special is not None:
+            return special
         if len(legal) == 1 and not isinstance(legal[0], NumberChoice):
             # One move: search only enough to say how things look.
             playouts, seconds = max(1, (self.playouts or NORMAL_PLAYOUTS) // 8), None
         if seconds is None and self.cutoff is not None:
             seconds = self.cutoff  # the playouts, unless they take longer than this
-        search.run(sample, playouts=playouts, seconds=seconds, clock=self.clock)
-        return search.best(prior=CONFIDENCE_PRIOR)
+        tree.run(sample, playouts=playouts, seconds=seconds, clock=self.clock)
+        return tree.best(prior=CONFIDENCE_PRIOR)
 
 
 def choose_stored(bot: Bot, game_id: str, options: Mapping[str, Any], stored: JSON | None,
@@ -142,13 +140,16 @@ def choose_stored(bot: Bot, game_id: str, options: Mapping[str, Any], stored: JS
     return str(move), confidence
 
 
-def _sampler(game: Game[Any, Any], state: Any, seat: int) -> tuple[Sampler, Observer | None]:
-    """How to make determinizations for ``seat``, and how to observe chance, per game."""
-    if game.info.id == "rifugio":
+def _sampler(search: Search[Any, Any, Any], state: Any,
+             seat: int) -> tuple[Sampler, Observer | None]:
+    """How to make determinizations for ``seat``, and how to observe chance (None: there is
+    none, and every determinization is ``state`` itself)."""
+    if search.hidden:
         def sample(rng: random.Random) -> Any:
-            return rifugio_sampling.determinize(state, seat, rng)
+            return search.determinize(state, seat, rng)
 
-        return sample, rifugio_sampling.observe
-    if game.info.hidden_information or game.info.chance:
-        raise NotImplementedError(f"the bot cannot sample {game.info.name}'s hidden information")
+        return sample, search.observe
+    info = search.game.info
+    if info.hidden_information or info.chance:
+        raise NotImplementedError(f"the bot cannot sample {info.name}'s hidden information")
     return (lambda rng: state), None

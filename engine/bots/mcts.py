@@ -3,7 +3,7 @@
 One tree, its nodes reached by the moves' notation (``str(move)``). Each iteration:
 
 1. *Determinize*: a full state consistent with what the searching seat sees (for games without
-   hidden information, the state itself; for Rifugio, :mod:`engine.bots.rifugio_sampling`).
+   hidden information, the state itself; else the game's ``search().determinize``).
 2. *Select / expand*: from the root, while the game runs: count every legal edge as available,
    expand one untried move (picked with the seeded rng) or else follow the edge with the best
    UCB1 score ``mean + c * sqrt(ln(available) / visits)`` (the "subset-armed" form, because which
@@ -19,7 +19,7 @@ reward for the searching seat is the confidence.
 >>> from engine import new_game
 >>> import random
 >>> game = new_game("mosey", order=4)
->>> tree = Search(game, 0, random.Random(1), exploration=0.7)
+>>> tree = Tree(game, 0, random.Random(1), exploration=0.7)
 >>> tree.run(lambda rng: game.start(), playouts=20)
 >>> move, confidence = tree.best()
 >>> game.is_legal(game.start(), move) and 0.0 <= confidence <= 1.0
@@ -77,7 +77,7 @@ def expand_moves(game: Game[Any, Any], state: Any) -> list[tuple[str, Any]]:
 
 def margin_rewards(outcome: Outcome, players: int) -> list[float]:
     """Half the win share of :func:`rewards`, half the score margin: for games decided by points
-    (Stigmergy), where a small budget learns more from "won by 40" than from "won".
+    (``Search.margin``), where a small budget learns more from "won by 40" than from "won".
 
     >>> [round(r, 3) for r in margin_rewards(Outcome((0,), (60.0, 40.0)), 2)]
     [0.883, 0.117]
@@ -139,7 +139,7 @@ class Node:
     moves: list[tuple[str, Any]] | None = None
 
 
-class Search:
+class Tree:
     """One search tree for ``seat`` (the seat to move at the root)."""
 
     def __init__(self, game: Game[Any, Any], seat: int, rng: random.Random, *,
@@ -240,7 +240,7 @@ class Search:
         confidence, but when every move wins, the best one does too.
 
         >>> from engine import new_game
-        >>> tree = Search(new_game("mosey", order=4), 0, random.Random(2), exploration=0.7)
+        >>> tree = Tree(new_game("mosey", order=4), 0, random.Random(2), exploration=0.7)
         >>> tree.run(lambda rng: tree.game.start(), playouts=30)
         >>> _, mean = tree.best()
         >>> _, drawn = tree.best(prior=6)

@@ -22,7 +22,7 @@ from pbem.resources import shipped
 from pbem.services.common import shown_name
 from pbem.services.notify import shown_note
 from pbem.web.language import current_reader
-from pbem.web.terms import family_of, status_word, terms_for, words
+from pbem.web.terms import status_word, terms_for, words
 
 bp = Blueprint("rules", __name__)
 
@@ -107,6 +107,6 @@ def rules_page(game_id: str) -> str:
         options=[(words(reader, o.label), [words(reader, o.words(c)) for c in o.choices],
                   words(reader, o.words(o.default))) for o in info.options],
         boards=_boards(game_id, reader.language),
-        fine_print=_fine_print(family_of(game_id), reader.language),
+        fine_print=_fine_print(engine.family_of(game_id), reader.language),
         family=[(gid, words(reader, other.name)) for gid, other in engine.GAMES.items()
-                if gid != game_id and family_of(gid) == family_of(game_id)])
+                if gid != game_id and engine.family_of(gid) == engine.family_of(game_id)])

@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 
 from engine import GAMES, new_game
-from engine.base import Game, NumberChoice
+from engine.base import Game, NumberChoice, Search
 from engine.bots import LEVELS, Bot, number_candidates
-from engine.bots.mcts import Search, expand_moves
-from engine.bots.rifugio_sampling import determinize, same_view, unseen_tiles
+from engine.bots.mcts import Tree, expand_moves
 from engine.cli import main, play
+from engine.games.mosey.rules import Mosey
+from engine.games.rifugio.search import determinize, same_view, unseen_tiles
 from engine.games.rifugio.state import OVER
 from engine.games.stigmergy.rules import KomiMove
 from tests.engine.test_engine_contract import MAX_PLIES, SETTINGS
@@ -103,7 +104,7 @@ def test_listing_a_nodes_moves_once_changes_no_statistic_of_the_tree(gid: str) -
     assert seat is not None
     trees = []
     for fixed in (False, True):
-        tree = Search(game, seat, random.Random(9), exploration=0.7, fixed=fixed)
+        tree = Tree(game, seat, random.Random(9), exploration=0.7, fixed=fixed)
         tree.run(lambda rng: state, playouts=150)
         trees.append(tree.statistics())
     assert trees[0] == trees[1]
@@ -160,6 +161,49 @@ def test_the_bot_refuses_to_move_out_of_turn() -> None:
     game = small("mosey")
     with pytest.raises(ValueError, match="turn"):
         bot_for("mosey").choose(game, game.start(), 1)
+
+
+# -- the game's Search: what the bot asks of a game besides its rules ------------------------
+
+
+class NamesTheLastMove(Search[Any, Any, Any]):
+    """A game's own special choice: always its last listed move, with a made-up confidence."""
+
+    margin = True
+
+    def special_move(self, state: Any, rng: random.Random,
+                     playouts: int) -> tuple[Any, float] | None:
+        return self.game.legal_moves(state)[-1], 0.25
+
+
+class CustomMosey(Mosey):
+    def search(self) -> Search[Any, Any, Any]:
+        return NamesTheLastMove(self)
+
+
+class HiddenMosey(Mosey):
+    info = replace(Mosey.info, hidden_information=True)
+
+
+def test_the_bot_takes_a_special_choice_from_the_games_search_whatever_the_game() -> None:
+    game = CustomMosey(order=4)
+    move, confidence = bot_for("mosey").choose(game, game.start(), 0)
+    assert (move, confidence) == (game.legal_moves(game.start())[-1], 0.25)
+
+
+def test_a_game_that_hides_information_needs_a_search_that_determinizes() -> None:
+    game = HiddenMosey(order=4)
+    assert not game.search().hidden
+    with pytest.raises(NotImplementedError, match="cannot sample"):
+        bot_for("mosey").choose(game, game.start(), 0)
+
+
+def test_only_the_games_that_need_it_refine_their_search() -> None:
+    searches = {gid: new_game(gid).search() for gid in GAMES}
+    assert {gid for gid, s in searches.items() if s.hidden} == {"rifugio"}
+    assert {gid for gid, s in searches.items() if s.margin} == {"stigmergy"}
+    assert all(type(s) is Search for gid, s in searches.items()
+               if gid not in ("rifugio", "stigmergy"))
 
 
 # -- Rifugio: information sets -----------------------------------------------------------------

@@ -12,18 +12,8 @@ from typing import Any
 import pytest
 
 from engine import IllegalMove, new_game
-from engine.games.rifugio.rules import (
-    LAY,
-    OVER,
-    SWAP,
-    TAKE,
-    WALK,
-    Rifugio,
-    RifugioMove,
-    State,
-    draw_order,
-)
-from engine.games.rifugio.state import score
+from engine.games.rifugio.rules import Rifugio, RifugioMove
+from engine.games.rifugio.state import LAY, OVER, SWAP, TAKE, WALK, State, draw_order, score
 from engine.games.rifugio.tiles import EDITION, KINDS, START_TILE, side_letter, tile_id, tile_ids
 
 GAMES = {n: Rifugio(players=n) for n in (2, 3, 4, 5)}

@@ -19,7 +19,7 @@ import pytest
 
 from engine import GAMES, IllegalMove, NumberChoice, UnknownGame, new_game
 from engine.base import Game
-from engine.games.rifugio import draw as rifugio_draw
+from engine.games.rifugio import drawing as rifugio_draw
 from engine.strokefont import stroke_text, text_width
 from engine.text import ENGLISH, Catalog, Text, Translator
 

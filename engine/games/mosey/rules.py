@@ -23,17 +23,24 @@ import random
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
-from engine.base import JSON, GameInfo, IllegalMove, NumberChoice, Option, Outcome
-from engine.games.mosey.drawing import SEATS, MoseyDrawing
-
-# the drawing; its constants stay importable from here, as before the split
-from engine.games.mosey.drawing import STONE_LISTS as STONE_LISTS
-from engine.games.mosey.drawing import STONE_NAMES as STONE_NAMES
+from engine.base import (
+    JSON,
+    Game,
+    GameInfo,
+    IllegalMove,
+    NumberChoice,
+    Option,
+    Outcome,
+    Term,
+    marked,
+)
+from engine.games.mosey import terms
+from engine.games.mosey.drawing import SEATS, MoseyPresentation
 from engine.games.mosey.fast import fast_rules
 from engine.games.mosey.moves import Movement, explain, has_move, legal_triples, stone_moves
 from engine.games.mosey.state import DARK, LIGHT, SETUPS, MoseyState
 from engine.hexboard import HexBoard, HexMove, hex_board
-from engine.text import N_, Text
+from engine.text import ENGLISH, N_, Text, Translator
 
 ORDER = Option("order", N_("Board size"), (4, 5, 6), 4,
                N_("hexhex board of side 4 (37 cells, 12 stones each), 5 (61, 21) or 6 (91, 30)"))
@@ -84,7 +91,7 @@ _SUMMARIES = {
 }
 
 
-class MoseyGame(MoseyDrawing):
+class MoseyGame(Game[MoseyState, HexMove]):
     """What the six games share; subclasses set ``info``, ``movement`` and ``last_mover_wins``."""
 
     movement: ClassVar[Movement]
@@ -94,6 +101,15 @@ class MoseyGame(MoseyDrawing):
         super().__init__(**options)
         self.order = int(self.options["order"])
         self.board: HexBoard = hex_board(self.order)
+        self.presentation = MoseyPresentation(self)
+
+    @property
+    def name_text(self) -> Text:
+        """The game's name inside a sentence (translated with it)."""
+        return marked(self.info.name)
+
+    def glossary(self, translator: Translator = ENGLISH) -> list[Term]:
+        return terms.glossary(self.options, translator)
 
     # -- positions -----------------------------------------------------------------------------
 
@@ -149,10 +165,10 @@ class MoseyGame(MoseyDrawing):
         """Read ``C2-E2`` or ``C2xE4`` (any case, spaces allowed); there is no pass."""
         move = HexMove.parse(text, words=("pass",))
         if move.word is not None:
-            raise IllegalMove(Text("passing is not allowed in %(game)s", game=self._name))
+            raise IllegalMove(Text("passing is not allowed in %(game)s", game=self.name_text))
         if move.origin is None or move.target is None:
             raise IllegalMove(Text("%(move)s is not a move in %(game)s: move a stone, "
-                                   "e.g. C2-E2 or C2xE4", move=str(move), game=self._name))
+                                   "e.g. C2-E2 or C2xE4", move=str(move), game=self.name_text))
         self.board.index(move.origin)
         self.board.index(move.target)
         return move
@@ -172,13 +188,13 @@ class MoseyGame(MoseyDrawing):
         if state.over:
             return Text("the game is over")
         if move.origin is None or move.target is None:
-            return Text("%(move)s is not a move in %(game)s", move=str(move), game=self._name)
+            return Text("%(move)s is not a move in %(game)s", move=str(move), game=self.name_text)
         if move.origin not in self.board or move.target not in self.board:
             return Text("%(move)s leaves the board", move=str(move))
         own, enemy = self._sides(state)
         origin, target = self.board.index(move.origin), self.board.index(move.target)
         return explain(self.board, self.movement, own, enemy, origin, target, move.capture,
-                       self._name)
+                       self.name_text)
 
     def apply(self, state: MoseyState, move: HexMove) -> MoseyState:
         assert move.origin is not None and move.target is not None
@@ -212,7 +228,7 @@ class MoseyGame(MoseyDrawing):
         stuck, last = state.mover, 1 - state.mover
         winner = last if self.last_mover_wins else stuck
         has_stones = state.dark if stuck else state.light
-        values = {"seat": SEATS[stuck], "game": self._name}
+        values = {"seat": SEATS[stuck], "game": self.name_text}
         if has_stones and self.last_mover_wins:
             reason = Text("%(seat)s has no move; in %(game)s the last player to move wins",
                           **values)

@@ -1,7 +1,7 @@
 """Refugia: movement and territory on alternating-hexagon boards, with neutral stones.
 
-``rules`` holds the game, ``board`` the position and the bitboard arithmetic of a turn,
-``drawing`` its pictures and words.
+``rules`` holds the game, ``state`` the position and the bitboard arithmetic of a turn,
+``drawing`` the pictures and the text board, ``terms`` the game's own words explained.
 """
 
 from engine.games.refugia.rules import GAME_CLASSES

@@ -1,21 +1,21 @@
-"""How a Refugia position is drawn and told: the SVG board, the text board, the status lines.
-
-The presentation is a mixin that :class:`~engine.games.refugia.rules.Refugia` inherits, rather
-than functions its methods call: most of it overrides :class:`~engine.base.Game` hooks with long
-signatures (``render_svg``), which a mixin states once where delegating functions would repeat them.
-The mixin asks the rules only for ``board``, ``scores`` and ``_occupant``.
+"""How a Refugia position is drawn and told: the SVG board, the text board, the status lines
+(:class:`RefugiaPresentation`, which the game makes of itself). It asks the rules for
+``board``, ``scores``, ``occupant``, ``outcome`` and ``describe``.
 """
 
 from __future__ import annotations
 
-from abc import abstractmethod
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from engine.base import CellHref, Game
-from engine.games.refugia.board import CELL_CHARS, RefugiaState
-from engine.hexboard import HexBoard, HexMove
+from engine.base import CellHref, Presentation
+from engine.games.refugia.state import CELL_CHARS, RefugiaState
+from engine.hexboard import HexMove
 from engine.hexsvg import counted, draw_hex_board, selection, stone_list
 from engine.text import ENGLISH, Text, Translator
+
+if TYPE_CHECKING:  # the rules make their presentation from this module
+    from engine.games.refugia.rules import Refugia  # noqa: F401 (named in a string below)
 
 SEATS = (Text("White"), Text("Black"))
 STONES = ("white", "black")  # engine.hexsvg stone kinds of the two seats
@@ -26,82 +26,61 @@ STONE_LISTS = {"white": counted("White disc: %(cells)s.", "White discs: %(cells)
                "neutral": counted("neutral disc: %(cells)s.", "neutral discs: %(cells)s.")}
 
 
-class RefugiaDrawing(Game[RefugiaState, HexMove]):
-    """Seat names, descriptions and drawings of Refugia positions."""
-
-    board: HexBoard
-
-    @abstractmethod
-    def scores(self, state: RefugiaState) -> tuple[int, int]:
-        """Adjacent pairs of own discs for each seat."""
-
-    @abstractmethod
-    def _occupant(self, state: RefugiaState, cell: int) -> int:
-        """0 empty, 1 White, 2 Black, 3 neutral (the index into CELL_CHARS)."""
-
-    def seat_names(self, state: RefugiaState) -> tuple[str, ...]:
-        return SEATS
-
-    def move_cells(self, move: HexMove) -> tuple[str, ...]:
-        return move.cells
+class RefugiaPresentation(Presentation["Refugia", RefugiaState, HexMove]):
+    """Status lines and drawings of Refugia positions."""
 
     def _status(self, state: RefugiaState, short: bool = False) -> list[str]:
         """A line per seat with its score and discs, then whose turn it is or who won."""
+        scores = self.game.scores(state)
         lines: list[str] = [
             Text("%(seat)s: %(pairs)s, %(discs)s", seat=SEATS[s],
-                 pairs=Text.counted("%(count)d pair", "%(count)d pairs", self.scores(state)[s]),
+                 pairs=Text.counted("%(count)d pair", "%(count)d pairs", scores[s]),
                  discs=Text.counted("%(count)d disc", "%(count)d discs",
                                     state.discs[s].bit_count()))
             for s in (0, 1)]
-        result = self.outcome(state)
+        result = self.game.outcome(state)
         if short and result is not None:  # the reason is too long for the narrow boards' SVG
             return [*lines, Text("Game over: %(winners)s won.", winners=SEATS[result.winners[0]])]
-        return [*lines, self.describe(state)]
-
-    def describe(self, state: RefugiaState, viewer: int | None = None) -> str:
-        if state.passes >= 2:
-            return super().describe(state, viewer)
-        if state.passes:
-            return Text("%(seat)s to move (the last move was a pass).", seat=SEATS[state.turn])
-        return Text("%(seat)s to move.", seat=SEATS[state.turn])
+        return [*lines, self.game.describe(state)]
 
     def _stones(self, state: RefugiaState) -> dict[int, str]:
         kinds = ("", *STONES, "neutral")
-        return {i: kinds[k] for i in range(self.board.size) if (k := self._occupant(state, i))}
+        occupant = self.game.occupant
+        return {i: kinds[k] for i in range(self.game.board.size) if (k := occupant(state, i))}
 
     def piece_list(self, state: RefugiaState, viewer: int | None = None) -> str:
-        return stone_list(self.board, self._stones(state), STONE_NAMES, STONE_LISTS)
+        return stone_list(self.game.board, self._stones(state), STONE_NAMES, STONE_LISTS)
 
     def render_svg(self, state: RefugiaState, viewer: int | None = None,
                    last_move: HexMove | str | None = None,
                    cell_href: CellHref | None = None, *,
                    chosen: Sequence[str] | None = None,
                    translator: Translator = ENGLISH, over: bool = False) -> str:
-        board = self.board
+        board = self.game.board
         stones = self._stones(state)
         marks = []
-        move = self.last_move_of(last_move)
+        move = self.game.last_move_of(last_move)
         if move is not None:
             marks = [board.index(c) for c in move.cells if c in board]
             if len(marks) == 2 and (hopped := board.between(*marks)) is not None:
                 marks.append(hopped)  # the hopped stone changed
-        picked, targets = selection(self, state, board, chosen)
-        title = Text("Refugia %(board)s", board=str(self.options["board"]))
+        picked, targets = selection(self.game, state, board, chosen)
+        title = Text("Refugia %(board)s", board=str(self.game.options["board"]))
         header, status = self._status(state, short=True), self._status(state)
-        if over and self.outcome(state) is None:  # ended off the board: the scores, no turn
+        if over and self.game.outcome(state) is None:  # ended off the board: the scores, no turn
             header, status = [*header[:-1], Text("Game over")], [*status[:-1], Text("Game over.")]
         return draw_hex_board(board, stones=stones, marks=marks, cell_href=cell_href,
                               header=header, title=title,
                               names=STONE_NAMES, own=STONES[viewer] if viewer in (0, 1) else None,
                               chosen=picked, targets=targets,
                               alt=Text.joined([
-                                  Text("Refugia %(board)s.", board=str(self.options["board"])),
+                                  Text("Refugia %(board)s.", board=str(self.game.options["board"])),
                                   *status, self.piece_list(state, viewer)]),
                               translator=translator)
 
     def render_text(self, state: RefugiaState, viewer: int | None = None) -> str:
         """Rows from the top, each cell two characters wide and indented as on the hex board."""
-        board = self.board
+        board = self.game.board
         ranges = list(reversed(board.row_ranges()))
         # a cell's column on screen is 2q - r (half-cell units): NE of a cell sits one to its right
         left = min(2 * board.coords[start][0] - board.coords[start][1] for start, _ in ranges)
@@ -109,7 +88,7 @@ class RefugiaDrawing(Game[RefugiaState, HexMove]):
         rows = []
         for start, end in ranges:
             q, r = board.coords[start]
-            cells = " ".join(CELL_CHARS[self._occupant(state, i)] for i in range(start, end))
+            cells = " ".join(CELL_CHARS[self.game.occupant(state, i)] for i in range(start, end))
             line = (" " * (2 * q - r - left) + cells).ljust(right - left + 1)
             rows.append(f"{r + 1:>2}  {line}  {board.labels[start]}-{board.labels[end - 1]}")
         return Text.joined([*self._status(state), *rows], "\n")

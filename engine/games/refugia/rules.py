@@ -26,22 +26,18 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from engine.base import JSON, GameInfo, IllegalMove, NumberChoice, Option, Outcome
-from engine.games.refugia.board import CELL_CHARS, Groups, RefugiaState, adjacent_pairs, move_groups
-from engine.games.refugia.drawing import SEATS, RefugiaDrawing
-
-# the drawing; its constants stay importable from here, as before the split
-from engine.games.refugia.drawing import STONE_LISTS as STONE_LISTS
-from engine.games.refugia.drawing import STONE_NAMES as STONE_NAMES
-from engine.games.refugia.drawing import STONES as STONES
+from engine.base import JSON, Game, GameInfo, IllegalMove, NumberChoice, Option, Outcome, Term
+from engine.games.refugia import terms
+from engine.games.refugia.drawing import SEATS, RefugiaPresentation
+from engine.games.refugia.state import CELL_CHARS, Groups, RefugiaState, adjacent_pairs, move_groups
 from engine.hexboard import HexMove, hex_board, set_bits, shift_back
-from engine.text import N_, Text
+from engine.text import ENGLISH, N_, Text, Translator
 
 BOARDS = ("2-3", "2-4", "3-4", "3-5", "4-5", "4-6", "5-6", "5-7", "6-7", "6-8")
 PASS = HexMove(word="pass")
 
 
-class Refugia(RefugiaDrawing):
+class Refugia(Game[RefugiaState, HexMove]):
     info = GameInfo(
         id="refugia",
         name=N_("Refugia"),
@@ -53,12 +49,17 @@ class Refugia(RefugiaDrawing):
                    "them, hopping enemy discs to neutralise them and neutral stones to win them "
                    "back. When both pass, the most adjacent pairs of own discs wins."),
     )
+    move_words = terms.MOVE_WORDS
 
     def __init__(self, **options: object) -> None:
         super().__init__(**options)
         a, b = (int(n) for n in str(self.options["board"]).split("-"))
         self.board = hex_board(a, b)
         self.geometry = self.board.layout
+        self.presentation = RefugiaPresentation(self)
+
+    def glossary(self, translator: Translator = ENGLISH) -> list[Term]:
+        return terms.glossary(self.options, translator)
 
     # -- the rules ----------------------------------------------------------------------------
 
@@ -94,7 +95,7 @@ class Refugia(RefugiaDrawing):
             self.board.index(label)  # raises for a cell that is not on this board
         return move
 
-    def _occupant(self, state: RefugiaState, cell: int) -> int:
+    def occupant(self, state: RefugiaState, cell: int) -> int:
         """0 empty, 1 White, 2 Black, 3 neutral (the index into CELL_CHARS)."""
         bit = 1 << self.geometry.bits[cell]
         white, black = state.discs
@@ -102,7 +103,7 @@ class Refugia(RefugiaDrawing):
 
     def _enemies(self, state: RefugiaState, cell: int) -> int:
         foes = (2 - state.turn, 3)
-        return sum(self._occupant(state, n) in foes for n in self.board.adjacent[cell])
+        return sum(self.occupant(state, n) in foes for n in self.board.adjacent[cell])
 
     def _why_not(self, state: RefugiaState, move: HexMove) -> Text | None:
         """The reason ``move`` is illegal, or None; a cell-by-cell second reading of the rules."""
@@ -110,13 +111,13 @@ class Refugia(RefugiaDrawing):
             return None if move == PASS else Text("%(move)s is not a Refugia move", move=str(move))
         own, board = 1 + state.turn, self.board
         origin = None if move.origin is None else board.index(move.origin)
-        if origin is not None and self._occupant(state, origin) != own:
+        if origin is not None and self.occupant(state, origin) != own:
             return Text("%(cell)s is not your disc", cell=board.labels[origin])
         target = board.index(move.target)
-        if self._occupant(state, target):
+        if self.occupant(state, target):
             return Text("%(cell)s is occupied", cell=move.target)
         if origin is None:
-            if any(self._occupant(state, n) == own for n in board.adjacent[target]):
+            if any(self.occupant(state, n) == own for n in board.adjacent[target]):
                 return Text("%(cell)s is next to your own disc", cell=move.target)
             return None
         line = board.direction(origin, target)
@@ -125,7 +126,7 @@ class Refugia(RefugiaDrawing):
                         "stone", move=str(move))
         over = board.between(origin, target)
         if over is not None:
-            kind = self._occupant(state, over)
+            kind = self.occupant(state, over)
             if kind == 0:
                 return Text("%(move)s would hop over an empty cell on %(cell)s", move=str(move),
                             cell=board.labels[over])
@@ -166,6 +167,19 @@ class Refugia(RefugiaDrawing):
                     own, neutral = own | over, neutral ^ over
         discs = (own, opp) if me == 0 else (opp, own)
         return RefugiaState(discs, neutral, 1 - me, 0)
+
+    def seat_names(self, state: RefugiaState) -> tuple[str, ...]:
+        return SEATS
+
+    def move_cells(self, move: HexMove) -> tuple[str, ...]:
+        return move.cells
+
+    def describe(self, state: RefugiaState, viewer: int | None = None) -> str:
+        if state.passes >= 2:
+            return super().describe(state, viewer)
+        if state.passes:
+            return Text("%(seat)s to move (the last move was a pass).", seat=SEATS[state.turn])
+        return Text("%(seat)s to move.", seat=SEATS[state.turn])
 
     def scores(self, state: RefugiaState) -> tuple[int, int]:
         """Adjacent pairs of own discs for each seat."""
@@ -254,7 +268,7 @@ class Refugia(RefugiaDrawing):
     # -- storage and display --------------------------------------------------------------------
 
     def encode(self, state: RefugiaState) -> JSON:
-        cells = "".join(CELL_CHARS[self._occupant(state, i)] for i in range(self.board.size))
+        cells = "".join(CELL_CHARS[self.occupant(state, i)] for i in range(self.board.size))
         return {"cells": cells, "turn": state.turn, "passes": state.passes}
 
     def decode(self, data: Mapping[str, Any]) -> RefugiaState:

@@ -19,36 +19,42 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.base import JSON, CellHref, Game, GameInfo, IllegalMove, NumberChoice, Option, Outcome
-from engine.games.rifugio.draw import draw, piece_list_view
+from engine.base import (
+    JSON,
+    Game,
+    GameInfo,
+    IllegalMove,
+    NumberChoice,
+    Option,
+    Outcome,
+    Term,
+)
+from engine.games.rifugio import terms
+from engine.games.rifugio.drawing import RifugioPresentation
+from engine.games.rifugio.search import RifugioSearch
 from engine.games.rifugio.state import (
     BLIND,
     LAY,
     OVER,
     PHASES,
-    SWAP,
-    TAKE,
-    WALK,
     State,
     Table,
     TableMove,
-    draw_order,
     hut_points,
     new_state,
     score,
     seed_sha256,
 )
-from engine.games.rifugio.text import caption_view, describe_view, explain, text_view
+from engine.games.rifugio.text import describe_view, explain
 from engine.games.rifugio.tiles import EDITION, KINDS, ROTATIONS, huts_each, label, neighbour
 from engine.hexboard import DIRECTIONS
 from engine.text import ENGLISH, N_, Text, Translator
 
-__all__ = ["GAME_CLASSES", "LAY", "OVER", "SWAP", "TAKE", "WALK", "Rifugio", "RifugioMove", "State",
-           "draw_order"]
+__all__ = ["GAME_CLASSES", "Rifugio", "RifugioMove"]
 
 Pos = tuple[int, int]
 
@@ -158,6 +164,18 @@ class Rifugio(Game[State, RifugioMove]):
         chance=True,
         hidden_information=True,
     )
+    move_words = terms.MOVE_WORDS
+    seat_colours = terms.SEAT_COLOURS
+
+    def glossary(self, translator: Translator = ENGLISH) -> list[Term]:
+        return terms.glossary(self.options, translator)
+
+    def search(self) -> RifugioSearch:
+        return RifugioSearch(self)
+
+    def __init__(self, **options: object) -> None:
+        super().__init__(**options)
+        self.presentation = RifugioPresentation(self)
 
     @property
     def num_players(self) -> int:
@@ -324,37 +342,6 @@ class Rifugio(Game[State, RifugioMove]):
 
     def describe(self, state: State, viewer: int | None = None) -> str:
         return describe_view(self.view(state, viewer))
-
-    def render_text(self, state: State, viewer: int | None = None) -> str:
-        return text_view(self.view(state, viewer))
-
-    def piece_list(self, state: State, viewer: int | None = None) -> str:
-        return piece_list_view(self.view(state, viewer))
-
-    def render_svg(
-        self,
-        state: State,
-        viewer: int | None = None,
-        last_move: RifugioMove | str | None = None,
-        cell_href: CellHref | None = None,
-        *,
-        chosen: Sequence[str] | None = None,
-        translator: Translator = ENGLISH,
-        over: bool = False,
-    ) -> str:
-        move = self.last_move_of(last_move)
-        cells = self.move_cells(move) if move is not None else ()
-        seen = self.view(state, viewer)
-        targets = None if chosen is None else self.click_targets(state, chosen)
-        caption, described = caption_view(seen), describe_view(seen)
-        if over and self.outcome(state) is None:  # ended off the board: nobody is to move
-            caption, described = Text("Game over"), Text("Game over.")
-            if viewer is not None:
-                described = Text.joined([described, Text("Your score: %(score)d.",
-                                                          score=seen["seats"][viewer]["score"])])
-        return draw(seen, caption, described, cell_href=cell_href,
-                    mark=cells[0] if cells else None, chosen=chosen, targets=targets,
-                    translator=translator)
 
 
 GAME_CLASSES = (Rifugio,)

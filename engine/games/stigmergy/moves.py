@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 from engine.base import IllegalMove
-from engine.games.stigmergy.board import WORD_ORDER
+from engine.games.stigmergy.state import WORD_ORDER
 from engine.hexboard import HexMove
 from engine.text import Text
 

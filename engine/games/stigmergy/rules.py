@@ -21,8 +21,17 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from engine.base import JSON, GameInfo, NumberChoice, Option, Outcome
-from engine.games.stigmergy.board import (
+from engine.base import JSON, Game, GameInfo, NumberChoice, Option, Outcome, Term
+from engine.games.stigmergy import terms
+from engine.games.stigmergy.drawing import (
+    COLOUR_NAMES,
+    SEATS_BEFORE_SIDES,
+    StigmergyPresentation,
+    points,
+)
+from engine.games.stigmergy.moves import KomiMove, StigmergyMove, parse_move
+from engine.games.stigmergy.search import StigmergySearch
+from engine.games.stigmergy.state import (
     BLACK,
     CHARS,
     EMPTY,
@@ -32,24 +41,15 @@ from engine.games.stigmergy.board import (
     has_button,
     playout,
 )
-
-# the drawing; its constants stay importable from here, as before the split
-from engine.games.stigmergy.drawing import COLOUR_NAMES as COLOUR_NAMES
-from engine.games.stigmergy.drawing import DOT_NAMES as DOT_NAMES
-from engine.games.stigmergy.drawing import SEATS_BEFORE_SIDES as SEATS_BEFORE_SIDES
-from engine.games.stigmergy.drawing import STONE_LISTS as STONE_LISTS
-from engine.games.stigmergy.drawing import STONE_NAMES as STONE_NAMES
-from engine.games.stigmergy.drawing import StigmergyDrawing, points
-from engine.games.stigmergy.moves import KomiMove, StigmergyMove, parse_move
 from engine.hexboard import HexMove
-from engine.text import N_, Text
+from engine.text import ENGLISH, N_, Text, Translator
 
 SIZES = (5, 6, 7, 8, 9, 10)
 
 __all__ = ["GAME_CLASSES", "KomiMove", "Stigmergy", "StigmergyMove", "StigmergyState"]
 
 
-class Stigmergy(StigmergyDrawing):
+class Stigmergy(Game[StigmergyState, StigmergyMove]):
     """Stigmergy on a hexhex board, with komi named and sides chosen in two setup turns."""
 
     info = GameInfo(
@@ -69,6 +69,7 @@ class Stigmergy(StigmergyDrawing):
                  "any cell your opponent does not control, replace enemy stones on cells you "
                  "control; stones plus controlled cells score."),
     )
+    move_words = terms.MOVE_WORDS
 
     def __init__(self, **options: object) -> None:
         super().__init__(**options)
@@ -78,6 +79,56 @@ class Stigmergy(StigmergyDrawing):
         self.negotiate = self.options["komi"] == "negotiate"
         self.komi_limit = self.board.size + 1
         self._control_cache: dict[str, tuple[int, int, int, int]] = {}
+        self.presentation = StigmergyPresentation(self)
+
+    # -- words -------------------------------------------------------------------------------
+
+    def komi_words(self, state: StigmergyState, capital: bool = False) -> Text:
+        """The komi and button, in words (``capital``: as the start of a line)."""
+        if state.komi is None:
+            return Text("komi still to be named by %(seat)s", seat=self.seat_names(state)[0])
+        if not has_button(state.komi):
+            return (Text("Komi %(komi)d", komi=state.komi) if capital
+                    else Text("komi %(komi)d", komi=state.komi))
+        if state.button is None:
+            return (Text("Komi %(komi)d, button available", komi=state.komi) if capital
+                    else Text("komi %(komi)d, button available", komi=state.komi))
+        holder = self.seat_names(state)[state.button]
+        return (Text("Komi %(komi)d, button held by %(seat)s", komi=state.komi, seat=holder)
+                if capital else
+                Text("komi %(komi)d, button held by %(seat)s", komi=state.komi, seat=holder))
+
+    def seat_names(self, state: StigmergyState) -> tuple[str, ...]:
+        if state.black_seat is None:
+            return SEATS_BEFORE_SIDES
+        black, white = COLOUR_NAMES[BLACK], COLOUR_NAMES[WHITE]
+        return (black, white) if state.black_seat == 0 else (white, black)
+
+    def describe(self, state: StigmergyState, viewer: int | None = None) -> str:
+        if state.passes >= 2:
+            return super().describe(state, viewer)
+        names = self.seat_names(state)
+        if state.komi is None:
+            return Text("%(seat)s to name the komi.", seat=names[0])
+        if state.black_seat is None:
+            return Text("Komi %(komi)d. %(seat)s to choose sides: place Black's first stone, "
+                        "or play-second.", komi=state.komi, seat=names[1])
+        return Text.joined([self.score_line(state),
+                            Text("%(seat)s to move.", seat=names[state.mover])])
+
+    def score_line(self, state: StigmergyState) -> Text:
+        black, white = self.colour_scores(state)
+        return Text("Black %(black)s, White %(white)s (%(terms)s).", black=points(black),
+                    white=points(white), terms=self.komi_words(state))
+
+    def move_cells(self, move: StigmergyMove) -> tuple[str, ...]:
+        return move.cells if isinstance(move, HexMove) else ()
+
+    def glossary(self, translator: Translator = ENGLISH) -> list[Term]:
+        return terms.glossary(self.options, translator)
+
+    def search(self) -> StigmergySearch:
+        return StigmergySearch(self)
 
     # -- positions ---------------------------------------------------------------------------
 
@@ -90,7 +141,7 @@ class Stigmergy(StigmergyDrawing):
     def to_move(self, state: StigmergyState) -> int | None:
         return None if state.passes >= 2 else state.mover
 
-    def _analyse(self, state: StigmergyState) -> tuple[int, int, int, int]:
+    def analyse(self, state: StigmergyState) -> tuple[int, int, int, int]:
         """(Black stones, White stones, cells Black controls, cells White controls)."""
         found = self._control_cache.get(state.board)
         if found is None:
@@ -109,7 +160,7 @@ class Stigmergy(StigmergyDrawing):
             return ["play-second"]
         if self._button_available(state):
             return ["take-button"]
-        black, white, black_ctrl, white_ctrl = self._analyse(state)
+        black, white, black_ctrl, white_ctrl = self.analyse(state)
         uncontrolled = self.board.all_mask & ~(black | white | black_ctrl | white_ctrl)
         return [] if uncontrolled else ["pass"]
 
@@ -129,7 +180,7 @@ class Stigmergy(StigmergyDrawing):
             return []
         if state.komi is None:
             return [self._komi_choice()]
-        black, white, black_ctrl, white_ctrl = self._analyse(state)
+        black, white, black_ctrl, white_ctrl = self.analyse(state)
         if state.colour_to_move == BLACK:
             places, replaces = ~(black | white | white_ctrl), white & black_ctrl
         else:
@@ -155,7 +206,7 @@ class Stigmergy(StigmergyDrawing):
             return Text("%(cell)s is not a cell of this board", cell=label)
         c = self.board.index(label)
         colour = state.colour_to_move
-        black, white, black_ctrl, white_ctrl = self._analyse(state)
+        black, white, black_ctrl, white_ctrl = self.analyse(state)
         mine, theirs = (black, white) if colour == BLACK else (white, black)
         mine_ctrl, theirs_ctrl = ((black_ctrl, white_ctrl) if colour == BLACK
                                   else (white_ctrl, black_ctrl))
@@ -242,7 +293,7 @@ class Stigmergy(StigmergyDrawing):
 
     def colour_scores(self, state: StigmergyState) -> tuple[float, float]:
         """(Black, White): stones plus controlled empty cells, komi to White, 1/2 for the button."""
-        black, white, black_ctrl, white_ctrl = self._analyse(state)
+        black, white, black_ctrl, white_ctrl = self.analyse(state)
         empty = self.board.all_mask & ~(black | white)
         scores = [0.0, float((black | black_ctrl & empty).bit_count()),
                   float((white | white_ctrl & empty).bit_count() + (state.komi or 0))]
@@ -259,7 +310,7 @@ class Stigmergy(StigmergyDrawing):
         by_seat[black_seat], by_seat[1 - black_seat] = black, white
         winners = () if black == white else (black_seat if black > white else 1 - black_seat,)
         reason = Text("Black %(black)s, White %(white)s (%(terms)s).", black=points(black),
-                      white=points(white), terms=self._terms(state))
+                      white=points(white), terms=self.komi_words(state))
         return Outcome(winners=winners, scores=(by_seat[0], by_seat[1]), reason=reason)
 
     # -- storage -----------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Rifugio for the search: full states consistent with what one seat sees, and chance outcomes.
+"""Rifugio for the computer player: full states consistent with what one seat sees, and chance
+outcomes (:class:`RifugioSearch`, the game's :class:`engine.base.Search`).
 
 Rifugio hides three things from a seat (see ``Rifugio.view``): the order of the blind pile (and
 the seed that orders it and every reshuffle), and the other seats' point cards, which it sees
@@ -34,7 +35,7 @@ from collections.abc import Hashable
 from dataclasses import replace
 from typing import Any
 
-from engine.base import JSON, Game
+from engine.base import JSON, Game, Search
 from engine.games.rifugio.state import State
 from engine.games.rifugio.tiles import BEAR, EDITION, KINDS, NUM_TILES, TOPS
 
@@ -117,3 +118,16 @@ def public_view(game: Game[Any, Any], state: State, seat: int) -> JSON:
 def same_view(game: Game[Any, Any], a: State, b: State, seat: int) -> bool:
     """Whether ``seat`` sees ``a`` and ``b`` alike (ignoring the seed's commitment)."""
     return public_view(game, a, seat) == public_view(game, b, seat)
+
+
+class RifugioSearch(Search[Game[State, Any], State, Any]):
+    """Rifugio hides the pile and the cards, and draws tiles by chance: a search determinizes
+    from a seat's view and keeps a node per tile drawn."""
+
+    hidden = True
+
+    def determinize(self, state: State, seat: int, rng: random.Random) -> State:
+        return determinize(state, seat, rng)
+
+    def observe(self, state: State) -> Hashable:
+        return observe(state)

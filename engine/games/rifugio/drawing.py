@@ -22,8 +22,11 @@ import math
 import textwrap
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from engine.base import JSON, CellHref
+from engine.base import JSON, CellHref, Presentation
+from engine.games.rifugio.state import State
+from engine.games.rifugio.text import caption_view, describe_view, text_view
 from engine.games.rifugio.tiles import KIND_BY_NAME, position, tile_name
 from engine.hexboard import DIRECTIONS
 from engine.strokefont import stroke_text
@@ -42,6 +45,12 @@ from engine.svg import (
     to_string,
 )
 from engine.text import ENGLISH, N_, Text, Translator, localize
+
+if TYPE_CHECKING:  # the rules make their presentation from this module
+    from engine.games.rifugio.rules import (
+        Rifugio,  # noqa: F401 (named in a string below)
+        RifugioMove,
+    )
 
 WIDTH = 480
 PAD = 8
@@ -370,3 +379,38 @@ def _card_lines(view: JSON, translator: Translator = ENGLISH) -> list[str]:
                 else Text("%(seat)s's cards: %(cards)s", seat=seat["name"], cards=listed))
         lines += textwrap.wrap(line.render(translator), 84)
     return lines
+
+
+class RifugioPresentation(Presentation["Rifugio", State, "RifugioMove"]):
+    """Rifugio's pictures and text board, each drawn from the view of the seat it is for."""
+
+    def render_text(self, state: State, viewer: int | None = None) -> str:
+        return text_view(self.game.view(state, viewer))
+
+    def piece_list(self, state: State, viewer: int | None = None) -> str:
+        return piece_list_view(self.game.view(state, viewer))
+
+    def render_svg(
+        self,
+        state: State,
+        viewer: int | None = None,
+        last_move: RifugioMove | str | None = None,
+        cell_href: CellHref | None = None,
+        *,
+        chosen: Sequence[str] | None = None,
+        translator: Translator = ENGLISH,
+        over: bool = False,
+    ) -> str:
+        move = self.game.last_move_of(last_move)
+        cells = self.game.move_cells(move) if move is not None else ()
+        seen = self.game.view(state, viewer)
+        targets = None if chosen is None else self.game.click_targets(state, chosen)
+        caption, described = caption_view(seen), describe_view(seen)
+        if over and self.game.outcome(state) is None:  # ended off the board: nobody is to move
+            caption, described = Text("Game over"), Text("Game over.")
+            if viewer is not None:
+                described = Text.joined([described, Text("Your score: %(score)d.",
+                                                          score=seen["seats"][viewer]["score"])])
+        return draw(seen, caption, described, cell_href=cell_href,
+                    mark=cells[0] if cells else None, chosen=chosen, targets=targets,
+                    translator=translator)

@@ -1,4 +1,5 @@
-"""Stigmergy's komi, chosen by an evaluation instead of the tree.
+"""Stigmergy for the computer player: rewards count the margin, and the komi is chosen by an
+evaluation instead of the tree (:class:`StigmergySearch`, the game's :class:`engine.base.Search`).
 
 The seat that names the komi is then at the mercy of the other, who takes the better side. So
 the namer wants the komi that makes the game even: the median of Black's margin (Black's points
@@ -19,8 +20,14 @@ from __future__ import annotations
 
 import random
 import statistics
+from typing import TYPE_CHECKING
 
-from engine.games.stigmergy.rules import KomiMove, Stigmergy, StigmergyState
+from engine.base import Search
+from engine.games.stigmergy.moves import KomiMove, StigmergyMove
+from engine.games.stigmergy.state import StigmergyState
+
+if TYPE_CHECKING:  # the rules module makes its Search from this one
+    from engine.games.stigmergy.rules import Stigmergy
 
 
 def fair_komi(game: Stigmergy, state: StigmergyState, rng: random.Random,
@@ -39,3 +46,15 @@ def fair_komi(game: Stigmergy, state: StigmergyState, rng: random.Random,
     black_wins = sum(1.0 if m > komi else 0.5 if m == komi else 0.0 for m in margins)
     share = black_wins / len(margins)
     return komi, min(share, 1.0 - share)
+
+
+class StigmergySearch(Search["Stigmergy", StigmergyState, StigmergyMove]):
+    """Stigmergy is decided by points, and the seat naming the komi prices it by playouts."""
+
+    margin = True
+    def special_move(self, state: StigmergyState, rng: random.Random,
+                     playouts: int) -> tuple[StigmergyMove, float] | None:
+        if state.komi is not None:
+            return None
+        komi, confidence = fair_komi(self.game, state, rng, playouts)
+        return KomiMove(komi), confidence
