@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sqlmodel import SQLModel
 
 from pbem.db import Database
+from pbem.features import connect
 from pbem.links import Links
 from pbem.mail.outbox import SmtpSettings
 from pbem.models import Game, GameStatus
@@ -33,7 +34,7 @@ from pbem.positions import current_state
 from pbem.scheduler.runner import SchedulerJobs, build_scheduler
 from pbem.scheduler.search_process import BotSearch, SearchProcess
 from pbem.services import PlayerSpec, Site, create_game, respond_to_invitation, submit_move
-from pbem.services.games import bot_spec
+from pbem.services.players import bot_spec
 
 NOW = datetime(2025, 3, 3, 12, 0, tzinfo=UTC)
 
@@ -94,6 +95,7 @@ def warm_up(searches: SearchProcess, workers: int) -> None:
 
 
 def main() -> None:
+    connect()  # ratings, tournaments and rematches react to games that end
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=5)

@@ -28,6 +28,7 @@ from sqlalchemy import create_engine, text
 from sqlmodel import col, select
 
 from pbem.db import Database
+from pbem.features import connect
 from pbem.inbound.service import accepts_recipient, receive
 from pbem.inbound.smtp import InboundServer
 from pbem.links import Links, seat_holder_for
@@ -142,6 +143,7 @@ def run(database: Database, games: int, replies: int, senders: int) -> None:
 
 
 def main() -> None:
+    connect()  # ratings, tournaments and rematches react to games that end
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=20)

@@ -46,6 +46,7 @@ from sqlalchemy import create_engine, text  # noqa: E402
 from sqlmodel import SQLModel, select  # noqa: E402
 
 from pbem.db import Database  # noqa: E402
+from pbem.features import connect  # noqa: E402
 from pbem.links import Links  # noqa: E402
 from pbem.mail.catcher import CatchingHandler  # noqa: E402
 from pbem.models import Game, GameStatus  # noqa: E402
@@ -384,6 +385,7 @@ def with_backend(backend: str, body: Callable[[str, str | None], None]) -> None:
 
 
 def main() -> None:
+    connect()  # ratings, tournaments and rematches react to games that end
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", choices=["sqlite", "postgresql", "both"], default="both")
     parser.add_argument("--games", type=int, default=24)

@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import engine
 from pbem.clock.controls import PerMove
 from pbem.db import Database
+from pbem.features import connect
 from pbem.links import Links
 from pbem.mail.catcher import CatchingHandler
 from pbem.mail.outbox import SmtpSettings, deliver_pending
@@ -135,6 +136,7 @@ def delivery(database: Database, count: int) -> None:
 
 
 def main() -> None:
+    connect()  # ratings, tournaments and rematches react to games that end
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=100_000)
     parser.add_argument("--due", type=int, default=1_000)

@@ -25,13 +25,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sqlmodel import select
 
 from pbem.db import Database
+from pbem.features import connect
 from pbem.links import Links
 from pbem.migrate import upgrade
-from pbem.models import Game, GameStatus, Tournament, TournamentGame
+from pbem.models import Game, GameStatus
 from pbem.services import PlayerSpec, Site
 from pbem.services.moves import resign
-from pbem.services.tournament_standings import standings_view
-from pbem.services.tournaments import create_tournament, start_tournament
+from pbem.tournaments.queries import standings_view
+from pbem.tournaments.service import create_tournament, start_tournament
+from pbem.tournaments.tables import Tournament, TournamentGame
 
 
 def running_games(database: Database, tournament_id: int) -> list[int]:
@@ -43,6 +45,7 @@ def running_games(database: Database, tournament_id: int) -> list[int]:
 
 
 def main() -> None:
+    connect()  # ratings, tournaments and rematches react to games that end
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)

@@ -27,6 +27,7 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
 
     from pbem.config import check_config, load_config
     from pbem.db import Database
+    from pbem.features import connect
     from pbem.services.common import site_from_config
     from pbem.templating import TEMPLATES
 
@@ -34,6 +35,7 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
     config.update(overrides or {})
     check_config(config)
 
+    connect()  # ratings, tournaments and rematches react to games that end
     app = Flask(__name__, template_folder=str(TEMPLATES), static_folder=None)
     # Before any blueprint adds a rule: an id no table can hold is no page (404), not a query
     # that fails (SQLite cannot bind it, PostgreSQL's integer column refuses it: 500).

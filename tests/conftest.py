@@ -22,6 +22,7 @@ import engine
 import pbem.ratelimit  # noqa: F401  (its table must be on the metadata the test databases use)
 from pbem import create_app
 from pbem.db import Database
+from pbem.features import connect
 from pbem.links import Links
 from pbem.services import Site
 from tests.support import (
@@ -41,6 +42,10 @@ from tests.support import (
     make_database,
     smallest_options,
 )
+
+# As every process of the service does where it starts: ratings, tournaments and rematches react
+# to the games the tests end through the services.
+connect()
 
 
 @pytest.fixture

@@ -1,8 +1,14 @@
-"""Imports only go down: engine below pbem, services below the web and the dashboard, no cycles.
+"""Imports only go down: engine below pbem, services below the web and the dashboard, the
+features (tournaments, challenges, ratings) above the core of the service, and no cycles, neither
+between pbem's packages nor between any two of its modules.
 
 Every import counts, also those inside functions: a late import hides a dependency, it does not
-remove it. The nodes of the cycle check are pbem's packages and top-level modules (``pbem.web``,
-``pbem.links``, ...); ``pbem`` itself is the app factory in ``pbem/__init__.py``.
+remove it. The nodes of the package cycle check are pbem's packages and top-level modules
+(``pbem.web``, ``pbem.links``, ...); ``pbem`` itself is the app factory in ``pbem/__init__.py``.
+The module check takes every module as a node (a package's ``__init__`` is the package's name).
+
+The core never imports a feature: it publishes what happens (:mod:`pbem.services.events`) and the
+features subscribe (:mod:`pbem.features`), so a new feature adds a package and a line there.
 """
 
 from __future__ import annotations
@@ -19,6 +25,11 @@ LOWER_LAYERS = ("pbem.services", "pbem.mail", "pbem.scheduler", "pbem.clock", "p
                 "pbem.links", "pbem.reply_addresses", "pbem.addresses", "pbem.models", "pbem.db",
                 "pbem.errors", "pbem.positions")
 UPPER_LAYERS = ("pbem.web", "pbem.admin")
+# What a game needs to be played, timed and mailed; it knows no feature.
+CORE = ("pbem.services", "pbem.models", "pbem.mail", "pbem.clock", "pbem.positions", "pbem.links",
+        "pbem.db", "pbem.errors", "pbem.reply_addresses", "pbem.addresses", "pbem.i18n")
+# Built on the core, reacting to its events: the features' packages, and where they are connected.
+FEATURES = ("pbem.tournaments", "pbem.challenges", "pbem.ratings", "pbem.features")
 
 
 def module_name(path: Path) -> str:
@@ -118,6 +129,64 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+def is_feature(module: str) -> bool:
+    """pbem.tournaments.mail and pbem.tournaments.pairing are; pbem.services.moves is not.
+
+    >>> [is_feature(m) for m in ("pbem.tournaments.mail", "pbem.services.moves")]
+    [True, False]
+    """
+    return any(is_in(module, feature) for feature in FEATURES)
+
+
+def module_graph(edges: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Module -> the other modules of pbem it imports."""
+    return {module: {t for t in targets if is_in(t, "pbem") and t != module and t in edges}
+            for module, targets in edges.items() if is_in(module, "pbem")}
+
+
+def all_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Each group of nodes that import each other round a circle (a strongly connected component
+    of two or more), sorted: Tarjan's algorithm, without recursion."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.get(root, ()))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, targets = work[-1]
+            nxt = next((t for t in targets), None)
+            if nxt is not None:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph.get(nxt, ())))))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    groups.append(sorted(group))
+    return sorted(groups)
+
+
 def violations(edges: dict[str, set[str]]) -> list[str]:
     found = []
     for module, targets in sorted(edges.items()):
@@ -128,6 +197,10 @@ def violations(edges: dict[str, set[str]]) -> list[str]:
                     is_in(target, up) for up in UPPER_LAYERS):
                 found.append(f"{module} imports {target}: services, mail, scheduler and clock "
                              "sit below the web pages and the dashboard")
+            if any(is_in(module, core) for core in CORE) and not is_feature(module) \
+                    and is_feature(target):
+                found.append(f"{module} imports {target}: the core knows no feature; it "
+                             "publishes events (pbem.services.events) that features subscribe to")
     return found
 
 
@@ -139,12 +212,19 @@ def test_no_import_cycle_between_pbem_packages() -> None:
     assert find_cycle(package_graph(imports())) is None
 
 
+def test_no_import_cycle_between_any_modules_of_pbem() -> None:
+    assert all_cycles(module_graph(imports())) == []
+
+
 # The checks can fail: each rule, broken on purpose in a made-up graph.
 @pytest.mark.parametrize(("edges", "complaint"), [
     ({"engine.games.mosey.rules": {"pbem.models"}}, "the engine knows nothing of pbem"),
     ({"pbem.services.games": {"pbem.web.support"}}, "sit below the web pages"),
     ({"pbem.scheduler.sweep": {"pbem.admin.queries"}}, "sit below the web pages"),
     ({"pbem.mail.outbox": {"pbem.admin"}}, "sit below the web pages"),
+    ({"pbem.services.moves": {"pbem.ratings.service"}}, "the core knows no feature"),
+    ({"pbem.models": {"pbem.tournaments.tables"}}, "the core knows no feature"),
+    ({"pbem.services.games": {"pbem.challenges.service"}}, "the core knows no feature"),
 ])
 def test_a_wrong_import_is_reported(edges: dict[str, set[str]], complaint: str) -> None:
     assert complaint in " ".join(violations(edges))
@@ -155,6 +235,24 @@ def test_a_cycle_between_packages_is_reported() -> None:
              "pbem.clock.deadlines": {"pbem.services.common"}}
     assert find_cycle(package_graph(edges)) == ["pbem.clock", "pbem.services", "pbem.links",
                                                 "pbem.clock"]
+
+
+def test_a_feature_may_use_the_core() -> None:
+    assert violations({"pbem.tournaments.service": {"pbem.services.games"},
+                       "pbem.ratings.service": {"pbem.services.events"},
+                       "pbem.features": {"pbem.ratings.service"}}) == []
+
+
+def test_a_cycle_between_modules_of_one_package_is_reported() -> None:
+    edges = {"pbem.services.games": {"pbem.services.timeouts", "pbem.services.common"},
+             "pbem.services.timeouts": {"pbem.services.moves"},
+             "pbem.services.moves": {"pbem.services.games"},
+             "pbem.services.common": set(), "pbem.web.signin": {"pbem.web.signup"},
+             "pbem.web.signup": {"pbem.web.signin"}}
+    assert all_cycles(module_graph(edges)) == [
+        ["pbem.services.games", "pbem.services.moves", "pbem.services.timeouts"],
+        ["pbem.web.signin", "pbem.web.signup"]]
+    assert find_cycle(package_graph(edges)) is None  # which the package check cannot see
 
 
 def test_lazy_and_relative_imports_are_seen() -> None:

@@ -35,7 +35,7 @@ def init_app(app: Flask, database: Database) -> None:
     from pbem.admin.sessions import current_organiser, load_admin
     from pbem.admin.words import word
     from pbem.models import AdminUser
-    from pbem.web.signin import SignedInPlayer, load_player
+    from pbem.web.player_sessions import SignedInPlayer, load_player
 
     production = app.config["ENV"] == "production"
     https = app.config["BASE_URL"].startswith("https://")

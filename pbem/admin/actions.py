@@ -26,9 +26,9 @@ from pbem.services.common import (
     shown_name,
     shown_names,
 )
-from pbem.services.games import player_for
 from pbem.services.moves import send_game_over, send_turn_notice
 from pbem.services.notify import board_ref, enqueue, game_context, subject_line, title_of
+from pbem.services.players import player_for
 from pbem.services.results import adjudication_sentence, in_words, labels_for
 
 

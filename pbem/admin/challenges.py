@@ -9,10 +9,10 @@ from sqlmodel import col, select
 from werkzeug.wrappers import Response
 
 from pbem.admin.support import admin_blueprint, current_admin
+from pbem.challenges.service import cancel_challenge, people_of, players_by_id
+from pbem.challenges.tables import Challenge, ChallengeStatus
 from pbem.errors import ServiceError
 from pbem.game_options import game_name
-from pbem.models import Challenge, ChallengeStatus
-from pbem.services.challenges import cancel_challenge, people_of, players_by_id
 from pbem.web.language import current_reader
 from pbem.web.support import database, reason_of, site, utc_now
 

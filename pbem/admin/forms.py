@@ -28,7 +28,7 @@ from pbem.clock.controls import BadTimeControl, parse_duration, parse_time_contr
 from pbem.clock.deadlines import POLICIES, POLICY_LABELS, default_timeout_policy
 from pbem.i18n import LANGUAGES, supported
 from pbem.services import PlayerSpec
-from pbem.services.games import bot_spec
+from pbem.services.players import bot_spec
 from pbem.web.csrf import REFUSED
 
 DEFAULT_TIME_CONTROL = "3d"
@@ -44,7 +44,7 @@ class NewGameFields(FlaskForm):
     timeout_policy = StringField()
     reminders = StringField(default=DEFAULT_REMINDERS)
     vacations_allowed = BooleanField(default=True)
-    # Counts for the players' ratings (pbem.services.ratings); never with a computer player.
+    # Counts for the players' ratings (pbem.ratings.service); never with a computer player.
     rated = BooleanField(default=False)
     # Left out of the public archive and profiles; its pages stay reachable by their links.
     unlisted = BooleanField(default=False)

@@ -38,6 +38,7 @@ from flask_login import current_user
 
 from pbem.admin.account_forms import CodeForm, LoginForm, PasswordForm, TwoFactorOffForm
 from pbem.admin.devices import Device, recognised
+from pbem.admin.pending_code import code_page, pending_user_id
 from pbem.db import Database
 
 LOGIN_LIMIT = "5 per 15 minutes"
@@ -81,8 +82,6 @@ def device_key() -> str:
 
 def code_account() -> int | None:
     """The account this session owes a code for (pbem.admin.second_step)."""
-    from pbem.admin.second_step import pending_user_id
-
     return pending_user_id()
 
 
@@ -138,8 +137,6 @@ def _too_many(limit: RequestLimit) -> Response:
 
 def _too_many_codes(limit: RequestLimit) -> Response:
     """The code page again, saying how long to wait."""
-    from pbem.admin.second_step import code_page
-
     minutes = max(1, math.ceil((limit.reset_at - time.time()) / 60))
     error = ngettext("Too many wrong codes. Please wait %(num)d minute and try again.",
                      "Too many wrong codes. Please wait %(num)d minutes and try again.",

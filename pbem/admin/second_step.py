@@ -2,8 +2,9 @@
 
 After the right password (pbem.admin.auth) an organiser without two-factor sign-in gets a fresh
 session (:func:`finish_login`); one with it gets the code page instead, and the session only
-remembers who is half-way in (:data:`PENDING`: the account, its session version, this client,
-where to go next, and until when: :data:`CODE_TIME`). The code form posts to
+remembers who is half-way in (:data:`~pbem.admin.pending_code.PENDING`: the account, its
+session version, this client, where to go next, and until when: :data:`CODE_TIME`). The code
+form posts to
 ``/admin/login/code`` (CSRF-checked like every form), limited like the password
 (pbem.admin.limits). A device cookie (pbem.admin.devices) does not skip the code: it is set by
 every complete login and lives for a year, so skipping would turn a stolen cookie plus a
@@ -18,20 +19,20 @@ import time
 from dataclasses import dataclass
 from datetime import timedelta
 
-from flask import Blueprint, current_app, flash, redirect, render_template, session, url_for
+from flask import Blueprint, current_app, flash, redirect, session, url_for
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
 from pbem.admin.account_forms import CodeForm
 from pbem.admin.devices import remember
 from pbem.admin.limits import forget_account_failures
+from pbem.admin.pending_code import PENDING, code_page
 from pbem.admin.sessions import client_fingerprint, start_session
 from pbem.admin.two_factor import check_code, is_on
 from pbem.models import AdminUser
 from pbem.web.support import database, utc_now
 
 bp = Blueprint("admin_second_step", __name__, url_prefix="/admin")
-PENDING = "_pbem_second_step"
 CODE_TIME = timedelta(minutes=5)
 
 
@@ -59,10 +60,6 @@ def finish_login(user: AdminUser, next_url: str) -> Response:
     return response
 
 
-def code_page(form: CodeForm, error: str, status: int) -> tuple[str, int]:
-    return render_template("admin/login_code.html", form=form, error=error), status
-
-
 def ask_for_code(user: AdminUser, next_url: str) -> tuple[str, int]:
     """The code page; until the code comes, this session is nobody's (the session it then
     gets is a fresh one: :func:`finish_login`)."""
@@ -70,13 +67,6 @@ def ask_for_code(user: AdminUser, next_url: str) -> tuple[str, int]:
                         "client": client_fingerprint(), "next": next_url,
                         "until": time.time() + CODE_TIME.total_seconds()}
     return code_page(CodeForm(formdata=None), "", 200)
-
-
-def pending_user_id() -> int | None:
-    """Who this session is half-way in for (unchecked: for the limiter's keys)."""
-    pending = session.get(PENDING)
-    user = pending.get("user") if isinstance(pending, dict) else None
-    return user if type(user) is int else None
 
 
 def _pending() -> tuple[Pending, AdminUser] | None:

@@ -22,9 +22,9 @@ from pbem.admin.support import says
 from pbem.clock.controls import BadTimeControl, TimeControl, parse_time_control
 from pbem.clock.deadlines import POLICIES, default_timeout_policy
 from pbem.i18n import LANGUAGES
-from pbem.models.tournaments import TournamentFormat
 from pbem.services import ServiceError, parse_player
-from pbem.services.tournaments import seat_count_options
+from pbem.tournaments.service import seat_count_options
+from pbem.tournaments.tables import TournamentFormat
 from pbem.web.csrf import REFUSED
 
 MAX_PLAYERS = 200  # one form: a bigger event would be several tournaments

@@ -19,10 +19,9 @@ from pbem.admin.forms import default_language
 from pbem.admin.support import actor, admin_blueprint, says
 from pbem.admin.tournament_forms import ActionForm, blank_form, read_form
 from pbem.models import Player
-from pbem.models.tournaments import Tournament, TournamentStatus
 from pbem.services import ServiceError
-from pbem.services.tournament_standings import entries_of, points_text, standings_view
-from pbem.services.tournaments import (
+from pbem.tournaments.queries import entries_of, points_text, standings_view
+from pbem.tournaments.service import (
     ROUND_ROBINS,
     all_tournaments,
     cancel_tournament,
@@ -31,6 +30,7 @@ from pbem.services.tournaments import (
     start_tournament,
     withdraw_player,
 )
+from pbem.tournaments.tables import Tournament, TournamentStatus
 from pbem.web.support import database, site, utc_now
 from pbem.web.tournaments import game_name_here
 

@@ -27,6 +27,7 @@ from pbem.cli.common import checked_config, open_database
 from pbem.clock.deadlines import POLICIES
 from pbem.config import check_config, load_config
 from pbem.db import Database
+from pbem.features import connect
 from pbem.i18n import LANGUAGES
 from pbem.logs import mask_secrets
 from pbem.services.common import site_from_config
@@ -82,6 +83,7 @@ class PbemGroup(click.Group):
 @click.group(cls=PbemGroup)
 def main() -> None:
     """pbem: play-by-email board games."""
+    connect()  # ratings, tournaments and rematches react to games that end
 
 
 @main.group()

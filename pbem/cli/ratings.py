@@ -1,4 +1,4 @@
-"""Commands about players' ratings (pbem.services.ratings).
+"""Commands about players' ratings (pbem.ratings.service).
 
     pbem ratings rebuild    # forget every rating, replay every rated game in finishing order
 """
@@ -21,7 +21,7 @@ def ratings_group() -> None:
 def rebuild_command() -> None:
     """Rebuild every rating from the rated finished games, in the order they finished (after a
     correction to a game, or a change to how ratings are worked out)."""
-    from pbem.services.ratings import rebuild
+    from pbem.ratings.service import rebuild
 
     database = open_database(checked_config())
     with database.write() as session:

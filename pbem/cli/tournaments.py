@@ -1,4 +1,4 @@
-"""Commands about tournaments (pbem.services.tournaments); the dashboard does the rest.
+"""Commands about tournaments (pbem.tournaments.service); the dashboard does the rest.
 
     pbem tournament list              # every tournament: id, status, round, name
     pbem tournament standings 3       # one tournament's standings, best first
@@ -19,7 +19,7 @@ def tournament_group() -> None:
 @tournament_group.command("list")
 def list_command() -> None:
     """Every tournament, newest first."""
-    from pbem.services.tournaments import all_tournaments
+    from pbem.tournaments.service import all_tournaments
 
     database = open_database(checked_config())
     with database.session() as session:
@@ -33,8 +33,8 @@ def list_command() -> None:
 @click.argument("tournament_id", type=int)
 def standings_command(tournament_id: int) -> None:
     """The standings of TOURNAMENT_ID: rank, points, tie-breaks, games played, name."""
-    from pbem.models.tournaments import Tournament
-    from pbem.services.tournament_standings import points_text, standings_view
+    from pbem.tournaments.queries import points_text, standings_view
+    from pbem.tournaments.tables import Tournament
 
     database = open_database(checked_config())
     with database.session() as session:

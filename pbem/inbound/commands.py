@@ -1,6 +1,6 @@
 """What a reply asks for: a move (one or several steps of a turn) or a command.
 
-Moves go through :func:`pbem.services.submit_move`, exactly as from the move page, so the next
+Moves go through :func:`pbem.services.turns.play_turn`, exactly as from the move page, so the next
 player's turn email goes out as usual. A turn of several steps is applied in one savepoint: all
 steps or none. Commands: ``help``, ``board``, ``status``, ``games``, ``pass``, ``resign`` (only a
 reply to the confirmation request resigns) and ``vacation 5d``, or their words in Dutch, German or
@@ -53,8 +53,9 @@ from pbem.inbound.words import CommandName
 from pbem.models import Game, GameStatus, MoveSource, Player, Seat, SeatStatus
 from pbem.positions import current_state
 from pbem.reply_addresses import ReplyFields, ReplyPurpose, make_reply_token, reply_address
-from pbem.services import ServiceError, resign, respond_to_invitation, submit_move
+from pbem.services import ServiceError, resign, respond_to_invitation
 from pbem.services.common import Site
+from pbem.services.turns import TurnOver, play_turn
 from pbem.services.vacations import add_absence
 
 
@@ -207,17 +208,14 @@ def play(context: Context, steps: tuple[str, ...], note: str) -> Outcome:
             "was played"))
     try:
         with session.begin_nested():
-            ply = row.ply
-            for number, step in enumerate(steps):
-                last = number == len(steps) - 1
-                submit_move(session, context.now, context.site, game_id=row.id,
-                            seat=context.seat.seat, ply=ply, text=step,
-                            note=note if last else "", source=MoveSource.REPLY)
-                ply += 1
-                if row.to_move != context.seat.seat and not last:
-                    raise ServiceError(Text(
-                        "your turn ended after %(played)s, but the reply goes on with %(next)s",
-                        played="; ".join(steps[:number + 1]), next=repr(steps[number + 1])))
+            try:
+                play_turn(session, context.now, context.site, game_id=row.id,
+                          seat=context.seat.seat, ply=row.ply, steps=steps, note=note,
+                          source=MoveSource.REPLY)
+            except TurnOver as over:  # in the reply's own words
+                raise ServiceError(Text(
+                    "your turn ended after %(played)s, but the reply goes on with %(next)s",
+                    played="; ".join(over.played), next=repr(over.next))) from None
     except (ServiceError, engine.IllegalMove) as error:
         session.refresh(row)
         return context.refuse("illegal", Text("%(reason)s; nothing was played",

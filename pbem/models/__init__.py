@@ -1,7 +1,9 @@
 """The tables: players, games, seats, moves, the audit log, and the organisers' accounts (players
 have no password: their signed links are their identity, and a one-time link by email signs them
-in). The tables of the mail (the outbox, board images, inbound mail), of challenges and of
-tournaments have modules of their own, imported back at the end of this one.
+in). The tables of the mail (the outbox, board images, inbound mail), the scheduler's jobs and
+the organisers' security have modules of their own, imported back at the end of this one. The
+features' tables are in their packages (pbem.tournaments.tables, pbem.challenges.tables,
+pbem.ratings.tables), which the core never imports; pbem/migrations/env.py names them all.
 
 Relationships are plain foreign keys queried explicitly; it keeps each service's SQL visible.
 Times are timezone-aware UTC in Python; the database stores them as UTC.
@@ -9,39 +11,13 @@ Times are timezone-aware UTC in Python; the database stores them as UTC.
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Date, DateTime, TypeDecorator, UniqueConstraint
+from sqlalchemy import Column, Date, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-
-class UTCDateTime(TypeDecorator[datetime]):
-    """Aware UTC datetimes in and out, on SQLite (which keeps no zone) and PostgreSQL alike."""
-
-    impl = DateTime(timezone=True)
-    cache_ok = True
-
-    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
-        if value is None:
-            return None
-        if value.tzinfo is None:
-            raise ValueError("naive datetime: pbem keeps every time in aware UTC")
-        value = value.astimezone(UTC)
-        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
-
-    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
-        if value is None:
-            return None
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def _time(nullable: bool = False) -> Any:
-    return Field(default=None, sa_column=Column(UTCDateTime(), nullable=nullable))
-
-
-def _json() -> Any:
-    return Field(default=None, sa_column=Column(JSON, nullable=True))
+from pbem.models.columns import UTCDateTime, json_column, time_column
 
 
 class GameStatus:
@@ -77,11 +53,11 @@ class Player(SQLModel, table=True):
     time_zone: str = "UTC"
     # Non-essential mail: updates after other players' moves. Turn notices are always sent.
     notify_updates: bool = True
-    created_at: datetime = _time()
+    created_at: datetime = time_column()
     # Mail to them bounced (play by reply): shown to organisers until one of them acts.
-    bounced_at: datetime | None = _time(nullable=True)
+    bounced_at: datetime | None = time_column(nullable=True)
     # A computer player's level (easy, normal, strong; engine.bots.LEVELS); None for people.
-    # Bots never get mail: their address is internal (pbem.services.games.bot_spec).
+    # Bots never get mail: their address is internal (pbem.services.players.bot_spec).
     bot_level: str | None = None
     # Part of every signed-in session (pbem.web.signin): "sign out everywhere" adds one, and
     # sessions made before no longer load.
@@ -99,25 +75,25 @@ class Game(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     public_id: str = Field(index=True, unique=True)  # unguessable; the game page's URL
     game_type: str  # engine id, e.g. "mosey"
-    options: dict[str, Any] = _json()
+    options: dict[str, Any] = json_column()
     status: str = GameStatus.INVITED
-    state: dict[str, Any] = _json()  # engine.encode of the current position
-    start_state: dict[str, Any] = _json()
+    state: dict[str, Any] = json_column()  # engine.encode of the current position
+    start_state: dict[str, Any] = json_column()
     ply: int = 0
     to_move: int | None = None
-    deadline: datetime | None = _time(nullable=True)
+    deadline: datetime | None = time_column(nullable=True)
     # The clock (pbem.clock.deadlines). time_control is TimeControl.to_dict(); None: no clock.
-    time_control: dict[str, Any] | None = _json()
+    time_control: dict[str, Any] | None = json_column()
     timeout_policy: str = ""  # pass, random, forfeit, grace, hold ("" before the scheduler)
-    reminder_seconds: list[int] | None = _json()  # reminder offsets before the deadline
+    reminder_seconds: list[int] | None = json_column()  # reminder offsets before the deadline
     vacations_allowed: bool = True
-    turn_started_at: datetime | None = _time(nullable=True)
+    turn_started_at: datetime | None = time_column(nullable=True)
     turn_bank_seconds: int | None = None  # the clock time the current turn was given
-    banks: dict[str, int] | None = _json()  # Fischer: seat -> bank seconds for its next turn
-    reminders_sent: list[int] | None = _json()  # offsets already reminded in the current turn
+    banks: dict[str, int] | None = json_column()  # Fischer: seat -> bank seconds for its next turn
+    reminders_sent: list[int] | None = json_column()  # offsets already reminded in the current turn
     grace_used: bool = False  # the grace extension of the current turn has been given
-    held_since: datetime | None = _time(nullable=True)  # timeout policy "hold": waiting
-    paused_at: datetime | None = _time(nullable=True)
+    held_since: datetime | None = time_column(nullable=True)  # timeout policy "hold": waiting
+    paused_at: datetime | None = time_column(nullable=True)
     paused_remaining_seconds: int | None = None  # clock time left when paused
     # The sweep's one index: the earliest of the deadline and the next reminder (None: no work).
     next_due_at: datetime | None = Field(
@@ -126,13 +102,13 @@ class Game(SQLModel, table=True):
     seed: str = ""  # secret until the game ends
     seed_commitment: str = ""  # sha256 of the seed, public from the start
     organiser_id: int | None = Field(default=None, foreign_key="players.id")
-    winners: list[int] | None = _json()
+    winners: list[int] | None = json_column()
     result: str = ""
-    created_at: datetime = _time()
-    started_at: datetime | None = _time(nullable=True)
-    finished_at: datetime | None = _time(nullable=True)
+    created_at: datetime = time_column()
+    started_at: datetime | None = time_column(nullable=True)
+    finished_at: datetime | None = time_column(nullable=True)
     # Counts for the players' ratings when it ends by the rules, a resignation or a forfeit
-    # (never with a computer player, never adjudicated or aborted): pbem.services.ratings.
+    # (never with a computer player, never adjudicated or aborted): pbem.ratings.service.
     rated: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
     # In the public archive and on profiles (pbem.web.archive); an unlisted game's pages are
     # still reachable by their unguessable links.
@@ -170,19 +146,19 @@ class Move(SQLModel, table=True):
     notation: str
     note: str = ""
     source: str = MoveSource.LINK
-    made_at: datetime = _time()
-    state_after: dict[str, Any] = _json()
+    made_at: datetime = time_column()
+    state_after: dict[str, Any] = json_column()
 
 
 class AuditEntry(SQLModel, table=True):
     __tablename__ = "audit_log"
 
     id: int | None = Field(default=None, primary_key=True)
-    at: datetime = _time()
+    at: datetime = time_column()
     game_id: int | None = Field(default=None, foreign_key="games.id", index=True)
     player_id: int | None = Field(default=None, foreign_key="players.id")
     action: str
-    detail: dict[str, Any] = _json()
+    detail: dict[str, Any] = json_column()
 
 
 class PlayerAbsence(SQLModel, table=True):
@@ -194,7 +170,7 @@ class PlayerAbsence(SQLModel, table=True):
     player_id: int = Field(foreign_key="players.id", index=True)
     start: date = Field(sa_column=Column(Date, nullable=False))
     end: date = Field(sa_column=Column(Date, nullable=False))
-    created_at: datetime = _time()
+    created_at: datetime = time_column()
 
 
 class SchedulerLease(SQLModel, table=True):
@@ -204,8 +180,8 @@ class SchedulerLease(SQLModel, table=True):
 
     name: str = Field(primary_key=True)
     holder: str
-    expires_at: datetime = _time()
-    renewed_at: datetime = _time()
+    expires_at: datetime = time_column()
+    renewed_at: datetime = time_column()
 
 
 class AdminUser(SQLModel, table=True):
@@ -217,8 +193,8 @@ class AdminUser(SQLModel, table=True):
     email: str = Field(index=True, unique=True)  # stored lower-case
     password_hash: str  # see pbem.admin.passwords
     active: bool = True
-    created_at: datetime = _time()
-    last_login_at: datetime | None = _time(nullable=True)
+    created_at: datetime = time_column()
+    last_login_at: datetime | None = time_column(nullable=True)
     # Part of every session's login (get_id): logging out, a new password or "sign out
     # everywhere" adds one, and sessions made before no longer load (pbem.admin.sessions).
     session_version: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
@@ -253,40 +229,7 @@ class SeatReplacement(SQLModel, table=True):
     old_player_id: int = Field(foreign_key="players.id")
     new_player_id: int = Field(foreign_key="players.id")
     admin_id: int | None = Field(default=None, foreign_key="admin_users.id")
-    at: datetime = _time()
-
-
-class PlayerRating(SQLModel, table=True):
-    """A player's rating in one game id (OpenSkill's mean and uncertainty; pbem.ratings)."""
-
-    __tablename__ = "player_ratings"
-    __table_args__ = (UniqueConstraint("player_id", "game_type"),)
-
-    id: int | None = Field(default=None, primary_key=True)
-    player_id: int = Field(foreign_key="players.id", index=True)
-    game_type: str = Field(index=True)
-    mu: float
-    sigma: float
-    games: int = 0
-    updated_at: datetime = _time()
-
-
-class RatingChange(SQLModel, table=True):
-    """What one rated game did to one player's rating: the history a graph is drawn from, and
-    what ``pbem ratings rebuild`` writes again."""
-
-    __tablename__ = "rating_changes"
-    __table_args__ = (UniqueConstraint("game_id", "player_id"),)
-
-    id: int | None = Field(default=None, primary_key=True)
-    game_id: int = Field(foreign_key="games.id", index=True)
-    player_id: int = Field(foreign_key="players.id", index=True)
-    game_type: str
-    mu_before: float
-    sigma_before: float
-    mu_after: float
-    sigma_after: float
-    at: datetime = _time()
+    at: datetime = time_column()
 
 
 class SignInLink(SQLModel, table=True):
@@ -298,9 +241,9 @@ class SignInLink(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     player_id: int = Field(foreign_key="players.id", index=True)
     token_hash: str = Field(index=True, unique=True)  # sha256 hex of the mailed token
-    created_at: datetime = _time()
-    expires_at: datetime = _time()
-    used_at: datetime | None = _time(nullable=True)  # set once: the link signs in only once
+    created_at: datetime = time_column()
+    expires_at: datetime = time_column()
+    used_at: datetime | None = time_column(nullable=True)  # set once: the link signs in only once
 
 
 class PlayerSignIn(SQLModel, table=True):
@@ -312,7 +255,7 @@ class PlayerSignIn(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     player_id: int = Field(foreign_key="players.id", index=True)
-    at: datetime = _time()
+    at: datetime = time_column()
     # Roughly which browser, and on which system, from its User-Agent ("Firefox", "Linux"); ""
     # for one it does not name.
     browser: str
@@ -320,9 +263,13 @@ class PlayerSignIn(SQLModel, table=True):
     via: str  # which link: "games-link" (a games-page link), "sign-in-link", "sign-up-link"
 
 
-# Each area's tables, imported here so that SQLModel.metadata (and so Alembic) knows them all.
-from pbem.models.challenges import *  # noqa: E402, F403
-from pbem.models.jobs import *  # noqa: E402, F403
-from pbem.models.mail import *  # noqa: E402, F403
-from pbem.models.organisers import *  # noqa: E402, F403
-from pbem.models.tournaments import *  # noqa: E402, F403
+# Each area's tables, imported here so that SQLModel.metadata (and so Alembic) knows them all,
+# and named again ("X as X") so that ``from pbem.models import OutboxEmail`` is an export.
+from pbem.models.jobs import JobState as JobState  # noqa: E402
+from pbem.models.mail import BoardImage as BoardImage  # noqa: E402
+from pbem.models.mail import CaughtMail as CaughtMail  # noqa: E402
+from pbem.models.mail import InboundMail as InboundMail  # noqa: E402
+from pbem.models.mail import MailStatus as MailStatus  # noqa: E402
+from pbem.models.mail import OutboxEmail as OutboxEmail  # noqa: E402
+from pbem.models.organisers import OrganiserRecoveryCode as OrganiserRecoveryCode  # noqa: E402
+from pbem.models.organisers import OrganiserSecurity as OrganiserSecurity  # noqa: E402

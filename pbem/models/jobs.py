@@ -12,7 +12,7 @@ from datetime import datetime
 
 from sqlmodel import Field, SQLModel
 
-from pbem.models import _time
+from pbem.models.columns import time_column
 
 __all__ = ["JobState"]
 
@@ -28,9 +28,9 @@ class JobState(SQLModel, table=True):
 
     name: str = Field(primary_key=True)  # deliver, fetch
     holder: str = ""  # the scheduler process that ran it last
-    last_run_at: datetime = _time()
-    last_success_at: datetime | None = _time(nullable=True)
-    failing_since: datetime | None = _time(nullable=True)  # None: the last run worked
+    last_run_at: datetime = time_column()
+    last_success_at: datetime | None = time_column(nullable=True)
+    failing_since: datetime | None = time_column(nullable=True)  # None: the last run worked
     failures: int = 0  # runs in a row that failed
     last_error: str = ""
-    last_error_at: datetime | None = _time(nullable=True)
+    last_error_at: datetime | None = time_column(nullable=True)

@@ -11,7 +11,7 @@ from datetime import datetime
 from sqlalchemy import Column, Index, LargeBinary, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from pbem.models import _time
+from pbem.models.columns import time_column
 
 __all__ = ["BoardImage", "CaughtMail", "InboundMail", "MailStatus", "OutboxEmail"]
 
@@ -53,12 +53,12 @@ class OutboxEmail(SQLModel, table=True):
     essential: bool = True
     status: str = MailStatus.QUEUED  # see MailStatus
     attempts: int = 0
-    next_attempt_at: datetime = _time()
+    next_attempt_at: datetime = time_column()
     last_error: str = ""
     claimed_by: str = ""  # the delivery process sending it now (status "sending")
-    claimed_until: datetime | None = _time(nullable=True)  # after this, others may take it
-    created_at: datetime = _time()
-    sent_at: datetime | None = _time(nullable=True)
+    claimed_until: datetime | None = time_column(nullable=True)  # after this, others may take it
+    created_at: datetime = time_column()
+    sent_at: datetime | None = time_column(nullable=True)
 
 
 class BoardImage(SQLModel, table=True):
@@ -84,7 +84,7 @@ class CaughtMail(SQLModel, table=True):
     __tablename__ = "caught_mail"
 
     id: int | None = Field(default=None, primary_key=True)
-    received_at: datetime = _time()
+    received_at: datetime = time_column()
     mail_from: str
     recipients: str
     raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
@@ -108,7 +108,7 @@ class InboundMail(SQLModel, table=True):
     sender: str = Field(default="", index=True)
     body_digest: str = Field(default="", sa_column_kwargs={"server_default": ""})
     recipient: str = ""
-    received_at: datetime = _time()
+    received_at: datetime = time_column()
     game_id: int | None = Field(default=None, foreign_key="games.id", index=True)
     seat: int | None = None  # the seat its reply address named, once that was read
     outcome: str = ""  # played, command, refused, ignored, bounce, advisory

@@ -8,18 +8,12 @@ remembered browsers still count (``devices_version``) and the two-factor secret.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
-from sqlalchemy import Column
 from sqlmodel import Field, SQLModel
 
-from pbem.models import UTCDateTime
+from pbem.models.columns import time_column
 
 __all__ = ["OrganiserRecoveryCode", "OrganiserSecurity"]
-
-
-def _time(nullable: bool = False) -> Any:
-    return Field(default=None, sa_column=Column(UTCDateTime(), nullable=nullable))
 
 
 class OrganiserSecurity(SQLModel, table=True):
@@ -34,7 +28,7 @@ class OrganiserSecurity(SQLModel, table=True):
     # Base32 TOTP secret (RFC 6238). Set with ``totp_on_at`` empty while being set up; the
     # login asks for a code only once ``totp_on_at`` is set.
     totp_secret: str | None = None
-    totp_on_at: datetime | None = _time(nullable=True)
+    totp_on_at: datetime | None = time_column(nullable=True)
     # The newest 30-second time step a code was accepted for: a code of that step or an earlier
     # one is refused, so a code seen over a shoulder cannot be used again.
     totp_last_step: int | None = None
@@ -48,5 +42,5 @@ class OrganiserRecoveryCode(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     admin_user_id: int = Field(foreign_key="admin_users.id", index=True)
     code_hash: str  # sha256 hex of the code as normalised (pbem.admin.two_factor)
-    created_at: datetime = _time()
-    used_at: datetime | None = _time(nullable=True)
+    created_at: datetime = time_column()
+    used_at: datetime | None = time_column(nullable=True)

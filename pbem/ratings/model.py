@@ -60,19 +60,3 @@ def rate(ratings: Sequence[Rating], ranks: Sequence[float]) -> list[Rating]:
     updated = MODEL.rate(teams, ranks=[float(rank) for rank in ranks])
     return [Rating(team[0].mu, team[0].sigma, old.games + 1)
             for team, old in zip(updated, ratings, strict=True)]
-
-
-def ranks_from(winners: Sequence[int], scores: Sequence[float] | None, seats: int) -> list[float]:
-    """Final places from a game's outcome: winners first (several winners share first place),
-    then by score where the game keeps one (higher is better); equal places tie. No winner and
-    no scores is a draw.
-
-    >>> ranks_from([0], None, 2), ranks_from([], None, 2), ranks_from([1], [30, 41, 30], 3)
-    ([1.0, 2.0], [1.0, 1.0], [2.0, 1.0, 2.0])
-    >>> ranks_from([0], [30, 30, 20], 3)  # a tie-break decided between the first two
-    [1.0, 2.0, 3.0]
-    """
-    points = list(scores) if scores is not None and len(scores) == seats else [0.0] * seats
-    keys = [(seat not in winners and bool(winners), -points[seat]) for seat in range(seats)]
-    distinct = sorted(set(keys))
-    return [float(distinct.index(key) + 1) for key in keys]

@@ -35,8 +35,8 @@ from pbem.services.common import (
     audit,
     lock_game,
 )
-from pbem.services.moves import submit_move
 from pbem.services.timeouts import alert_organiser
+from pbem.services.turns import submit_move
 
 log = logging.getLogger(__name__)
 

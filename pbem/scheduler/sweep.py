@@ -31,10 +31,10 @@ from datetime import datetime
 
 from sqlmodel import col, select
 
+from pbem.challenges.service import expire_stale
 from pbem.db import Database
 from pbem.models import Game
 from pbem.scheduler.bots import BotResult, play_bots
-from pbem.services.challenges import expire_stale
 from pbem.services.common import Site
 from pbem.services.timeouts import handle_due_game
 

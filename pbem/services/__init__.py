@@ -11,16 +11,10 @@ from pbem.services.common import (
     ServiceError,
     Site,
 )
-from pbem.services.games import (
-    PlayerSpec,
-    abort_game,
-    create_game,
-    parse_player,
-    respond_to_invitation,
-    start_game,
-)
-from pbem.services.moves import submit_move
+from pbem.services.games import abort_game, create_game, respond_to_invitation, start_game
+from pbem.services.players import PlayerSpec, parse_player
 from pbem.services.resignation import resign
+from pbem.services.turns import submit_move
 
 __all__ = [
     "GameMovedOn",

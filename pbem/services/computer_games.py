@@ -22,7 +22,8 @@ from engine.text import Text
 from pbem.errors import ServiceError
 from pbem.models import Game, GameStatus, Player, Seat
 from pbem.services.common import Site
-from pbem.services.games import PlayerSpec, bot_spec, create_game
+from pbem.services.games import create_game
+from pbem.services.players import PlayerSpec, bot_spec
 
 Starter = Literal["me", "computer", "random"]
 STARTERS: tuple[Starter, ...] = ("me", "computer", "random")

@@ -6,19 +6,16 @@ import hashlib
 import random
 import secrets
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 import engine
-from engine.bots import DEFAULT_LEVEL, LEVELS
 from engine.text import N_, Text
-from pbem import addresses
 from pbem.clock.controls import PerMove, TimeControl
 from pbem.clock.deadlines import check_policy, clock_columns, start_turn
 from pbem.i18n import Reader
-from pbem.models import Game, GameStatus, Player, Seat, SeatStatus
+from pbem.models import Game, GameStatus, Seat, SeatStatus
 from pbem.positions import current_state
 from pbem.services.common import (
     GameNotActive,
@@ -31,62 +28,10 @@ from pbem.services.common import (
     seats_of,
     shown_names,
 )
+from pbem.services.moves import play_automatic_moves, send_turn_notice
 from pbem.services.notify import board_ref, enqueue, game_context, subject_line, title_of
-
-
-@dataclass(frozen=True)
-class PlayerSpec:
-    name: str
-    email: str
-    bot_level: str | None = None  # a computer player (engine.bots.LEVELS); None for a person
-    language: str | None = None  # for a new player: en, nl, de or it (existing players keep theirs)
-
-
-# Bots' addresses are in a special-use domain (RFC 6761), so no mail could reach them even if
-# something tried; pbem.addresses refuses such domains, which is why bots never pass through it.
-BOT_DOMAIN = "bots.pbem.invalid"
-
-
-def bot_spec(level: str = DEFAULT_LEVEL) -> PlayerSpec:
-    """The computer player of ``level``: one player row per level, whatever the game.
-
-    >>> bot_spec("strong")
-    PlayerSpec(name='Computer (strong)', email='bot-strong@bots.pbem.invalid', bot_level='strong', \
-    language=None)
-    """
-    if level not in LEVELS:
-        raise ServiceError(f"unknown bot level {level!r}; choose one of: {', '.join(LEVELS)}")
-    return PlayerSpec(f"Computer ({level})", f"bot-{level}@{BOT_DOMAIN}", level)
-
-
-def parse_player(text: str) -> PlayerSpec:
-    """``"Ann Example <ann@example.org>"`` -> PlayerSpec; a bare address works too; ``bot`` or
-    ``bot:LEVEL`` is a computer player. Errors (:class:`~pbem.addresses.BadAddress`,
-    :class:`~pbem.addresses.BadName`) are ServiceErrors.
-
-    >>> parse_player("Ann <ANN@example.org>")
-    PlayerSpec(name='Ann', email='ann@example.org', bot_level=None, language=None)
-    >>> parse_player("bot:easy").bot_level
-    'easy'
-    """
-    word, colon, level = text.strip().partition(":")
-    if word.strip().lower() == "bot":
-        return bot_spec(level.strip().lower() if colon else DEFAULT_LEVEL)
-    return PlayerSpec(*addresses.parse_player(text))
-
-
-def player_for(session: Session, now: datetime, spec: PlayerSpec, *,
-               default_language: str = "en") -> Player:
-    """The player with this address, made on first sight (a bot with its level), in the language
-    chosen for them or else ``default_language`` (the site's)."""
-    email = spec.email.lower()
-    player = session.exec(select(Player).where(Player.email == email)).one_or_none()
-    if player is None:
-        player = Player(name=spec.name, email=email, created_at=now, bot_level=spec.bot_level,
-                        language=spec.language or default_language)
-        session.add(player)
-        session.flush()
-    return player
+from pbem.services.players import PlayerSpec, player_for
+from pbem.services.timeouts import alert_organiser
 
 
 def options_for_players(
@@ -138,7 +83,7 @@ def create_game(
     one of :data:`~pbem.clock.deadlines.POLICIES`; None: the game's default), reminders before each
     deadline (default 24 h and 2 h), and whether players' absences stop it. Players whose
     addresses are in ``accepted`` asked for the game themselves: their seats start accepted.
-    A ``rated`` game counts for its players' ratings (:mod:`pbem.services.ratings`); a game with
+    A ``rated`` game counts for its players' ratings (:mod:`pbem.ratings.service`); a game with
     a computer player never does, so it is made unrated whatever was asked (the dashboard and
     the command line refuse to ask).
     """
@@ -250,8 +195,6 @@ def _tell_organiser_of_decline(session: Session, now: datetime, site: Site, row:
                                decliner: str) -> None:
     """The organiser decides what happens to a declined game; these are the dashboard's
     actions for a game still waiting for answers (pbem.admin.game_actions), nothing more."""
-    from pbem.services.timeouts import alert_organiser  # timeouts imports moves, which imports us
-
     alert_organiser(
         session, now, site, row,
         lambda reader: reader.gettext(
@@ -279,8 +222,6 @@ def start_game(
     start_turn(session, row, now)
     session.add(row)
     audit(session, now, "game started", game_id=game_id, forced=force)
-    from pbem.services.moves import play_automatic_moves, send_turn_notice  # moves imports us
-
     play_automatic_moves(session, now, row)  # the first seat may only be able to pass
     # The first player's turn notice says the game has started; the others get a notice.
     _notice_all(session, now, site, row, "started", {}, skip=frozenset({row.to_move or 0}))

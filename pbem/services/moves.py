@@ -16,16 +16,22 @@ from engine.text import N_, Text
 from pbem.i18n import ENGLISH, Reader
 from pbem.models import Game, GameStatus, Move, MoveSource, Player, Seat
 from pbem.positions import current_state, moves_of
-from pbem.services.challenges import rematch_url
 from pbem.services.common import (
     GameMovedOn,
     GameNotActive,
     NotYourTurn,
     Site,
     audit,
-    lock_game,
     players_of,
     seats_of,
+)
+from pbem.services.events import (
+    EVENTS,
+    GameFinished,
+    GameOverEmail,
+    MovePlayed,
+    TurnEvent,
+    TurnStarted,
 )
 from pbem.services.notify import (
     BoardRef,
@@ -39,7 +45,6 @@ from pbem.services.notify import (
     subject_line,
     title_of,
 )
-from pbem.services.ratings import rate_game
 from pbem.services.results import (
     end_of_play,
     in_words,
@@ -47,7 +52,6 @@ from pbem.services.results import (
     outcome_for,
     shown_result,
 )
-from pbem.services.tournaments import tournament_game_ended
 
 MAX_NOTE = 500
 MAX_AUTOMATIC_MOVES = 10_000  # a stand-in playing out a long game; only a bug would reach it
@@ -56,29 +60,31 @@ FORCED_PASS_NOTE = N_("forced pass: the only legal move")
 STAND_IN_NOTE = N_("played by the stand-in: this seat forfeited on time")
 
 
-def submit_move(
-    session: Session,
-    now: datetime,
-    site: Site,
-    *,
-    game_id: int,
-    seat: int,
-    ply: int,
-    text: str,
-    note: str = "",
-    source: str = MoveSource.LINK,
-    holder: int | None = None,
-) -> Move:
-    """Play ``text`` for ``seat`` if the game is still at ``ply`` (and, given ``holder``, the
-    seat is still that player's); raises a ServiceError or engine.IllegalMove (whose message is
-    the engine's reason) otherwise.
+@dataclass
+class Position:
+    """A game's rules and its state at the row's current ply, decoded once and carried through
+    a turn: each move played replaces ``state`` (so the moves, the automatic moves after them
+    and the emails never decode the stored state again)."""
+
+    game: engine.Game  # type: ignore[type-arg]
+    state: Any
+
+    @classmethod
+    def of(cls, row: Game) -> Position:
+        game, state = current_state(row)
+        return cls(game, state)
+
+
+def check_turn(session: Session, row: Game, *, seat: int, ply: int, source: str,
+               holder: int | None = None) -> None:
+    """Raise the ServiceError that says why ``seat`` may not move now in the locked ``row``,
+    if it may not: the game is not running or has moved on since ``ply`` (the ply the player
+    saw), it is someone else's turn, ``holder`` (given) no longer holds the seat, the player
+    left the game, or the organiser paused it.
 
     Two submissions for the same ply: the row lock (PostgreSQL) or BEGIN IMMEDIATE (SQLite) makes
     the second wait and then see the new ply; the conditional UPDATE and the unique (game, ply) of
-    moves back that up, so exactly one is applied whatever the isolation level. Forced passes and
-    stand-in moves that follow are played in the same transaction (:func:`play_automatic_moves`).
-    """
-    row = lock_game(session, game_id)
+    moves back that up, so exactly one is applied whatever the isolation level."""
     if row.status != GameStatus.ACTIVE:
         if row.status in (GameStatus.FINISHED, GameStatus.ABORTED) and row.ply != ply:
             raise GameMovedOn(row)
@@ -88,7 +94,8 @@ def submit_move(
         raise GameMovedOn(row)
     if row.to_move != seat:
         raise NotYourTurn(Text("it is not your turn"))
-    mine = next(s for s in seats_of(session, game_id) if s.seat == seat)
+    assert row.id is not None
+    mine = next(s for s in seats_of(session, row.id) if s.seat == seat)
     if holder is not None and mine.player_id != holder:
         raise NotYourTurn(Text("this seat has a new player"))  # replaced since the turn began
     if source in (MoveSource.LINK, MoveSource.REPLY) and (mine.resigned or mine.forfeited):
@@ -96,34 +103,36 @@ def submit_move(
         raise NotYourTurn(Text("you are out of this game: the computer plays your seat now"))
     if row.paused_at is not None:
         raise GameNotActive(Text("the organiser has paused this game; moves wait until it resumes"))
-    game, _ = current_state(row)
-    record = play_and_notify(session, now, site, row, game.parse_move(text), source=source,
-                             note=note)
-    return record
 
 
 def play_and_notify(
     session: Session, now: datetime, site: Site, row: Game, move: Any, *,
-    source: str, note: str = "",
-) -> Move:
-    """Play ``move`` for the seat to move, then any automatic moves, then write the emails."""
+    source: str, note: str = "", position: Position | None = None,
+) -> list[TurnEvent]:
+    """Play ``move`` for the seat to move, then any automatic moves, then write the emails;
+    what happened, in order (:mod:`pbem.services.turns` plays whole turns with it)."""
     mover = row.to_move
     assert mover is not None
-    record = apply_move(session, now, row, move, source=source, note=note)
-    automatic = play_automatic_moves(session, now, row)
-    send_move_emails(session, now, site, row, mover=mover, automatic=bool(automatic))
-    return record
+    position = position or Position.of(row)
+    record = apply_move(session, now, row, move, source=source, note=note, position=position)
+    automatic = play_automatic_moves(session, now, row, position=position)
+    events: list[TurnEvent] = [MovePlayed(played) for played in [record, *automatic]]
+    return events + send_move_emails(session, now, site, row, mover=mover,
+                                     automatic=bool(automatic), position=position)
 
 
 def apply_move(
     session: Session, now: datetime, row: Game, move: Any, *, source: str, note: str = "",
+    position: Position | None = None,
 ) -> Move:
-    """Apply one move to a locked game row (no emails): state, ply, clock, move record, audit."""
+    """Apply one move to a locked game row (no emails): state, ply, clock, move record, audit.
+    ``position``, when given, is the row's decoded position and becomes the one after."""
     from pbem.clock.deadlines import end_turn, refresh_due, start_turn
 
     assert row.id is not None and row.to_move is not None
     game_id, ply, seat = row.id, row.ply, row.to_move
-    game, state = current_state(row)
+    position = position or Position.of(row)
+    game, state = position.game, position.state
     after = game.play(state, move, seat=seat)
     notation = str(move)
     next_seat = game.to_move(after)
@@ -141,6 +150,7 @@ def apply_move(
     )
     if done.rowcount != 1:  # type: ignore[attr-defined]
         raise GameMovedOn(row)
+    position.state = after
     session.refresh(row)
     if outcome is not None:
         refresh_due(row)
@@ -166,7 +176,8 @@ def seat_labels(session: Session, game: engine.Game, state: Any, game_id: int  #
     return labels_for(game, state, [players[s.player_id].name for s in seats])
 
 
-def automatic_move(row: Game, seats: list[Seat]) -> tuple[Any, str, str] | None:
+def automatic_move(row: Game, seats: list[Seat], position: Position | None = None
+                   ) -> tuple[Any, str, str] | None:
     """The move the server plays itself for the seat to move, if any: (move, source, note).
 
     A pass that is the only legal move is played at once rather than asking the player to click
@@ -175,11 +186,15 @@ def automatic_move(row: Game, seats: list[Seat]) -> tuple[Any, str, str] | None:
     """
     if row.status != GameStatus.ACTIVE or row.to_move is None:
         return None
-    game, state = current_state(row)
+    position = position or Position.of(row)
+    game, state = position.game, position.state
     if any(s.seat == row.to_move and s.stand_in for s in seats):
         return None  # the computer plays this seat: the sweep's bot pass, outside any request
     if any(s.seat == row.to_move and s.forfeited for s in seats):
-        return game.random_move(state, seeded_rng(row)), MoveSource.STAND_IN, STAND_IN_NOTE
+        # Drawn from the position as stored, as a replay of the game sees it: the same seed
+        # must pick the same move whatever order the legal moves come in from a live state.
+        stored = game.decode(row.state)
+        return game.random_move(stored, seeded_rng(row)), MoveSource.STAND_IN, STAND_IN_NOTE
     legal = game.legal_moves(state)
     if len(legal) == 1 and str(legal[0]) == "pass":
         return legal[0], MoveSource.FORCED_PASS, FORCED_PASS_NOTE
@@ -199,33 +214,43 @@ def seeded_rng(row: Game) -> random.Random:
     return random.Random(f"{row.seed}:{row.ply}")
 
 
-def play_automatic_moves(session: Session, now: datetime, row: Game) -> list[Move]:
+def play_automatic_moves(session: Session, now: datetime, row: Game,
+                         position: Position | None = None) -> list[Move]:
     """Forced passes and stand-in moves, until a person has a real choice or the game ends."""
     assert row.id is not None
     seats = seats_of(session, row.id)
+    position = position or Position.of(row)
     played = []
     for _ in range(MAX_AUTOMATIC_MOVES):
-        choice = automatic_move(row, seats)
+        choice = automatic_move(row, seats, position)
         if choice is None:
             break
         move, source, note = choice
-        played.append(apply_move(session, now, row, move, source=source, note=note))
+        played.append(apply_move(session, now, row, move, source=source, note=note,
+                                 position=position))
     return played
 
 
 def send_move_emails(
     session: Session, now: datetime, site: Site, row: Game, *, mover: int, automatic: bool,
-) -> None:
-    """After a move (and the automatic moves it caused): game over, or turn notice and updates."""
+    position: Position | None = None,
+) -> list[TurnEvent]:
+    """After a move (and the automatic moves it caused): game over, or turn notice and updates.
+    The game that ended or the turn that started, as an event."""
     assert row.id is not None
-    game, after = current_state(row)
+    position = position or Position.of(row)
+    game, after = position.game, position.state
     seats = seats_of(session, row.id)
     mail = _Mailing.of(session, row, game, after, seats)  # one context for all the emails
     if row.status == GameStatus.FINISHED:
-        send_game_over(session, now, site, row, game, after, seats, mail=mail)
-    elif row.to_move != mover or automatic:
+        finished = send_game_over(session, now, site, row, game, after, seats, mail=mail)
+        return [finished] if finished else []
+    if row.to_move != mover or automatic:
         send_turn_notice(session, now, site, row, game, after, seats, mail=mail)
         send_updates(session, now, site, row, game, after, seats, mover=mover, mail=mail)
+        assert row.to_move is not None
+        return [TurnStarted(row.id, row.to_move, row.ply)]
+    return []
 
 
 @dataclass(frozen=True)
@@ -369,19 +394,23 @@ def send_game_over(
     session: Session, now: datetime, site: Site, row: Game,
     game: engine.Game, state: Any, seats: list[Seat],  # type: ignore[type-arg]
     mail: _Mailing | None = None,
-) -> None:
+) -> GameFinished | None:
     """Everyone learns the result, as it is for them: won, lost, shared or a draw.
 
     Every way a game ends (its rules in :func:`apply_move`, :func:`resign`, a forfeit on time,
-    an adjudication) comes here in the transaction that ends it, so the players' ratings are
-    updated here too: with the game, or not at all (:mod:`pbem.services.ratings`)."""
+    an adjudication) comes here in the transaction that ends it, and tells the features
+    (:class:`~pbem.services.events.GameFinished`: ratings, tournaments) first, so what they
+    write is written with the game's end, or not at all."""
     if row.id is None:
-        return
-    rate_game(session, now, row, seats)
-    tournament_game_ended(session, now, site, row)
+        return None
+    finished = GameFinished(session, now, site, row, seats)
+    EVENTS.publish(finished)
     mail = mail or _Mailing.of(session, row, game, state, seats)
     def names(reader: Reader) -> list[str]:
         return list(mail.context_in(reader)["player_names"])
+
+    extras = {seat.seat: {key: value for answer in EVENTS.publish(GameOverEmail(site, row, seat))
+                          for key, value in answer.items()} for seat in seats}
 
     for seat in seats:
         enqueue(
@@ -393,5 +422,6 @@ def send_game_over(
             board=mail.board(seat.seat, over=True),
             context=lambda reader, seat=seat: mail.context_for(
                 seat, reader, mine=outcome_for(row.winners, seat.seat),
-                result=mail.result(reader), rematch_url=rematch_url(site, row, seat)),
+                result=mail.result(reader), **extras[seat.seat]),
         )
+    return finished

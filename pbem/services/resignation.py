@@ -2,11 +2,11 @@
 
 In a game of two, a resignation ends it: the other side wins. In a game of three or more (Rifugio)
 the others still have a game to finish, so the player who resigns leaves it instead: they are out
-and placed last (:func:`pbem.services.ratings.places`), and the computer plays their seat to the
+and placed last (:func:`pbem.ratings.service.places`), and the computer plays their seat to the
 end, as it does for a seat that forfeited on time under ``forfeit-bot``. The game ends at once only
 when fewer than two seats would stay in play, or no person among them; those seats share the win.
 
-A tournament's withdrawal (:func:`pbem.services.tournaments.withdraw_player`) resigns each of the
+A tournament's withdrawal (:func:`pbem.tournaments.service.withdraw_player`) resigns each of the
 player's running games, so it follows the same rule.
 """
 

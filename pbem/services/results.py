@@ -15,7 +15,6 @@ from typing import Any
 import engine
 from pbem.game_options import seat_colours
 from pbem.i18n import ENGLISH, Reader
-from pbem.ratings.model import ranks_from
 
 # Seat names the engine makes up when a game has no colours of its own (engine.base.Game).
 _GENERIC = re.compile(r"(?:Player|Seat) \d+")
@@ -318,3 +317,19 @@ def name_generic_seats(text: str, seat_names: Sequence[str], player_names: Seque
     pattern = re.compile(r"\b(" + "|".join(re.escape(n) for n in
                                            sorted(pairs, key=len, reverse=True)) + r")\b")
     return pattern.sub(lambda match: pairs[match[1]], text)
+
+
+def ranks_from(winners: Sequence[int], scores: Sequence[float] | None, seats: int) -> list[float]:
+    """Final places from a game's outcome: winners first (several winners share first place),
+    then by score where the game keeps one (higher is better); equal places tie. No winner and
+    no scores is a draw.
+
+    >>> ranks_from([0], None, 2), ranks_from([], None, 2), ranks_from([1], [30, 41, 30], 3)
+    ([1.0, 2.0], [1.0, 1.0], [2.0, 1.0, 2.0])
+    >>> ranks_from([0], [30, 30, 20], 3)  # a tie-break decided between the first two
+    [1.0, 2.0, 3.0]
+    """
+    points = list(scores) if scores is not None and len(scores) == seats else [0.0] * seats
+    keys = [(seat not in winners and bool(winners), -points[seat]) for seat in range(seats)]
+    distinct = sorted(set(keys))
+    return [float(distinct.index(key) + 1) for key in keys]

@@ -58,6 +58,7 @@ from pbem.services.moves import (
     send_move_emails,
 )
 from pbem.services.notify import enqueue, game_context, subject_line, subject_of, title_of
+from pbem.services.players import PlayerSpec, player_for
 from pbem.services.results import forfeit_sentence, labels_for
 
 # Words for one reader: a clock notice's text, an alert's text or headline, made in the
@@ -163,8 +164,6 @@ def alert_recipients(session: Session, now: datetime, site: Site, row: Game
 
     The one rule for every alert (bounce, hold, decline, a computer player's failure): they
     all go through :func:`alert_organiser`."""
-    from pbem.services.games import PlayerSpec, player_for  # games imports this package
-
     organiser = session.get(Player, row.organiser_id) if row.organiser_id else None
     alerted = [player_for(session, now, PlayerSpec("Organiser", address))
                for address in site.alert_emails]

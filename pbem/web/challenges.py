@@ -19,18 +19,14 @@ from werkzeug.wrappers import Response
 import engine
 from engine.bots import LEVELS
 from pbem.addresses import BadAddress, BadName
-from pbem.errors import ServiceError
-from pbem.game_options import game_name
-from pbem.links import DamagedLink
-from pbem.models import Challenge, ChallengePlayer, ChallengeStatus, Game, Player, SeatOrder
-from pbem.services.challenge_rematch import answer_rematch
-from pbem.services.challenge_rules import (
+from pbem.challenges.rematch import answer_rematch
+from pbem.challenges.rules import (
     ChallengeRules,
     load_challenge_token,
     load_rematch_token,
     rules_from_config,
 )
-from pbem.services.challenges import (
+from pbem.challenges.service import (
     answer_challenge,
     cancel_challenge,
     create_challenge,
@@ -38,11 +34,16 @@ from pbem.services.challenges import (
     people_of,
     players_by_id,
 )
+from pbem.challenges.tables import Challenge, ChallengePlayer, ChallengeStatus, SeatOrder
+from pbem.errors import ServiceError
+from pbem.game_options import game_name
+from pbem.links import DamagedLink
+from pbem.models import Game, Player
 from pbem.services.common import shown_name
-from pbem.services.games import PlayerSpec, parse_player
+from pbem.services.players import PlayerSpec, parse_player
 from pbem.web.csrf import check_csrf
 from pbem.web.language import current_reader
-from pbem.web.signin import SignedInPlayer, current_player
+from pbem.web.player_sessions import SignedInPlayer, current_player
 from pbem.web.support import (
     damaged_link,
     database,

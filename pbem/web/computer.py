@@ -24,8 +24,8 @@ from pbem.services.common import seats_of
 from pbem.services.computer_games import STARTERS, start_computer_game
 from pbem.web.csrf import check_csrf
 from pbem.web.language import current_reader
+from pbem.web.player_sessions import current_player
 from pbem.web.players import replaced_link
-from pbem.web.signin import current_player
 from pbem.web.support import (
     damaged_link,
     database,

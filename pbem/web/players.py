@@ -47,8 +47,7 @@ from pbem.services.vacations import (
 from pbem.web.csrf import check_csrf
 from pbem.web.email_links import VIA, replace_links, sign_ins_of
 from pbem.web.language import current_reader
-from pbem.web.ratings import rating_lines
-from pbem.web.signin import (
+from pbem.web.player_sessions import (
     LINK_MINUTES,
     NEXT_KEY,
     SIGN_IN_KEY,
@@ -56,6 +55,7 @@ from pbem.web.signin import (
     current_player,
     enqueue_link,
 )
+from pbem.web.ratings import rating_lines
 from pbem.web.support import (
     damaged_link,
     database,

@@ -20,9 +20,9 @@ from pbem.positions import current_state
 from pbem.services.common import players_of, seats_of, shown_names
 from pbem.services.results import outcome_for, result_in
 from pbem.web.language import current_reader
+from pbem.web.player_sessions import current_player
 from pbem.web.ratings import rating_lines
 from pbem.web.replay import profile_url
-from pbem.web.signin import current_player
 from pbem.web.support import database, message_page
 from pbem.web.terms import label_seats, seat_names
 

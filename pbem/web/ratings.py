@@ -26,9 +26,10 @@ from markupsafe import Markup
 from sqlmodel import Session, col, func, select
 
 import engine
-from pbem.models import Game, PlayerRating, Seat
+from pbem.models import Game, Seat
 from pbem.ratings.model import PROVISIONAL_GAMES, Rating
-from pbem.services.ratings import Entry, history, leaderboard, ratings_of
+from pbem.ratings.service import Entry, history, leaderboard, ratings_of
+from pbem.ratings.tables import PlayerRating
 from pbem.web.language import current_reader
 from pbem.web.rating_graph import history_svg
 from pbem.web.support import database

@@ -1,7 +1,7 @@
 """Open seeks: the list (filterable by game) and its join buttons, for signed-in players.
 
 Joining is a POST with the page's CSRF token; two players joining the last seat at once get
-one seat each at most (pbem.services.challenge_seeks), and the one too late is told so.
+one seat each at most (pbem.challenges.seeks), and the one too late is told so.
 """
 
 from __future__ import annotations
@@ -12,15 +12,16 @@ from sqlmodel import select
 from werkzeug.wrappers import Response
 
 import engine
+from pbem.challenges.seeks import SeatTaken, join_seek, open_seeks
+from pbem.challenges.service import describe, people_of, players_by_id
+from pbem.challenges.tables import Challenge
 from pbem.errors import ServiceError
-from pbem.models import Challenge, Player
-from pbem.services.challenge_seeks import SeatTaken, join_seek, open_seeks
-from pbem.services.challenges import describe, people_of, players_by_id
+from pbem.models import Player
 from pbem.services.common import shown_name
 from pbem.web.challenges import rules
 from pbem.web.csrf import check_csrf
 from pbem.web.language import current_reader
-from pbem.web.signin import current_player
+from pbem.web.player_sessions import current_player
 from pbem.web.support import damaged_link, database, reason_of, site, utc_now
 
 bp = Blueprint("seeks", __name__)

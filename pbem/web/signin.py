@@ -17,96 +17,54 @@
   one press of a button. Each sign-in by a link is recorded for the account page, and "sign out
   everywhere" also replaces those links (:mod:`pbem.web.email_links`).
 - Where to go after signing in (``?next=``) is checked by :func:`pbem.web.redirects.safe_next`.
+
+The links and sessions themselves are :mod:`pbem.web.player_sessions`, below these pages and
+the sign-up and account pages that build on it.
 """
 
 from __future__ import annotations
 
-import hashlib
-import secrets
-from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import Any
 
 from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
-from flask_babel import ngettext
-from flask_login import current_user, login_user, logout_user
+from flask_login import login_user, logout_user
 from sqlalchemy import update
-from sqlmodel import Session, col, delete, select
+from sqlmodel import select
 from werkzeug.wrappers import Response
 
 from pbem.addresses import BadAddress, check_address
-from pbem.db import Database
 from pbem.models import Player, SignInLink
 from pbem.services.common import audit
 from pbem.web.csrf import check_csrf
-from pbem.web.email_links import record_sign_in, replace_links
+from pbem.web.email_links import replace_links
+from pbem.web.player_sessions import (
+    LINK_MINUTES,
+    NEXT_KEY,
+    SIGN_IN_KEY,
+    SIGN_IN_LIMIT,
+    SignedInPlayer,
+    begin_session,
+    current_player,
+    enqueue_link,
+    go_on,
+    link_problem,
+    signed_in_with_link,
+    token_hash,
+    use_link,
+)
+from pbem.web.players import account_page
 from pbem.web.redirects import safe_next
+from pbem.web.signup import enqueue_signup
 from pbem.web.support import (
     database,
     message_page,
-    queue_player_mail,
     read_as_player,
-    site,
     utc_now,
     within_limits,
 )
 
 bp = Blueprint("signin", __name__)
-
-LINK_MINUTES = 15
-SIGN_IN_LIMIT = "5 per hour"  # per address and per client: enough for a typo, useless for spam
-KEEP_OLD_LINKS = timedelta(days=1)  # used and expired links are deleted after this
-
-
-@dataclass(frozen=True)
-class SignedInPlayer:
-    """Flask-Login's user for a player's session: who, and the session version it was made
-    with. A plain object, not the table's row, so nothing loaded here goes stale in a session."""
-
-    id: int
-    name: str
-    email: str
-    session_version: int
-
-    @property
-    def is_authenticated(self) -> bool:
-        return True
-
-    @property
-    def is_active(self) -> bool:
-        return True
-
-    @property
-    def is_anonymous(self) -> bool:
-        return False
-
-    def get_id(self) -> str:
-        return f"player:{self.id}:{self.session_version}"
-
-    @classmethod
-    def of(cls, player: Player) -> SignedInPlayer:
-        assert player.id is not None
-        return cls(player.id, player.name, player.email, player.session_version)
-
-
-def load_player(db: Database, user_id: str) -> SignedInPlayer | None:
-    """The player whose session this is, if it is still theirs; ``user_id`` is what follows
-    ``player:`` in the session (``"7:0"``)."""
-    number, _sep, version = user_id.partition(":")
-    if not number.isdigit() or not version.isdigit() or len(number) > 18:
-        return None
-    with db.session() as db_session:
-        player = db_session.get(Player, int(number))
-    if player is None or player.bot_level is not None or player.session_version != int(version):
-        return None
-    return SignedInPlayer.of(player)
-
-
-def current_player() -> SignedInPlayer | None:
-    """The player signed in to this session; None for nobody and for an organiser."""
-    user = current_user._get_current_object()
-    return user if isinstance(user, SignedInPlayer) else None
 
 
 @bp.app_context_processor
@@ -117,114 +75,6 @@ def signed_in() -> dict[str, Any]:
     except Exception:  # an error page must still render when the database does not answer
         player = None
     return {"signed_in_player": player}
-
-
-# -- the links ----------------------------------------------------------------------------------
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def issue_link(db_session: Session, now: datetime, player_id: int) -> str:
-    """A new sign-in link's token for ``player_id`` (stored as its hash only); earlier links of
-    the player keep working until they expire, and long-dead ones are deleted."""
-    db_session.exec(delete(SignInLink).where(
-        col(SignInLink.player_id) == player_id,
-        col(SignInLink.expires_at) < now - KEEP_OLD_LINKS))
-    token = secrets.token_urlsafe(32)
-    db_session.add(SignInLink(player_id=player_id, token_hash=token_hash(token), created_at=now,
-                              expires_at=now + timedelta(minutes=LINK_MINUTES)))
-    return token
-
-
-def link_problem(db_session: Session, now: datetime, token: str) -> tuple[str, int] | None:
-    """Why ``token`` cannot sign anyone in (as a page), or None when it can."""
-    link = db_session.exec(select(SignInLink).where(
-        SignInLink.token_hash == token_hash(token))).one_or_none()
-    if link is None:
-        return message_page(
-            _("This sign-in link does not work"),
-            _("The link you followed is not one we sent, or part of it got lost on the way (long "
-              "links are sometimes cut in two by mail programs). Copy the whole link from the "
-              "email into the address bar, or ask for a new one."), 400,
-            game_url=url_for("signin.sign_in_page"))
-    if link.used_at is not None:
-        return message_page(
-            _("This sign-in link has been used"),
-            _("Each sign-in link works only once. If you are not signed in, ask for a new "
-              "link."), 410, game_url=url_for("signin.sign_in_page"))
-    if link.expires_at <= now:
-        return message_page(
-            _("This sign-in link has expired"),
-            ngettext("Sign-in links work for %(num)d minute. Please ask for a new one.",
-                     "Sign-in links work for %(num)d minutes. Please ask for a new one.",
-                     LINK_MINUTES), 410, game_url=url_for("signin.sign_in_page"))
-    return None
-
-
-def use_link(db_session: Session, now: datetime, token: str) -> int | None:
-    """Mark the link used and return its player's id; None if it is unknown, used or expired.
-    One UPDATE decides, so of two requests at once only one signs in."""
-    table = SignInLink.__table__  # type: ignore[attr-defined]
-    hashed = token_hash(token)
-    done = db_session.execute(update(table).where(
-        table.c.token_hash == hashed, table.c.used_at.is_(None), table.c.expires_at > now,
-    ).values(used_at=now))
-    if done.rowcount != 1:  # type: ignore[attr-defined]
-        return None
-    return db_session.exec(select(SignInLink.player_id).where(
-        SignInLink.token_hash == hashed)).one()
-
-
-def enqueue_link(db_session: Session, now: datetime, player: Player) -> None:
-    """The sign-in link into the outbox, in the player's language; it belongs to no game."""
-    assert player.id is not None
-    token = issue_link(db_session, now, player.id)
-    queue_player_mail(db_session, now, player, kind="sign_in",
-                      subject=lambda reader: reader.gettext("Your sign-in link"),
-                      minutes=LINK_MINUTES,
-                      sign_in_url=f"{site().links.base_url}/sign-in/{token}")
-    audit(db_session, now, "sign-in link sent", player_id=player.id)
-
-
-# -- the pages ----------------------------------------------------------------------------------
-
-NEXT_KEY = "pbem_sign_in_next"  # where a signed-in player goes next, kept in the session
-SIGN_IN_KEY = "pbem_sign_in"  # this browser's row of PlayerSignIn: "this browser" on the list
-
-
-@dataclass(frozen=True)
-class LinkSignIn:
-    """A browser signing in with a link from the player's mail: who, and its recorded row."""
-
-    player: SignedInPlayer
-    row: int
-
-
-def signed_in_with_link(db_session: Session, now: datetime, player: Player,
-                        via: str) -> LinkSignIn:
-    """Record that this browser signs in as ``player`` with a link of ``via`` (their account
-    page lists it); :func:`begin_session` then starts the session."""
-    assert player.id is not None
-    row = record_sign_in(db_session, now, player.id, via, request.user_agent.string)
-    audit(db_session, now, "signed in", player_id=player.id, via=via)
-    return LinkSignIn(SignedInPlayer.of(player), row)
-
-
-def begin_session(signing: LinkSignIn, going: Response) -> Response:
-    """A fresh session: nothing from before (an organiser's login, a CSRF token) carries over.
-    ``going`` is made before, as it may come from the old session (:func:`go_on`)."""
-    session.clear()
-    login_user(signing.player)
-    session.permanent = True  # stays signed in across browser restarts, until signed out
-    session[SIGN_IN_KEY] = signing.row
-    return going
-
-
-def go_on() -> Response:
-    """After signing in, the page that sent the player here (kept in this browser's session;
-    read before ``session.clear()``), else their games page."""
-    return redirect(safe_next(session.pop(NEXT_KEY, None)) or url_for("signin.account"), 303)
 
 
 @bp.get("/sign-in")
@@ -254,8 +104,6 @@ def request_link() -> tuple[str, int]:
         if player is not None and player.bot_level is None:  # bots get no mail
             enqueue_link(db_session, utc_now(), player)
         elif player is None and current_app.config.get("SIGNUP") == "open":
-            from pbem.web.signup import enqueue_signup  # signup builds on this module
-
             enqueue_signup(db_session, utc_now(), address)
     # The same page whatever the address and the sign-up policy: nothing can be probed here.
     return render_template("sign_in_sent.html", minutes=LINK_MINUTES), 200
@@ -303,8 +151,6 @@ def account() -> Response | tuple[str, int]:
     player = current_player()
     if player is None:
         return redirect(url_for("signin.sign_in_page"), 303)
-    from pbem.web.players import account_page  # the page builds on this module
-
     return account_page(player.id)
 
 

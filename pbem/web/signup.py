@@ -25,7 +25,7 @@ from pbem.services.common import audit
 from pbem.templating import render_email
 from pbem.web.csrf import check_csrf
 from pbem.web.language import current_reader
-from pbem.web.signin import LINK_MINUTES, begin_session, go_on, signed_in_with_link
+from pbem.web.player_sessions import LINK_MINUTES, begin_session, go_on, signed_in_with_link
 from pbem.web.support import database, message_page, reason_of, site, utc_now
 
 bp = Blueprint("signup", __name__)

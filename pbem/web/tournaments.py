@@ -12,8 +12,8 @@ from __future__ import annotations
 from flask import Blueprint, abort, render_template
 
 from pbem.game_options import game_name
-from pbem.services.tournament_standings import points_text, standings_view
-from pbem.services.tournaments import listed_tournaments, tournament_by_slug
+from pbem.tournaments.queries import points_text, standings_view
+from pbem.tournaments.service import listed_tournaments, tournament_by_slug
 from pbem.web.language import current_reader
 from pbem.web.support import database
 

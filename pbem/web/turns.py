@@ -18,13 +18,13 @@ from typing import Any
 from flask import Blueprint, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from markupsafe import Markup
-from sqlmodel import Session
 
 import engine
 from engine.text import Text
 from pbem.models import Game, GameStatus
 from pbem.positions import MoveMenu, move_menu, resolve_typed
-from pbem.services import GameMovedOn, ServiceError, submit_move
+from pbem.services import GameMovedOn, ServiceError
+from pbem.services.turns import play_turn
 from pbem.web.language import current_reader
 from pbem.web.play import OpenTurn, Page, moved_on, note_problem, open_turn, paused
 from pbem.web.support import (
@@ -214,11 +214,8 @@ def _commit(row: Game, seat: int, ply: int, steps: list[str], note: str) -> Page
     game_id = row.id
     try:
         with database().write() as session:
-            for number, step in enumerate(steps):
-                last = number == len(steps) - 1
-                submit_move(session, utc_now(), site(), game_id=game_id, seat=seat, ply=ply,
-                            text=step, note=note if last else "")
-                ply = _ply(session, game_id)
+            play_turn(session, utc_now(), site(), game_id=game_id, seat=seat, ply=ply,
+                      steps=steps, note=note)
     except GameMovedOn:
         fresh = game_or_none(game_id)
         if fresh is None:
@@ -235,9 +232,3 @@ def _commit(row: Game, seat: int, ply: int, steps: list[str], note: str) -> Page
         return redirect(links.move_url(game_id, seat, fresh.ply) + "/turn", 303)
     return redirect(url_for("games.seat_page", token=links.sign("seat-view", game=game_id,
                                                                  seat=seat), played=1), 303)
-
-
-def _ply(session: Session, game_id: int) -> int:
-    row = session.get(Game, game_id)
-    assert row is not None
-    return row.ply

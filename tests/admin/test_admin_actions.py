@@ -316,7 +316,7 @@ def test_links_the_cli_sends_after_a_replacement_work(
 def test_a_computer_put_on_a_seat_is_named_in_each_players_language(
     sqlite_database: Database, now: datetime, site: Site,
 ) -> None:
-    from pbem.services.games import bot_spec
+    from pbem.services.players import bot_spec
     from tests.support import start_a_game
 
     players = [PlayerSpec("Alice", "alice@example.test", language="it"),

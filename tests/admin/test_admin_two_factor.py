@@ -24,7 +24,7 @@ from sqlmodel import select
 import pbem.models.organisers  # noqa: F401  (its tables on the test databases' metadata)
 from pbem.admin import two_factor
 from pbem.admin.accounts import authenticate, create_admin
-from pbem.admin.second_step import PENDING
+from pbem.admin.pending_code import PENDING
 from pbem.db import Database
 from pbem.models import AdminUser
 from pbem.models.organisers import OrganiserRecoveryCode

@@ -35,11 +35,11 @@ import pbem.ratelimit  # noqa: F401  (its table must be on the metadata the test
 from pbem import create_app
 from pbem.db import Database
 from pbem.models import Game, OutboxEmail, Player
-from pbem.models.tournaments import TournamentGame
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, resign, submit_move
-from pbem.services.tournaments import create_tournament, start_tournament, withdraw_player
-from pbem.web.signin import issue_link
+from pbem.tournaments.service import create_tournament, start_tournament, withdraw_player
+from pbem.tournaments.tables import TournamentGame
+from pbem.web.player_sessions import issue_link
 from tests.i18n.support import ENGLISH, email_texts, english_in, visible_text
 from tests.support import (
     BASE_URL,

@@ -10,8 +10,9 @@ from typing import Any
 from sqlmodel import col, select
 
 from pbem.db import Database
-from pbem.models import Game, GameStatus, Player, PlayerRating, RatingChange
+from pbem.models import Game, GameStatus, Player
 from pbem.positions import current_state
+from pbem.ratings.tables import PlayerRating, RatingChange
 from pbem.services import PlayerSpec, Site, submit_move
 from tests.support import start_a_game
 

@@ -8,7 +8,8 @@ import random
 import pytest
 from openskill.models import PlackettLuce
 
-from pbem.ratings.model import Rating, ranks_from, rate
+from pbem.ratings.model import Rating, rate
+from pbem.services.results import ranks_from
 
 
 def test_a_win_between_new_players_moves_both_by_the_models_amount() -> None:

@@ -12,11 +12,12 @@ from sqlmodel import col, select
 import engine
 from pbem.admin import actions
 from pbem.db import Database
-from pbem.models import AuditEntry, Game, GameStatus, PlayerRating, RatingChange
+from pbem.models import AuditEntry, Game, GameStatus
 from pbem.ratings.model import Rating, rate
+from pbem.ratings.service import history, leaderboard, rate_game, ratings_of
+from pbem.ratings.tables import PlayerRating, RatingChange
 from pbem.services import Site, abort_game, resign, submit_move
-from pbem.services.games import bot_spec
-from pbem.services.ratings import history, leaderboard, rate_game, ratings_of
+from pbem.services.players import bot_spec
 from tests.ratings.support import (
     QUICK,
     changes,

@@ -13,9 +13,10 @@ from sqlmodel import col, select
 
 from pbem.admin import actions
 from pbem.db import Database
-from pbem.models import Player, RatingChange
+from pbem.models import Player
+from pbem.ratings.service import rebuild
+from pbem.ratings.tables import RatingChange
 from pbem.services import Site, resign, submit_move
-from pbem.services.ratings import rebuild
 from tests.ratings.support import QUICK, changes, last_move, play_out, ratings, start
 from tests.support import Cli, ClockGames
 

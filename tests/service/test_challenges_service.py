@@ -1,4 +1,4 @@
-"""Challenges, open seeks and rematches as services (pbem.services.challenges and friends), on
+"""Challenges, open seeks and rematches as services (pbem.challenges.service and friends), on
 SQLite and PostgreSQL: the game they make, who is told, the limits, expiry and cancelling."""
 
 from __future__ import annotations
@@ -9,33 +9,25 @@ from typing import Any
 import pytest
 from sqlmodel import col, select
 
-from pbem.db import Database
-from pbem.errors import ServiceError
-from pbem.models import (
-    Challenge,
-    ChallengePlayer,
-    ChallengeStatus,
-    Game,
-    GameStatus,
-    OutboxEmail,
-    Player,
-    SeatStatus,
-)
-from pbem.services import PlayerSpec, Site, resign
-from pbem.services.challenge_rematch import answer_rematch
-from pbem.services.challenge_rules import (
+from pbem.challenges.rematch import answer_rematch
+from pbem.challenges.rules import (
     ChallengeRules,
     load_challenge_token,
     load_rematch_token,
     rules_from_config,
 )
-from pbem.services.challenge_seeks import SeatTaken, join_seek
-from pbem.services.challenges import (
+from pbem.challenges.seeks import SeatTaken, join_seek
+from pbem.challenges.service import (
     answer_challenge,
     cancel_challenge,
     create_challenge,
     rematch_url,
 )
+from pbem.challenges.tables import Challenge, ChallengePlayer, ChallengeStatus
+from pbem.db import Database
+from pbem.errors import ServiceError
+from pbem.models import Game, GameStatus, OutboxEmail, Player, SeatStatus
+from pbem.services import PlayerSpec, Site, resign
 from pbem.services.common import seats_of
 from tests.support import smallest_options, start_a_game, two_player_game
 

@@ -15,6 +15,7 @@ from pbem.db import Database
 from pbem.i18n import Reader
 from pbem.models import GameStatus, MoveSource, Seat
 from pbem.positions import current_state
+from pbem.ratings.service import places
 from pbem.scheduler.bots import STAND_IN_LEVEL, STAND_IN_NOTES
 from pbem.scheduler.search_process import PLAYOUTS
 from pbem.services import (
@@ -26,8 +27,7 @@ from pbem.services import (
     start_game,
     submit_move,
 )
-from pbem.services.games import bot_spec
-from pbem.services.ratings import places
+from pbem.services.players import bot_spec
 from pbem.services.resignation import OutOfGame
 from pbem.services.results import end_of_play, result_sentence, shown_result
 from tests.support import ClockGames

@@ -13,7 +13,7 @@ from pbem.models import OutboxEmail, Player
 from pbem.scheduler.bots import play_bots
 from pbem.services import PlayerSpec, Site, create_game, resign
 from pbem.services.computer_games import computer_games_in_progress, start_computer_game
-from pbem.services.games import bot_spec
+from pbem.services.players import bot_spec
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 

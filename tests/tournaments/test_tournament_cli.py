@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from pbem.services import PlayerSpec, Site, resign
-from pbem.services.tournament_standings import games_of
-from pbem.services.tournaments import create_tournament, start_tournament
+from pbem.tournaments.queries import games_of
+from pbem.tournaments.service import create_tournament, start_tournament
 from tests.support import Cli
 
 

@@ -23,10 +23,10 @@ from sqlmodel import col, select
 from pbem.db import Database
 from pbem.links import Links
 from pbem.models import OutboxEmail
-from pbem.models.tournaments import Tournament
 from pbem.services import PlayerSpec, Site
-from pbem.services.tournament_standings import games_of
-from pbem.services.tournaments import create_tournament, start_tournament
+from pbem.tournaments.queries import games_of
+from pbem.tournaments.service import create_tournament, start_tournament
+from pbem.tournaments.tables import Tournament
 from tests.support import BACKENDS, MAIL_FROM, SECRET, csrf_of, make_database, start_gunicorn
 
 ATTEMPTS = 3

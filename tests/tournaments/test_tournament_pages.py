@@ -12,9 +12,9 @@ from sqlmodel import select
 import pbem.ratelimit  # noqa: F401  (its table must be on the metadata the test databases use)
 from pbem.db import Database
 from pbem.models import Game, GameStatus, OutboxEmail, Player, Seat
-from pbem.models.tournaments import Tournament, TournamentEntry, TournamentStatus
 from pbem.services import PlayerSpec, Site, resign
-from pbem.services.tournaments import create_tournament, start_tournament
+from pbem.tournaments.service import create_tournament, start_tournament
+from pbem.tournaments.tables import Tournament, TournamentEntry, TournamentStatus
 from tests.support import ADMIN_EMAIL, csrf_of
 
 PLAYERS = "Ann <ann@example.test>\nbob@example.test\n\nCid Third <cid@example.test>\n" \

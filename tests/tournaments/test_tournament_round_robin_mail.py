@@ -19,11 +19,12 @@ from sqlmodel import col, select
 
 import engine
 from pbem.db import Database
-from pbem.models import Game, GameStatus, Player, RatingChange, Seat
-from pbem.models.tournaments import Tournament, TournamentStatus
+from pbem.models import Game, GameStatus, Player, Seat
 from pbem.positions import current_state
+from pbem.ratings.tables import RatingChange
 from pbem.services import PlayerSpec, Site
-from pbem.services.tournaments import create_tournament, start_tournament
+from pbem.tournaments.service import create_tournament, start_tournament
+from pbem.tournaments.tables import Tournament, TournamentStatus
 from tests.support import Mailbox, csrf_of
 
 NAMES = ("Ann", "Bob", "Cid", "Dee")

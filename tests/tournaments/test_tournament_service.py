@@ -17,16 +17,16 @@ from sqlmodel import col, select
 from pbem.admin.actions import adjudicate
 from pbem.db import Database
 from pbem.models import Game, GameStatus, OutboxEmail, Player, Seat
-from pbem.models.tournaments import Tournament, TournamentFormat, TournamentStatus
 from pbem.services import PlayerSpec, ServiceError, Site, resign
-from pbem.services.tournament_standings import TableGame, games_of, standings_view
-from pbem.services.tournaments import (
+from pbem.tournaments.queries import TableGame, games_of, standings_view
+from pbem.tournaments.service import (
     cancel_tournament,
     close_round,
     create_tournament,
     start_tournament,
     withdraw_player,
 )
+from pbem.tournaments.tables import Tournament, TournamentFormat, TournamentStatus
 
 LETTERS = "ABCDEF"
 

@@ -137,10 +137,10 @@ def build_world(folder: Path) -> Iterator[World]:
 def _populate(world: World) -> World:
     from pbem.admin.accounts import create_admin
     from pbem.admin.actions import replace_player
-    from pbem.services.challenge_rules import challenge_url, make_rematch_url, rules_from_config
-    from pbem.services.challenges import create_challenge
-    from pbem.services.tournaments import create_tournament
-    from pbem.web.signin import issue_link
+    from pbem.challenges.rules import challenge_url, make_rematch_url, rules_from_config
+    from pbem.challenges.service import create_challenge
+    from pbem.tournaments.service import create_tournament
+    from pbem.web.player_sessions import issue_link
 
     database, site, links = world.database, world.site, world.site.links
     now = datetime.now(UTC)  # challenges and sign-in links expire: made now, open while probed

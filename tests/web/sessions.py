@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
 from pbem.db import Database
-from pbem.web.signin import issue_link
+from pbem.web.player_sessions import issue_link
 from tests.support import csrf_of
 
 

@@ -19,7 +19,8 @@ import pytest
 from sqlmodel import Session, select
 
 import engine
-from pbem.models import Challenge, ChallengeStatus, Game, GameStatus, Player
+from pbem.challenges.tables import Challenge, ChallengeStatus
+from pbem.models import Game, GameStatus, Player
 from tests.browser_support import (
     Server,
     axe_violations,

@@ -12,8 +12,9 @@ from flask.testing import FlaskClient
 from sqlmodel import select
 
 import pbem.ratelimit  # noqa: F401  (its table must be on the test databases' metadata)
+from pbem.challenges.tables import Challenge, ChallengeStatus
 from pbem.db import Database
-from pbem.models import Challenge, ChallengeStatus, Game, GameStatus, Player
+from pbem.models import Game, GameStatus, Player
 from tests.support import Mailbox, csrf_of, smallest_options, two_player_game
 from tests.web.sessions import signed_in
 

@@ -20,7 +20,7 @@ from pbem.scheduler import sweep
 from pbem.scheduler.bots import WIN_NOTE
 from pbem.services import PlayerSpec, Site, create_game, resign, submit_move
 from pbem.services.computer_games import MAX_COMPUTER_GAMES, start_computer_game
-from pbem.services.games import bot_spec
+from pbem.services.players import bot_spec
 from tests.support import start_a_game
 from tests.web.sessions import open_games_link
 

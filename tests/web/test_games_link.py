@@ -20,7 +20,7 @@ from pbem.models import AuditEntry, Game, OutboxEmail, Player, PlayerSignIn, Sig
 from pbem.services import Site
 from pbem.services.common import site_from_config
 from pbem.web.email_links import KEEP_SIGN_INS
-from pbem.web.signin import issue_link
+from pbem.web.player_sessions import issue_link
 from tests.support import ALICE_BOB, BASE_URL, csrf_of, start_a_game, two_player_game
 from tests.web.sessions import newest_sign_in_path, signed_in
 

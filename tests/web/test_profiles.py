@@ -14,8 +14,9 @@ from sqlmodel import select
 
 import pbem.web.profiles
 from pbem.db import Database
-from pbem.models import Game, Player, PlayerRating, RatingChange
+from pbem.models import Game, Player
 from pbem.ratings.model import Rating
+from pbem.ratings.tables import PlayerRating, RatingChange
 from pbem.services import PlayerSpec, Site, resign
 from tests.support import csrf_of, start_a_game
 from tests.web.sessions import signed_in

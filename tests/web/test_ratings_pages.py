@@ -18,8 +18,9 @@ from sqlmodel import select
 
 from pbem.db import Database
 from pbem.i18n import Reader
-from pbem.models import Game, Player, PlayerRating, RatingChange
+from pbem.models import Game, Player
 from pbem.ratings.model import Rating
+from pbem.ratings.tables import PlayerRating, RatingChange
 from pbem.services import Site
 from pbem.web.rating_graph import history_svg
 from tests.support import ALICE_BOB, start_a_game

@@ -9,8 +9,9 @@ from datetime import UTC, datetime
 from flask import Flask
 from sqlmodel import select
 
+from pbem.challenges.tables import Challenge, ChallengeStatus
 from pbem.db import Database
-from pbem.models import Challenge, ChallengeStatus, Game, GameStatus, Seat
+from pbem.models import Game, GameStatus, Seat
 from pbem.services import PlayerSpec, Site, resign
 from tests.support import BASE_URL, Mailbox, csrf_of, start_a_game, two_player_game
 

@@ -28,7 +28,7 @@ from pbem.models import (
 )
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, create_game
-from pbem.web.signin import issue_link
+from pbem.web.player_sessions import issue_link
 from tests.support import csrf_of, start_a_game
 
 TABLES = (Game, Move, Seat, Player, OutboxEmail, PlayerAbsence, AuditEntry)
@@ -138,8 +138,8 @@ def _probes(database: Database, now: datetime, site: Site, game_id: str,
 def _challenge_probes(database: Database, now: datetime, site: Site, game_id: str,
                       player_pk: int, signed_in: Callable[[FlaskClient], None],
                       ) -> dict[str, Callable[[], Probe]]:
-    from pbem.services.challenge_rules import ChallengeRules, challenge_url, make_rematch_url
-    from pbem.services.challenges import create_challenge
+    from pbem.challenges.rules import ChallengeRules, challenge_url, make_rematch_url
+    from pbem.challenges.service import create_challenge
     from pbem.services.resignation import resign
 
     now = datetime.now(UTC)  # challenges expire: made now, they are open while probed

@@ -12,9 +12,10 @@ from flask import Flask
 from sqlmodel import select
 
 import engine
+from pbem.challenges.tables import Challenge, ChallengePlayer, ChallengeStatus
 from pbem.db import Database
-from pbem.models import Challenge, ChallengePlayer, ChallengeStatus, Game, Seat
-from pbem.web.signin import issue_link
+from pbem.models import Game, Seat
+from pbem.web.player_sessions import issue_link
 from tests.support import BACKENDS, csrf_of, make_database, start_gunicorn, two_player_game
 from tests.web.test_challenges import challenge_form, make_player, signed_in
 from tests.web.test_double_confirm import Browser, _schema, post_at_once

@@ -19,7 +19,7 @@ from pbem.db import Database
 from pbem.i18n import Reader
 from pbem.models import AdminUser, OutboxEmail, Player, SignInLink
 from pbem.services import Site
-from pbem.web.signin import LINK_MINUTES, issue_link
+from pbem.web.player_sessions import LINK_MINUTES, issue_link
 from tests.support import ADMIN_EMAIL, ADMIN_PASSWORD, BASE_URL, csrf_of
 from tests.web.sessions import signed_in
 

@@ -17,7 +17,7 @@ import pbem.ratelimit  # noqa: F401  (its table must be on the test databases' m
 from pbem.config import ConfigError, check_config, load_config
 from pbem.db import Database
 from pbem.models import OutboxEmail, Player
-from pbem.web.signin import LINK_MINUTES
+from pbem.web.player_sessions import LINK_MINUTES
 from tests.support import BASE_URL, csrf_of, two_player_game
 from tests.web.test_challenges import challenge_form, make_player, signed_in
 

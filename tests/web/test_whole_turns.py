@@ -153,7 +153,7 @@ def test_a_step_that_fails_plays_no_step_of_the_turn(
     client: FlaskClient, sqlite_database: Database, now: datetime, site: Site, csrf: Any,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import pbem.web.turns as turns
+    import pbem.services.turns as turns
 
     game_pk, url, game, state, take = _opening(sqlite_database, now, site)
     lay = str(game.legal_moves(game.play(state, take))[0])
@@ -163,16 +163,17 @@ def test_a_step_that_fails_plays_no_step_of_the_turn(
     refused = client.post(url, data={"csrf_token": token, "steps": f"{take};lay 99,99"})
     assert refused.status_code == 422 and "lay 99,99" in html.unescape(refused.text)
     # The second step fails inside the transaction: the first is rolled back with it.
-    real = turns.submit_move
+    real = turns.play_and_notify
     calls: list[str] = []
 
-    def second_fails(session: Any, *args: Any, **kwargs: Any) -> Any:
-        calls.append(kwargs["text"])
+    def second_fails(session: Any, now: Any, site: Any, row: Any, move: Any, **kwargs: Any
+                     ) -> Any:
+        calls.append(str(move))
         if len(calls) == 2:
             raise engine.IllegalMove("the table was knocked over")
-        return real(session, *args, **kwargs)
+        return real(session, now, site, row, move, **kwargs)
 
-    monkeypatch.setattr(turns, "submit_move", second_fails)
+    monkeypatch.setattr(turns, "play_and_notify", second_fails)
     failed = client.post(url, data={"csrf_token": token, "steps": f"{take};{lay}"})
     assert failed.status_code == 409 and "Nothing was played" in failed.text
     assert _row(sqlite_database, game_pk).ply == 0

@@ -1,4 +1,4 @@
-"""Tables for challenges, open seeks and rematches (pbem.services.challenges).
+"""Tables for challenges, open seeks and rematches (pbem.challenges.service).
 
 A challenge is a game one player proposes: to named players (an invitation), to anyone signed in
 (an open seek, listed on /seeks), or to the players of a finished game (a rematch). Each person
@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import Column, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from pbem.models import UTCDateTime, _json
+from pbem.models.columns import UTCDateTime, json_column
 
 __all__ = ["Challenge", "ChallengeKind", "ChallengePlayer", "ChallengeStatus", "SeatOrder"]
 
@@ -51,7 +51,7 @@ class Challenge(SQLModel, table=True):
     public_id: str = Field(index=True, unique=True)  # unguessable: the challenge page's URL
     creator_id: int = Field(foreign_key="players.id", index=True)
     game_type: str = Field(index=True)
-    options: dict[str, Any] = _json()  # resolved for ``seats`` players
+    options: dict[str, Any] = json_column()  # resolved for ``seats`` players
     seats: int
     time_control: str  # the preset's text ("3d per move"), parsed when the game is made
     timeout_policy: str = ""  # one of the site's approved policies ("" for the game's default)

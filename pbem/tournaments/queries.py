@@ -4,7 +4,7 @@ next round's pairing alike, so all three always agree.
 
 A game counts in the standings once it is finished, however it ended (by the rules, a
 resignation, a forfeit on time or by withdrawal, an organiser's adjudication): each seat's place
-is the one the ratings use (:func:`pbem.services.ratings.places`; a seat that resigned or
+is the one the ratings use (:func:`pbem.ratings.service.places`; a seat that resigned or
 forfeited comes last), and places become points by :func:`~pbem.tournaments.standings.table_points`.
 An aborted game (a cancelled tournament) counts for nothing.
 """
@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 from sqlmodel import Session, col, func, select
 
 from pbem.models import Game, GameStatus, Player, Seat
-from pbem.models.tournaments import Tournament, TournamentEntry, TournamentFormat, TournamentGame
-from pbem.services.ratings import places
+from pbem.ratings.service import places
 from pbem.tournaments.pairing import SeatBalance
 from pbem.tournaments.standings import (
     Format,
@@ -29,6 +28,7 @@ from pbem.tournaments.standings import (
     standings,
     table_points,
 )
+from pbem.tournaments.tables import Tournament, TournamentEntry, TournamentFormat, TournamentGame
 
 
 @dataclass(frozen=True)

@@ -31,17 +31,14 @@ from engine.text import Text
 from pbem.clock.controls import TimeControl, time_control_from_dict
 from pbem.clock.deadlines import check_policy
 from pbem.models import Game, GameStatus, Player, Seat
-from pbem.models.tournaments import (
-    Tournament,
-    TournamentEntry,
-    TournamentFormat,
-    TournamentGame,
-    TournamentStatus,
-)
 from pbem.services.common import ServiceError, Site, audit, lock_game
-from pbem.services.games import PlayerSpec, abort_game, create_game, player_for
-from pbem.services.tournament_mail import send_rounds, send_standings, send_welcome, send_withdrawn
-from pbem.services.tournament_standings import (
+from pbem.services.events import GameFinished
+from pbem.services.games import abort_game, create_game
+from pbem.services.players import PlayerSpec, player_for
+from pbem.tournaments.mail import send_rounds, send_standings, send_welcome, send_withdrawn
+from pbem.tournaments.pairing import PairingImpossible, Round, round_robin, swiss_round, table_round
+from pbem.tournaments.pairing import table_sizes as table_sizes_for
+from pbem.tournaments.queries import (
     all_byes,
     entries_of,
     games_of,
@@ -50,8 +47,13 @@ from pbem.services.tournament_standings import (
     seat_balance,
     table_of,
 )
-from pbem.tournaments.pairing import PairingImpossible, Round, round_robin, swiss_round, table_round
-from pbem.tournaments.pairing import table_sizes as table_sizes_for
+from pbem.tournaments.tables import (
+    Tournament,
+    TournamentEntry,
+    TournamentFormat,
+    TournamentGame,
+    TournamentStatus,
+)
 
 MAX_NAME = 100
 MAX_ROUNDS = 50
@@ -397,3 +399,9 @@ def all_tournaments(session: Session) -> list[Tournament]:
     """Every tournament, newest first: the dashboard's list."""
     return list(session.exec(select(Tournament).order_by(col(Tournament.created_at).desc(),
                                                           col(Tournament.id).desc())))
+
+
+def on_game_finished(event: GameFinished) -> None:
+    """Subscribed to :class:`~pbem.services.events.GameFinished`: see
+    :func:`tournament_game_ended`."""
+    tournament_game_ended(event.session, event.now, event.site, event.row)

@@ -22,15 +22,15 @@ from sqlmodel import Session, col, select
 from pbem.game_options import game_name
 from pbem.i18n import Reader
 from pbem.models import OutboxEmail, Player
-from pbem.models.tournaments import Tournament, TournamentEntry
 from pbem.services.common import Site
-from pbem.services.tournament_standings import (
+from pbem.templating import render_email
+from pbem.tournaments.queries import (
     StandingsView,
     entries_of,
     points_text,
     standings_view,
 )
-from pbem.templating import render_email
+from pbem.tournaments.tables import Tournament, TournamentEntry
 
 
 def standings_url(site: Site, tournament: Tournament) -> str:

@@ -4,7 +4,7 @@ A challenge waits (status open) until every slot holds a player who said yes; th
 made with every seat accepted, so it starts at once and the usual turn emails follow. A "no"
 closes it (it cannot start as planned), as do the creator's or an organiser's cancel and the
 scheduler's sweep once ``expires_at`` has passed. Seeks are joined in
-:mod:`pbem.services.challenge_seeks`, rematches asked for in :mod:`pbem.services.challenge_rematch`.
+:mod:`pbem.challenges.seeks`, rematches asked for in :mod:`pbem.challenges.rematch`.
 
 Every function here works in the caller's write transaction and locks the challenge's row first
 (``FOR UPDATE`` on PostgreSQL; SQLite's writes are serial under ``BEGIN IMMEDIATE``), so two
@@ -23,25 +23,7 @@ from sqlmodel import Session, col, select
 
 import engine
 from engine.text import Text
-from pbem.clock.controls import TimeControl, parse_time_control
-from pbem.clock.wording import describe_control
-from pbem.db import Database
-from pbem.errors import ServiceError
-from pbem.game_options import game_name, options_in_words
-from pbem.i18n import Reader
-from pbem.models import (
-    Challenge,
-    ChallengeKind,
-    ChallengePlayer,
-    ChallengeStatus,
-    Game,
-    GameStatus,
-    Player,
-    Seat,
-    SeatOrder,
-    SeatStatus,
-)
-from pbem.services.challenge_rules import (
+from pbem.challenges.rules import (
     ChallengeRules,
     challenge_url,
     check_challenge_limit,
@@ -49,8 +31,24 @@ from pbem.services.challenge_rules import (
     mail_player,
     make_rematch_url,
 )
+from pbem.challenges.tables import (
+    Challenge,
+    ChallengeKind,
+    ChallengePlayer,
+    ChallengeStatus,
+    SeatOrder,
+)
+from pbem.clock.controls import TimeControl, parse_time_control
+from pbem.clock.wording import describe_control
+from pbem.db import Database
+from pbem.errors import ServiceError
+from pbem.game_options import game_name, options_in_words
+from pbem.i18n import Reader
+from pbem.models import Game, GameStatus, Player, Seat, SeatStatus
 from pbem.services.common import Site, audit
-from pbem.services.games import PlayerSpec, create_game, options_for_players, player_for
+from pbem.services.events import GameOverEmail
+from pbem.services.games import create_game, options_for_players
+from pbem.services.players import PlayerSpec, player_for
 
 log = logging.getLogger(__name__)
 
@@ -321,3 +319,8 @@ def expire_stale(database: Database, now: datetime, site: Site) -> int:
     except Exception:
         log.exception("sweep: expiring challenges failed")
         return 0
+
+
+def rematch_link(event: GameOverEmail) -> dict[str, str | None]:
+    """Subscribed to :class:`~pbem.services.events.GameOverEmail`: the rematch button."""
+    return {"rematch_url": rematch_url(event.site, event.row, event.seat)}

@@ -34,10 +34,13 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
 
-from pbem.models import Game, GameStatus, Player, PlayerRating, RatingChange, Seat
+from pbem.models import Game, GameStatus, Player, Seat
 from pbem.positions import current_state
-from pbem.ratings.model import Rating, ranks_from, rate
+from pbem.ratings.model import Rating, rate
+from pbem.ratings.tables import PlayerRating, RatingChange
 from pbem.services.common import players_of, seats_of
+from pbem.services.events import GameFinished
+from pbem.services.results import ranks_from
 
 NEW = Rating()  # a player's rating before their first rated game
 
@@ -185,3 +188,9 @@ def history(session: Session, player_id: int, game_type: str) -> list[HistoryPoi
         .where(RatingChange.player_id == player_id, RatingChange.game_type == game_type)
         .order_by(col(RatingChange.at), col(RatingChange.id))).all()
     return [HistoryPoint(r.game_id, r.at, Rating(r.mu_after, r.sigma_after).shown) for r in rows]
+
+
+def on_game_finished(event: GameFinished) -> None:
+    """Subscribed to :class:`~pbem.services.events.GameFinished`: the game's ratings, in the
+    transaction that ended it."""
+    rate_game(event.session, event.now, event.row, event.seats)

@@ -14,21 +14,8 @@ from datetime import datetime, timedelta
 from sqlmodel import Session, select
 
 from engine.text import Text
-from pbem.clock.deadlines import time_control_of
-from pbem.errors import ServiceError
-from pbem.models import (
-    Challenge,
-    ChallengeKind,
-    ChallengePlayer,
-    ChallengeStatus,
-    Game,
-    GameStatus,
-    Player,
-    SeatOrder,
-    SeatStatus,
-)
-from pbem.services.challenge_rules import ChallengeRules, check_game_limit, mail_player
-from pbem.services.challenges import (
+from pbem.challenges.rules import ChallengeRules, check_game_limit, mail_player
+from pbem.challenges.service import (
     check_waiting,
     close,
     describe,
@@ -37,6 +24,16 @@ from pbem.services.challenges import (
     rematch_url,
     start_if_ready,
 )
+from pbem.challenges.tables import (
+    Challenge,
+    ChallengeKind,
+    ChallengePlayer,
+    ChallengeStatus,
+    SeatOrder,
+)
+from pbem.clock.deadlines import time_control_of
+from pbem.errors import ServiceError
+from pbem.models import Game, GameStatus, Player, SeatStatus
 from pbem.services.common import Site, audit, lock_game, seats_of
 
 

@@ -14,17 +14,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from engine.text import Text
+from pbem.challenges.rules import ChallengeRules, check_game_limit
+from pbem.challenges.service import check_waiting, lock_challenge, people_of, start_if_ready
+from pbem.challenges.tables import Challenge, ChallengeKind, ChallengePlayer, ChallengeStatus
 from pbem.errors import ServiceError
-from pbem.models import (
-    Challenge,
-    ChallengeKind,
-    ChallengePlayer,
-    ChallengeStatus,
-    Player,
-    SeatStatus,
-)
-from pbem.services.challenge_rules import ChallengeRules, check_game_limit
-from pbem.services.challenges import check_waiting, lock_challenge, people_of, start_if_ready
+from pbem.models import Player, SeatStatus
 from pbem.services.common import Site, audit
 
 

@@ -1,4 +1,4 @@
-"""Tables for tournaments (pbem.services.tournaments): the tournament, who entered it, and which
+"""Tables for tournaments (pbem.tournaments.service): the tournament, who entered it, and which
 games belong to which round.
 
 The core tables (games, players) know nothing of tournaments: a game belongs to a tournament only
@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import JSON, Column, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from pbem.models import UTCDateTime
+from pbem.models.columns import UTCDateTime
 
 __all__ = ["Tournament", "TournamentEntry", "TournamentFormat", "TournamentGame",
            "TournamentStatus"]
@@ -33,7 +33,7 @@ class TournamentStatus:
     CANCELLED = "cancelled"
 
 
-def _time(nullable: bool = False) -> Any:
+def time_column(nullable: bool = False) -> Any:
     return Field(default=None, sa_column=Column(UTCDateTime(), nullable=nullable))
 
 
@@ -61,9 +61,9 @@ class Tournament(SQLModel, table=True):
     # Players with a bye, by round ("1": [player ids]); a bye is worth a win in the standings.
     byes: dict[str, list[int]] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     created_by: str = ""  # the organiser's email, as the audit log names them
-    created_at: datetime = _time()
-    started_at: datetime | None = _time(nullable=True)
-    finished_at: datetime | None = _time(nullable=True)
+    created_at: datetime = time_column()
+    started_at: datetime | None = time_column(nullable=True)
+    finished_at: datetime | None = time_column(nullable=True)
 
 
 class TournamentEntry(SQLModel, table=True):
@@ -74,8 +74,8 @@ class TournamentEntry(SQLModel, table=True):
     tournament_id: int = Field(foreign_key="tournaments.id", index=True)
     player_id: int = Field(foreign_key="players.id", index=True)
     position: int = 0  # the order entered: the seeding, and the last tie-break
-    joined_at: datetime = _time()
-    withdrawn_at: datetime | None = _time(nullable=True)
+    joined_at: datetime = time_column()
+    withdrawn_at: datetime | None = time_column(nullable=True)
     # Message-ID of the first tournament email to this player; later ones reply to it.
     thread_message_id: str = ""
 

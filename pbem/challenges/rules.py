@@ -18,21 +18,13 @@ from itsdangerous import BadData, URLSafeSerializer
 from sqlmodel import Session, col, func, select
 
 from engine.text import Text
+from pbem.challenges.tables import Challenge, ChallengeKind, ChallengeStatus
 from pbem.clock.controls import BadTimeControl, TimeControl, parse_time_control
 from pbem.clock.deadlines import POLICIES
 from pbem.errors import ServiceError
 from pbem.i18n import Reader
 from pbem.links import DamagedLink
-from pbem.models import (
-    Challenge,
-    ChallengeKind,
-    ChallengeStatus,
-    Game,
-    GameStatus,
-    OutboxEmail,
-    Player,
-    Seat,
-)
+from pbem.models import Game, GameStatus, OutboxEmail, Player, Seat
 from pbem.services.common import Site
 from pbem.templating import render_email
 

@@ -1,0 +1,28 @@
+"""The features built on the core of the service, connected to the events it publishes.
+
+The core (:mod:`pbem.services`) never imports a feature; it publishes what happens
+(:mod:`pbem.services.events`) and the features react: the players' ratings and a tournament's
+rounds when a game ends, the rematch button in the game-over email. :func:`connect` is called
+where a process starts (the app factory, the ``pbem`` command, the tests' conftest), before any
+service runs; calling it again changes nothing.
+
+>>> from pbem.services.events import GameFinished
+>>> [handler.__module__ for handler in connect().handlers(GameFinished)]
+['pbem.ratings.service', 'pbem.tournaments.service']
+"""
+
+from __future__ import annotations
+
+from pbem.challenges import service as challenges
+from pbem.ratings import service as ratings
+from pbem.services.events import EVENTS, Dispatcher, GameFinished, GameOverEmail
+from pbem.tournaments import service as tournaments
+
+
+def connect(events: Dispatcher = EVENTS) -> Dispatcher:
+    """Subscribe the features to ``events``. The order counts: a game's ratings are updated
+    before its tournament reads the results (and pairs the next round, whose emails follow)."""
+    events.subscribe(GameFinished, ratings.on_game_finished)
+    events.subscribe(GameFinished, tournaments.on_game_finished)
+    events.subscribe(GameOverEmail, challenges.rematch_link)
+    return events

@@ -1,0 +1,97 @@
+"""What the core of the service tells the features built on it, without knowing them.
+
+The core (games, moves, clocks, resignations) publishes an event when something happens that a
+feature may care about; ratings, tournaments and rematch links subscribe
+(:func:`pbem.features.connect`, called where a process starts: the app factory, the ``pbem``
+command, the tests). Handlers run at once, in the order they were subscribed, inside the caller's
+transaction: what they write (a rating, a tournament's next round, its emails in the outbox) is
+committed with the game's end, or not at all. No app context is needed, so the scheduler, the
+command line and mail received by reply publish the same way as a web request.
+
+>>> from dataclasses import dataclass
+>>> @dataclass(frozen=True)
+... class Rang:
+...     times: int
+>>> bell = Dispatcher()
+>>> bell.subscribe(Rang, lambda event: "ding" * event.times)
+>>> bell.publish(Rang(2))
+['dingding']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, TypeVar
+
+from sqlmodel import Session
+
+from pbem.models import Game, Move, Seat
+from pbem.services.common import Site
+
+Event = TypeVar("Event")
+
+
+@dataclass(frozen=True)
+class GameFinished:
+    """``row`` has just ended, however (its rules, a resignation, a forfeit, an adjudication):
+    published in the transaction that ends it, before the game-over emails are written."""
+
+    session: Session
+    now: datetime
+    site: Site
+    row: Game
+    seats: list[Seat]
+
+
+@dataclass(frozen=True)
+class GameOverEmail:
+    """The game-over email to ``seat`` is being written: each answer (a dict) adds values to its
+    template, such as the link that offers a rematch."""
+
+    site: Site
+    row: Game
+    seat: Seat
+
+
+@dataclass(frozen=True)
+class MovePlayed:
+    """A move was applied (a player's, a computer's, or the server's own)."""
+
+    move: Move
+
+
+@dataclass(frozen=True)
+class TurnStarted:
+    """``seat`` is to move in game ``game_id`` at ``ply``: its turn email has been written."""
+
+    game_id: int
+    seat: int
+    ply: int
+
+
+# What playing a turn can cause, in the order it happened (pbem.services.turns).
+TurnEvent = MovePlayed | TurnStarted | GameFinished
+
+
+class Dispatcher:
+    """Handlers by the type of event they take, each subscribed once, called in order."""
+
+    def __init__(self) -> None:
+        self._handlers: dict[type[Any], list[Callable[[Any], Any]]] = {}
+
+    def subscribe(self, kind: type[Event], handler: Callable[[Event], Any]) -> None:
+        handlers = self._handlers.setdefault(kind, [])
+        if handler not in handlers:
+            handlers.append(handler)
+
+    def handlers(self, kind: type[Any]) -> tuple[Callable[[Any], Any], ...]:
+        return tuple(self._handlers.get(kind, ()))
+
+    def publish(self, event: object) -> list[Any]:
+        """Call every handler of ``event``'s type with it; their answers, in order."""
+        return [handler(event) for handler in self.handlers(type(event))]
+
+
+EVENTS = Dispatcher()
