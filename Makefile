@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install translations messages wheel browser imap-server nginx run play test lint typecheck pytest bench clean
+.PHONY: install native translations messages wheel browser imap-server nginx run play test lint typecheck pytest bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -12,7 +12,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-install: $(STAMP) translations
+install: $(STAMP) translations native
+
+# The games' compiled playout cores (engine/native.py), built in place when a C compiler is at
+# hand; one line says which. Without one, or when the build fails, the engine plays pure Python.
+native: $(STAMP)
+	@$(BIN)/python setup.py native
 
 # Catalogs (docs/contributing.md, "Translations"): `make messages` after changing any text a
 # person reads; translate the new entries in pbem/translations/*/LC_MESSAGES/messages.po;
@@ -36,7 +41,7 @@ wheel: $(STAMP)
 	$(BIN)/python -m pip wheel --no-deps -w dist .
 
 # The web app on 127.0.0.1:5000 with a local mail catcher and a demo game (see README.md).
-run: $(STAMP) translations
+run: $(STAMP) translations native
 	$(BIN)/pbem dev
 
 play: $(STAMP)
@@ -73,7 +78,7 @@ nginx:
 	  echo "could not install nginx: the nginx tests will be skipped"
 
 # Spread over every core (pytest-xdist); a test that needs a server starts its own on a free port.
-pytest: $(STAMP) translations browser imap-server nginx
+pytest: $(STAMP) translations native browser imap-server nginx
 	$(BIN)/python -m pytest -n auto --dist worksteal
 
 test: lint typecheck pytest

@@ -7,6 +7,9 @@ lone stone's steps and slides follow from two neighbour-count masks alone; only 
 are checked one by one. Moves are counted by kind and direction, one is drawn uniformly by its
 number, and only that one is turned back into cells.
 
+``_native.pyx`` is the same code compiled (Cython), used when built (:mod:`engine.native`):
+:func:`playout_rules` answers it, or these rules where it is missing.
+
 >>> import random
 >>> fast = FastRules(4, "either")
 >>> board = fast.board
@@ -20,7 +23,9 @@ from __future__ import annotations
 
 import random
 from functools import cache
+from typing import Protocol
 
+from engine import native
 from engine.games.mosey.moves import Movement
 from engine.hexboard import hex_board, shift_back, shift_forward
 
@@ -32,10 +37,44 @@ Entry = tuple[int, int, int, int]
 """(number of moves, kind, direction, bitmask of the cells that name them)."""
 
 
+class PlayoutRules(Protocol):
+    """What the game asks of its fast rules: :class:`FastRules`, or the native core."""
+
+    def playout(
+        self, light: int, dark: int, mover: int, rng: random.Random, max_plies: int,
+        trace: list[tuple[int, int]] | None = None,
+    ) -> tuple[int, int, int, int]: ...
+
+    def moves(self, own: int, enemy: int) -> list[tuple[int, int]]: ...
+
+    def has_move(self, own: int, enemy: int) -> bool: ...
+
+
 @cache
 def fast_rules(order: int, movement: Movement) -> FastRules:
     """The (shared) fast rules for one board order and movement."""
     return FastRules(order, movement)
+
+
+def native_rules(order: int, movement: Movement) -> PlayoutRules | None:
+    """The compiled copy of :func:`fast_rules`, or None where it is not built or switched off."""
+    return _native_rules(order, movement) if native.enabled() else None
+
+
+def playout_rules(order: int, movement: Movement) -> PlayoutRules:
+    """The native rules where built, else :func:`fast_rules`: the same moves either way."""
+    return native_rules(order, movement) or fast_rules(order, movement)
+
+
+@cache
+def _native_rules(order: int, movement: Movement) -> PlayoutRules | None:
+    module = native.load("engine.games.mosey")
+    if module is None:
+        return None
+    fast = fast_rules(order, movement)
+    core: PlayoutRules = module.NativeRules(fast.width, fast.shifts, fast.pad, fast.nbr,
+                                            fast.rays, fast.mask, movement)
+    return core
 
 
 class FastRules:
@@ -106,6 +145,17 @@ class FastRules:
         own, opp = self.unpad_mask(own), self.unpad_mask(opp)
         light, dark = (opp, own) if mover else (own, opp)
         return light, dark, mover, plies
+
+    def moves(self, own: int, enemy: int) -> list[tuple[int, int]]:
+        """Every legal move as (origin, target) cell indices, in the drawing's order (masks over
+        cell indices, ``own`` the player to move)."""
+        unpad = self.unpad
+        return [(unpad[o], unpad[t])
+                for o, t in self.all_moves(self.pad_mask(own), self.pad_mask(enemy))]
+
+    def has_move(self, own: int, enemy: int) -> bool:
+        """Whether the player with ``own`` (over cell indices) has a legal move."""
+        return self.options(self.pad_mask(own), self.pad_mask(enemy))[0] > 0
 
     def all_moves(self, own: int, opp: int) -> list[tuple[int, int]]:
         """Every move the drawing can pick, as padded (origin, target): for checking the counts."""

@@ -36,7 +36,7 @@ from engine.base import (
 )
 from engine.games.mosey import terms
 from engine.games.mosey.drawing import SEATS, MoseyPresentation
-from engine.games.mosey.fast import fast_rules
+from engine.games.mosey.fast import native_rules, playout_rules
 from engine.games.mosey.moves import Movement, explain, has_move, legal_triples, stone_moves
 from engine.games.mosey.state import DARK, LIGHT, SETUPS, MoseyState
 from engine.hexboard import HexBoard, HexMove, hex_board
@@ -128,7 +128,7 @@ class MoseyGame(Game[MoseyState, HexMove]):
         if mover not in (LIGHT, DARK):
             raise ValueError(f"mover must be 0 (Light) or 1 (Dark), not {mover!r}")
         own, enemy = (dark_mask, light_mask) if mover else (light_mask, dark_mask)
-        over = not has_move(self.board, self.movement, own, enemy)
+        over = not self._has_move(own, enemy)
         return MoseyState(light_mask, dark_mask, mover, ply, over)
 
     def _mask(self, cells: Iterable[str]) -> int:
@@ -149,6 +149,21 @@ class MoseyGame(Game[MoseyState, HexMove]):
 
     # -- moves ---------------------------------------------------------------------------------
 
+    def _has_move(self, own: int, enemy: int) -> bool:
+        """Whether the player with ``own`` can move: by the native core where it is built (the
+        same answer, faster), else by the rules as written."""
+        core = native_rules(self.order, self.movement)
+        if core is not None:
+            return core.has_move(own, enemy)
+        return has_move(self.board, self.movement, own, enemy)
+
+    def _triples(self, own: int, enemy: int) -> list[tuple[int, int, bool]]:
+        """Every legal (origin, target, capture), unsorted: as :meth:`_has_move` decides."""
+        core = native_rules(self.order, self.movement)
+        if core is not None:
+            return [(o, t, bool((enemy >> t) & 1)) for o, t in core.moves(own, enemy)]
+        return legal_triples(self.board, self.movement, own, enemy)
+
     def _sides(self, state: MoseyState) -> tuple[int, int]:
         return (state.dark, state.light) if state.mover else (state.light, state.dark)
 
@@ -158,7 +173,7 @@ class MoseyGame(Game[MoseyState, HexMove]):
         labels = self.board.labels
         own, enemy = self._sides(state)
         moves = [HexMove(origin=labels[o], target=labels[t], capture=c)
-                 for o, t, c in legal_triples(self.board, self.movement, own, enemy)]
+                 for o, t, c in self._triples(own, enemy)]
         return sorted(moves, key=str)
 
     def parse_move(self, text: str) -> HexMove:
@@ -202,7 +217,7 @@ class MoseyGame(Game[MoseyState, HexMove]):
         own, enemy = self._sides(state)
         own ^= (1 << origin) | (1 << target)
         enemy &= ~(1 << target)
-        over = not has_move(self.board, self.movement, enemy, own)
+        over = not self._has_move(enemy, own)
         light, dark = (enemy, own) if state.mover else (own, enemy)
         return MoseyState(light, dark, 1 - state.mover, state.ply + 1, over)
 
@@ -212,10 +227,11 @@ class MoseyGame(Game[MoseyState, HexMove]):
     def playout(
         self, state: MoseyState, rng: random.Random, max_plies: int = 100_000
     ) -> MoseyState:
-        """Uniformly random legal moves to the end, on the bitboards of ``fast``."""
+        """Uniformly random legal moves to the end, on the bitboards of ``fast`` (compiled where
+        the native core is built: the same moves for the same ``rng``)."""
         if state.over:
             return state
-        fast = fast_rules(self.order, self.movement)
+        fast = playout_rules(self.order, self.movement)
         light, dark, mover, plies = fast.playout(state.light, state.dark, state.mover, rng,
                                                  max_plies)
         return MoseyState(light, dark, mover, state.ply + plies, True)

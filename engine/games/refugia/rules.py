@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
+from engine import native
 from engine.base import JSON, Game, GameInfo, IllegalMove, NumberChoice, Option, Outcome, Term
 from engine.games.refugia import terms
 from engine.games.refugia.drawing import SEATS, RefugiaPresentation
@@ -220,9 +222,16 @@ class Refugia(Game[RefugiaState, HexMove]):
     def random_plies(self, state: RefugiaState, rng: random.Random, plies: int) -> RefugiaState:
         """The position after ``plies`` uniformly random legal moves, or at the end if sooner.
 
-        Each ply draws one of exactly the moves ``legal_moves`` lists, all equally likely.
+        Each ply draws one of exactly the moves ``legal_moves`` lists, all equally likely. The
+        native core (:mod:`engine.native`), where built, draws the same moves for the same ``rng``.
         """
         g = self.geometry
+        core = native_core(self.options["board"]) if native.enabled() else None
+        if core is not None:
+            white, black, neutral, turn, passes = core.random_plies(
+                state.discs[0], state.discs[1], state.neutral, state.turn, state.passes, rng,
+                plies)
+            return RefugiaState((white, black), neutral, turn, passes)
         width, full = g.width, g.full
         discs, neutral, turn, passes = list(state.discs), state.neutral, state.turn, state.passes
         randrange = rng.randrange
@@ -280,6 +289,17 @@ class Refugia(Game[RefugiaState, HexMove]):
         g = self.geometry
         masks = [g.mask([i for i, ch in enumerate(cells) if ch == kind]) for kind in "WBN"]
         return RefugiaState((masks[0], masks[1]), masks[2], turn, passes)
+
+
+@cache
+def native_core(board: object) -> Any | None:
+    """The compiled random plies for a board option (``_native.pyx``), or None: not built."""
+    module = native.load("engine.games.refugia")
+    if module is None:
+        return None
+    a, b = (int(n) for n in str(board).split("-"))
+    layout = hex_board(a, b).layout
+    return module.NativeRefugia(layout.width, layout.full)
 
 
 def _nth_bit(mask: int, n: int) -> int:

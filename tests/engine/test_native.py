@@ -1,0 +1,244 @@
+"""The native playout cores (engine.native) are checked, not trusted: seeded random games compare
+the compiled rules with the reference at every ply (Mosey: the rules as written, ``moves``, and
+the fast path's order; Refugia: ``legal_moves``, and each random ply), seeded playouts compare
+them with the pure-Python fast path move for move, and bots play the same moves with either.
+Skipped where the cores are not built (``make native``: no C compiler, no Cython).
+
+The normal run plays a few hundred games in seconds, the slow-marked test more, and
+``python bench/native.py --check 1000`` thousands per setting.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from engine import native, new_game
+from engine.bots import Bot
+from engine.games.mosey.fast import fast_rules, native_rules
+from engine.games.mosey.moves import legal_triples
+from engine.games.mosey.rules import GAME_CLASSES, MoseyGame
+from engine.games.mosey.state import MoseyState
+from engine.games.refugia.rules import BOARDS, Refugia, native_core
+from engine.games.refugia.state import RefugiaState
+
+pytestmark = pytest.mark.skipif(
+    any(native.status(p) != "built" for p in ("engine.games.mosey", "engine.games.refugia")),
+    reason=f"native playouts not built (make native): {native.status('engine.games.mosey')}")
+
+MOSEY = [(cls.info.id, order) for cls in GAME_CLASSES for order in (4, 5, 6)]
+GAMES_PER_ORDER = {4: 20, 5: 6, 6: 3}
+"""Whole random games per setting in the normal run (174 games with every ply checked, and three
+times as many playouts compared); the slow run plays five times as many."""
+
+
+def mosey(gid: str, order: int) -> MoseyGame:
+    game = new_game(gid, order=order)
+    assert isinstance(game, MoseyGame)
+    return game
+
+
+def check_random_game(game: MoseyGame, seed: int) -> int:
+    """Play one seeded random game, comparing the native rules with the reference at every ply;
+    the plies played."""
+    core = native_rules(game.order, game.movement)
+    assert core is not None
+    fast = fast_rules(game.order, game.movement)
+    rng = random.Random(seed)
+    state = game.start()
+    while True:
+        own, enemy = (state.dark, state.light) if state.mover else (state.light, state.dark)
+        reference = sorted(legal_triples(game.board, game.movement, own, enemy))
+        moves = core.moves(own, enemy)
+        where = f"{game.info.id} order {game.order} seed {seed} ply {state.ply}"
+        assert sorted((o, t, bool(enemy >> t & 1)) for o, t in moves) == reference, where
+        assert moves == fast.moves(own, enemy), where  # the same order: the same draws
+        assert core.has_move(own, enemy) == bool(reference) == (not state.over), where
+        if not reference:
+            break
+        origin, target = moves[rng.randrange(len(moves))]
+        state = game.play(state, f"{game.board.labels[origin]}-{game.board.labels[target]}"
+                          if not enemy >> target & 1 else
+                          f"{game.board.labels[origin]}x{game.board.labels[target]}")
+    with native.pure():
+        pure_outcome = game.outcome(game.decode(game.encode(state)))
+    assert game.outcome(state) == pure_outcome
+    return state.ply
+
+
+def check_playouts(game: MoseyGame, seeds: range) -> None:
+    """Seeded playouts from the start and from a mid-game position: the same moves, end and
+    plies with the native core as with the pure-Python fast path."""
+    core = native_rules(game.order, game.movement)
+    assert core is not None
+    fast = fast_rules(game.order, game.movement)
+    for seed in seeds:
+        state = game.start()
+        if seed % 2:
+            state = _prefix(game, state, seed)
+        if state.over:
+            continue
+        traces: list[list[tuple[int, int]]] = [[], []]
+        ends = [rules.playout(state.light, state.dark, state.mover, random.Random(seed), 10_000,
+                              trace)
+                for rules, trace in zip((core, fast), traces, strict=True)]
+        assert ends[0] == ends[1] and traces[0] == traces[1], f"{game.info.id} seed {seed}"
+
+
+def _prefix(game: MoseyGame, state: MoseyState, seed: int) -> MoseyState:
+    rng = random.Random(-seed)
+    for _ in range(8):
+        moves = game.legal_moves(state)
+        if not moves:
+            break
+        state = game.play(state, moves[rng.randrange(len(moves))])
+    return state
+
+
+@pytest.mark.parametrize(("gid", "order"), MOSEY)
+def test_native_rules_match_the_reference_at_every_ply(gid: str, order: int) -> None:
+    game = mosey(gid, order)
+    for seed in range(GAMES_PER_ORDER[order]):
+        check_random_game(game, seed)
+    check_playouts(game, range(3 * GAMES_PER_ORDER[order]))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("gid", "order"), MOSEY)
+def test_native_rules_match_the_reference_in_many_games(gid: str, order: int) -> None:
+    game = mosey(gid, order)
+    for seed in range(100, 100 + 5 * GAMES_PER_ORDER[order]):
+        check_random_game(game, seed)
+    check_playouts(game, range(100, 100 + 50 * GAMES_PER_ORDER[order]))
+
+
+def test_game_playouts_are_the_same_with_or_without_the_core() -> None:
+    for gid, order in MOSEY:
+        game = mosey(gid, order)
+        start = game.start()
+        native_end = game.playout(start, random.Random(order))
+        with native.pure():
+            assert game.playout(start, random.Random(order)) == native_end, (gid, order)
+
+
+@pytest.mark.parametrize("gid", [cls.info.id for cls in GAME_CLASSES])
+def test_bots_play_the_same_moves_with_or_without_the_core(gid: str) -> None:
+    game = new_game(gid, order=4)
+    rng = random.Random(gid)
+    state: Any = game.start()
+    for _ in range(6):  # a bot's move, then a random reply
+        seat = game.to_move(state)
+        if seat is None:
+            break
+        bot = Bot.at("easy", seed=5, playouts=60)
+        chosen = bot.choose(game, state, seat)
+        with native.pure():
+            assert bot.choose(game, state, seat) == chosen, (gid, state.ply)
+        state = game.play(state, chosen[0])
+        if game.to_move(state) is None:
+            break
+        state = game.play(state, game.random_move(state, rng))
+
+
+def test_a_stale_or_switched_off_core_is_not_used() -> None:
+    with native.pure():
+        assert native.status("engine.games.mosey") == "off"
+        assert native_rules(4, "either") is None
+        assert native.load("engine.games.mosey") is None
+    assert native_rules(4, "either") is not None
+
+
+# -- Refugia -----------------------------------------------------------------------------------
+
+REFUGIA_GAMES = {"2-3": 40, "2-4": 30, "3-4": 20, "3-5": 12, "4-5": 8, "4-6": 6, "5-6": 4,
+                 "5-7": 3, "6-7": 2, "6-8": 2}
+"""Whole random games per board in the normal run, every ply checked."""
+
+
+def refugia(board: str) -> Refugia:
+    game = new_game("refugia", board=board)
+    assert isinstance(game, Refugia)
+    return game
+
+
+def check_refugia_game(game: Refugia, seed: int) -> int:
+    """One seeded random game a ply at a time: at every ply the native moves are the legal moves
+    (pass aside) and the native ply is the pure one for the same random numbers; the plies."""
+    g = game.geometry
+    core = native_core(game.options["board"])
+    assert core is not None
+    state, plies = game.start(), 0
+    while game.to_move(state) is not None:
+        own, opp = state.discs[state.turn], state.discs[1 - state.turn]
+        listed = {(-1 if m.origin is None else g.bits[game.board.index(m.origin)],
+                   g.bits[game.board.index(m.target)])
+                  for m in game.legal_moves(state) if m.target is not None}
+        moves = core.moves(own, opp, state.neutral)
+        assert sorted(moves) == sorted(listed), f"refugia {game.options} seed {seed} ply {plies}"
+        after = game.random_plies(state, random.Random(seed * 1000 + plies), 1)
+        with native.pure():
+            assert game.random_plies(state, random.Random(seed * 1000 + plies), 1) == after
+        state, plies = after, plies + 1
+    final = game.playout(game.start(), random.Random(seed))
+    with native.pure():
+        assert game.playout(game.start(), random.Random(seed)) == final
+    return plies
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_native_refugia_matches_the_reference_at_every_ply(board: str) -> None:
+    game = refugia(board)
+    for seed in range(REFUGIA_GAMES[board]):
+        check_refugia_game(game, seed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("board", BOARDS)
+def test_native_refugia_matches_the_reference_in_many_games(board: str) -> None:
+    game = refugia(board)
+    for seed in range(1000, 1000 + 4 * REFUGIA_GAMES[board]):
+        check_refugia_game(game, seed)
+
+
+def test_native_refugia_continues_from_any_position() -> None:
+    game = refugia("3-4")
+    rng = random.Random(9)
+    for seed in range(60):
+        with native.pure():
+            state: RefugiaState = game.random_plies(game.start(), rng, seed % 25)
+        end = game.random_plies(state, random.Random(seed), 10_000)
+        with native.pure():
+            assert game.random_plies(state, random.Random(seed), 10_000) == end
+
+
+def test_bots_play_the_same_refugia_moves_with_or_without_the_core() -> None:
+    game = refugia("2-4")
+    rng = random.Random(4)
+    state: Any = game.start()
+    for _ in range(6):
+        seat = game.to_move(state)
+        if seat is None:
+            break
+        bot = Bot.at("easy", seed=2, playouts=60)
+        chosen = bot.choose(game, state, seat)
+        with native.pure():
+            assert bot.choose(game, state, seat) == chosen, state
+        state = game.play(state, chosen[0])
+        if game.to_move(state) is None:
+            break
+        state = game.play(state, game.random_move(state, rng))
+
+
+class OwnRandom(random.Random):
+    """Not ``random.Random`` itself: the cores call its ``randrange`` instead of reading the
+    twister, and still play what the pure path plays."""
+
+
+def test_a_random_subclass_gets_the_same_playouts() -> None:
+    for game in (mosey("backfire", 5), refugia("3-4")):
+        end = game.playout(game.start(), OwnRandom(3))
+        with native.pure():
+            assert game.playout(game.start(), OwnRandom(3)) == end
+        assert game.playout(game.start(), random.Random(3)) == end
