@@ -49,9 +49,10 @@ play: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/vulture pbem engine vulture_whitelist.py --min-confidence 60
 
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict engine
+	$(BIN)/mypy --strict engine pbem
 
 # Browser tests drive Debian's Chromium through Playwright (never `playwright install`).
 browser:

@@ -22,7 +22,7 @@ from babel.messages.pofile import read_po, write_po
 from pbem.i18n import LANGUAGES, TRANSLATIONS
 
 ROOT = Path(__file__).resolve().parent.parent
-KEYWORDS: dict[str, tuple[int, ...] | None] = {
+KEYWORDS: dict[str, tuple[int | tuple[int, str], ...] | None] = {
     "_": None, "gettext": None, "ngettext": (1, 2), "lazy_gettext": None, "_l": None,
     "N_": None, "Text": None, "counted": (1, 2), "pgettext": ((1, "c"), 2),
 }
@@ -32,7 +32,8 @@ KEYWORDS: dict[str, tuple[int, ...] | None] = {
 def extract() -> Catalog:
     """Every message the code and the templates use."""
     with open(ROOT / "babel.cfg", encoding="utf-8") as config:
-        method_map, options_map = parse_mapping_cfg(config)
+        # Babel's parse_mapping_cfg has no annotations (its result is typed below, by use).
+        method_map, options_map = parse_mapping_cfg(config)  # type: ignore[no-untyped-call]
     catalog = Catalog(project="pbem", fuzzy=False)
     for _file, _line, message, comments, context in extract_from_dir(
             str(ROOT), method_map, options_map, keywords=KEYWORDS, strip_comment_tags=True):

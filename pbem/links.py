@@ -46,7 +46,6 @@ from pbem.db import Database
 from pbem.models import Player, Seat, SeatReplacement
 
 Purpose = Literal["move", "invite", "resign", "player", "unsubscribe", "seat-view"]
-PURPOSES: tuple[Purpose, ...] = ("move", "invite", "resign", "player", "unsubscribe", "seat-view")
 SEAT_PURPOSES: frozenset[Purpose] = frozenset({"move", "invite", "resign", "seat-view"})
 
 # The fields each purpose's token carries; seat tokens may also name the seat's holder (``p``),
@@ -126,7 +125,7 @@ class Links:
     def load(self, purpose: Purpose, token: str) -> dict[str, Any]:
         """The fields of a valid token; :class:`DamagedLink` for anything else."""
         try:
-            fields = self._serializer(purpose).loads(token)
+            fields: dict[str, Any] = self._serializer(purpose).loads(token)
         except BadData:  # a bad signature, and also a signed payload that is not our JSON
             raise DamagedLink() from None
         if not well_formed(purpose, fields):

@@ -224,13 +224,6 @@ def _or(items: tuple[str, ...]) -> str:
     return Text("%(some)s or %(last)s", some=", ".join(items[:-1]), last=items[-1])
 
 
-def legal_listing(game: engine.Game, state: Any, *,  # type: ignore[type-arg]
-                  reader: Reader = ENGLISH) -> list[str]:
-    """Every legal move in words, for "Show legal moves" (a number range as one line)."""
-    return [number_words(m, reader=reader) if isinstance(m, NumberChoice) else str(m)
-            for m in game.legal_moves(state)]
-
-
 def has_several_steps(game: engine.Game, state: Any, seat: int) -> bool:  # type: ignore[type-arg]
     """Whether this turn goes on after a first step (checked on a few moves: a game's turns are
     either always one move or made of steps)."""

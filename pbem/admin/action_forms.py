@@ -73,7 +73,7 @@ class ExtendForm(ConfirmForm):
     by = StringField(_l("Extra time"), validators=[duration_check])
 
     def duration(self) -> timedelta:
-        return parse_duration(self.by.data.strip())
+        return parse_duration((self.by.data or "").strip())
 
 
 def _seat_number(value: Any) -> int | None:
@@ -91,8 +91,8 @@ class ReplaceForm(ConfirmForm):
     def prepare(self, seats: Sequence[tuple[int, str]]) -> None:
         self.seat.choices = list(seats)
 
-    def validate_seat(self, field: Field) -> None:
-        if field.data not in {seat for seat, _ in field.choices or []}:
+    def validate_seat(self, field: SelectField) -> None:
+        if field.data not in {choice[0] for choice in field.choices or []}:
             raise ValidationError(_("choose the seat whose player you are replacing"))
 
 
@@ -103,8 +103,8 @@ class AdjudicateForm(ConfirmForm):
     def prepare(self, seats: Sequence[tuple[int, str]]) -> None:
         self.winner.choices = list(seats)
 
-    def validate_winner(self, field: Field) -> None:
-        seats = {seat for seat, _ in field.choices or []}
+    def validate_winner(self, field: SelectMultipleField) -> None:
+        seats = {choice[0] for choice in field.choices or []}
         if any(w not in seats for w in field.data or []):
             raise ValidationError(_("choose the winners among the game's seats"))
 
@@ -120,7 +120,9 @@ class AbortForm(ConfirmForm):
 
 def first_errors(form: FlaskForm) -> dict[str, str]:
     """field name -> its first error, as the pages show them."""
-    return {name: str(errors[0]) for name, errors in form.errors.items() if errors}
+    # A FormField's errors would be a dict; these forms have none, only lists.
+    return {name: str(errors[0]) for name, errors in form.errors.items()
+            if errors and isinstance(errors, list | tuple)}
 
 
 def typed_values(form: FlaskForm) -> dict[str, str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from sqlmodel import Session, col, select
 
@@ -164,17 +165,21 @@ def _tell_of_replacement(session: Session, now: datetime, site: Site, row: Game,
                                            substitute_name=names(reader)[mine.seat]))
     for seat in seats:
         if seat.seat != mine.seat and seat.status != SeatStatus.DECLINED:
+            def subject(reader: Reader, seat: Seat = seat) -> str:
+                return subject_line(
+                    reader.gettext("%(substitute)s replaces %(old)s:",
+                                   substitute=names(reader)[mine.seat],
+                                   old=shown_name(old, reader)),
+                    title_of(row, names(reader), seat.seat, reader))
+
+            def seat_context(reader: Reader, seat: Seat = seat) -> dict[str, Any]:
+                return context(
+                    reader, seat, event="substitute", replaced_name=shown_name(old, reader),
+                    substitute_label=game_context(row, game, state, seats, players,
+                                                  reader)["labels"][mine.seat])
+
             enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id],
-                    kind="notice",
-                    subject=lambda reader, seat=seat: subject_line(
-                        reader.gettext("%(substitute)s replaces %(old)s:",
-                                       substitute=names(reader)[mine.seat],
-                                       old=shown_name(old, reader)),
-                        title_of(row, names(reader), seat.seat, reader)),
-                    context=lambda reader, seat=seat: context(
-                        reader, seat, event="substitute", replaced_name=shown_name(old, reader),
-                        substitute_label=game_context(row, game, state, seats, players,
-                                                      reader)["labels"][mine.seat]))
+                    kind="notice", subject=subject, context=seat_context)
 
 
 def adjudicate(session: Session, now: datetime, site: Site, *, game_id: int,

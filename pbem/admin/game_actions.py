@@ -56,7 +56,7 @@ def _extend(session: Session, row: Game, form: ConfirmForm) -> str:
     assert isinstance(form, ExtendForm) and row.id is not None
     extend_deadline(session, row.id, by=form.duration(), now=utc_now(), actor=actor(),
                     site=site())
-    return _("Deadline extended by %(time)s.", time=form.by.data.strip())
+    return _("Deadline extended by %(time)s.", time=(form.by.data or "").strip())
 
 
 def _pause(session: Session, row: Game, form: ConfirmForm) -> str:
@@ -84,6 +84,7 @@ def _resend(session: Session, row: Game, form: ConfirmForm) -> str:
 def _replace(session: Session, row: Game, form: ConfirmForm) -> str:
     assert isinstance(form, ReplaceForm) and row.id is not None
     seat, name, address = form.seat.data, form.name.data, form.email.data
+    assert name is not None and address is not None  # both required by the form's validators
     actions.replace_player(session, utc_now(), site(), game_id=row.id, seat=seat,
                            new_player=PlayerSpec(name, address), actor=actor(),
                            admin_id=current_admin().id)
@@ -93,8 +94,8 @@ def _replace(session: Session, row: Game, form: ConfirmForm) -> str:
 
 def _adjudicate(session: Session, row: Game, form: ConfirmForm) -> str:
     assert isinstance(form, AdjudicateForm) and row.id is not None
-    actions.adjudicate(session, utc_now(), site(), game_id=row.id, winners=form.winner.data,
-                       reason=form.reason.data, actor=actor())
+    actions.adjudicate(session, utc_now(), site(), game_id=row.id, winners=form.winner.data or [],
+                       reason=form.reason.data or "", actor=actor())
     return _("Result recorded; the players are told.")
 
 

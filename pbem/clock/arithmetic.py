@@ -26,7 +26,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from engine.text import Text
@@ -125,18 +124,6 @@ class Absence:
     def __str__(self) -> str:
         return f"{self.start.isoformat()}..{self.end.isoformat()}"
 
-    def to_dict(self) -> dict[str, str]:
-        """A JSON-safe form; :meth:`from_dict` reads it back."""
-        return {"start": self.start.isoformat(), "end": self.end.isoformat()}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Absence:
-        """Read :meth:`to_dict`'s output back."""
-        try:
-            start, end = date.fromisoformat(data["start"]), date.fromisoformat(data["end"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise BadAbsence(f"not an absence: {data!r}") from exc
-        return cls(start, end)
 
 
 def _merged(absences: Iterable[Absence]) -> list[tuple[date, date]]:

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from pbem.clock.controls import MINUTE, ZERO, Fischer, PerMove, TimeControl, format_duration
+from pbem.clock.arithmetic import ZERO
+from pbem.clock.controls import Fischer, PerMove, TimeControl, format_duration
+from pbem.clock.durations import MINUTE
 from pbem.i18n import ENGLISH, Reader
 
 __all__ = ["PerMove", "describe_control", "describe_duration", "short_duration"]

@@ -15,7 +15,6 @@ import re
 from collections.abc import Iterable
 from email.message import EmailMessage, Message
 from email.parser import BytesHeaderParser
-from email.utils import getaddresses
 
 from flufl.bounce import all_failures
 
@@ -28,9 +27,6 @@ _INLINE_COPY = re.compile(
     rb"[^\n]*\n(\s*\n)?",
     re.IGNORECASE | re.MULTILINE)
 _HEADER_LINE = re.compile(rb"^[!-9;-~]+:[ \t]")
-# Headers that may carry the envelope recipient of a bounce, most reliable first: the envelope
-# itself is best, then what the delivering server wrote down, then the visible To.
-_RECIPIENT_HEADERS = ("delivered-to", "x-original-to", "envelope-to", "x-envelope-to", "to")
 
 
 def bounced_recipients(message: Message) -> set[str]:
@@ -44,12 +40,6 @@ def delayed_recipients(message: Message) -> set[str]:
     """The addresses that ``message`` reports as only delayed (temporary failures)."""
     temporary, _permanent = _failures(message)
     return temporary
-
-
-def is_bounce(message: Message) -> bool:
-    """True when ``message`` is a delivery failure report (permanent or temporary)."""
-    temporary, permanent = _failures(message)
-    return bool(temporary or permanent)
 
 
 def original_headers(message: Message) -> EmailMessage | None:
@@ -79,47 +69,6 @@ def original_headers(message: Message) -> EmailMessage | None:
                 parsed = _headers_of(found.string[found.end():])
                 if parsed is not None:
                     return parsed
-    return None
-
-
-def verp_token(address: str, *, domain: str, bounce_local: str = "bounce") -> str | None:
-    """The token of a VERP address ``bounce_local+TOKEN@domain`` (domain matched without case,
-    the token kept exactly as written), or None when ``address`` is not one.
-
-    >>> verp_token("Bounce+Ab3d@PBEM.example.org", domain="pbem.example.org")
-    'Ab3d'
-    >>> verp_token("play+Ab3d@pbem.example.org", domain="pbem.example.org") is None
-    True
-    """
-    local, at, host = address.strip().strip("<>").rpartition("@")
-    if not at or host.lower() != domain.lower():
-        return None
-    prefix, plus, token = local.partition("+")
-    if not plus or prefix.lower() != bounce_local.lower() or not token:
-        return None
-    return token
-
-
-def find_verp_token(message: Message, *, domain: str, bounce_local: str = "bounce",
-                    envelope_recipients: Iterable[str] = ()) -> str | None:
-    """The VERP token that a bounce came back to, or None.
-
-    Tries the envelope recipients (known when the mail arrived by SMTP/LMTP), then the headers
-    the delivering server adds (Delivered-To, X-Original-To, Envelope-to), the To header, and
-    last the Return-Path of the original message inside the bounce (when it arrived by IMAP and
-    the mailbox's server wrote down no envelope).
-    """
-    candidates = list(envelope_recipients)
-    for name in _RECIPIENT_HEADERS:
-        values = [str(v) for v in (message.get_all(name) or [])]
-        candidates += [address for _, address in getaddresses(values) if address]
-    original = original_headers(message)
-    if original is not None:
-        candidates += [str(v) for v in (original.get_all("return-path") or [])]
-    for candidate in candidates:
-        token = verp_token(candidate, domain=domain, bounce_local=bounce_local)
-        if token is not None:
-            return token
     return None
 
 

@@ -31,7 +31,6 @@ import re
 from datetime import datetime
 from email.message import EmailMessage
 from email.utils import getaddresses, parseaddr
-from typing import cast
 
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Session, col, or_, select
@@ -56,7 +55,7 @@ from pbem.services.common import Site
 
 
 def parse(raw: bytes) -> EmailMessage:
-    return cast(EmailMessage, email.message_from_bytes(raw, policy=email.policy.default))
+    return email.message_from_bytes(raw, policy=email.policy.default)
 
 
 # Longer values are no Message-ID or address anyone sends, and too long to index (PostgreSQL

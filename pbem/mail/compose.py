@@ -17,6 +17,7 @@ from email.errors import MessageError
 from email.header import Header
 from email.headerregistry import Address
 from email.message import EmailMessage
+from email.policy import EmailPolicy
 from email.utils import format_datetime, parseaddr
 
 from pbem.addresses import has_control_characters
@@ -66,7 +67,9 @@ def render_message(
         message = build_message(email, mail_from=mail_from, now=now, png=png)
         # CRLF here: smtplib sends bytes as they are (only str gets its line ends fixed).
         # The headers set raw below go out as folded there (see folded_header).
-        wire = message.policy.clone(linesep="\r\n", refold_source="none")
+        policy = message.policy
+        assert isinstance(policy, EmailPolicy)  # EmailMessage's default, email.policy.default
+        wire = policy.clone(linesep="\r\n", refold_source="none")
         return recipient, message.as_bytes(policy=wire)
     except (ValueError, IndexError, TypeError, MessageError) as error:
         raise UnsendableEmail(f"{type(error).__name__}: {error}") from error

@@ -18,10 +18,8 @@ keys; like its own ``dknewkey``, :func:`generate_key` asks the ``openssl`` comma
 from __future__ import annotations
 
 import base64
-import re
 import shutil
 import subprocess
-from collections.abc import Callable
 
 import dkim as dkimpy  # type: ignore[import-untyped]  # dkimpy (this is pbem.mail.dkim)
 
@@ -73,14 +71,6 @@ def signed_header_names(raw: bytes) -> list[bytes]:
     return names
 
 
-def verify_message(raw: bytes, *, dnsfunc: Callable[..., bytes | None] | None = None) -> bool:
-    """Whether the topmost DKIM signature of ``raw`` verifies; ``dnsfunc(name, timeout=5)``
-    returns the TXT record for a name (default: real DNS). For tests and checking a setup."""
-    if dnsfunc is None:
-        return bool(dkimpy.verify(raw))
-    return bool(dkimpy.verify(raw, dnsfunc=dnsfunc))
-
-
 def generate_key(bits: int = KEY_BITS) -> tuple[bytes, str]:
     """A new RSA key: (private key PEM, the TXT value to publish, "v=DKIM1; k=rsa; p=...")."""
     pem = _openssl(["genpkey", "-algorithm", "RSA", "-pkeyopt", f"rsa_keygen_bits:{bits}"])
@@ -109,15 +99,6 @@ def dns_record(selector: str, domain: str, public_txt: str) -> str:
     # Parentheses let a zone file continue the record on the next lines.
     strings = "\n    ".join(f'"{chunk}"' for chunk in chunks)
     return f"{name} IN TXT ( {strings} )"
-
-
-def txt_value(record: str) -> str:
-    """The TXT value of a :func:`dns_record` line: its strings joined, as a resolver returns it.
-
-    >>> txt_value('s._domainkey.example.org. IN TXT ( "v=DKIM1; p=A"\\n    "BC" )')
-    'v=DKIM1; p=ABC'
-    """
-    return "".join(re.findall(r'"([^"]*)"', record))
 
 
 def _openssl(arguments: list[str], stdin: bytes | None = None) -> bytes:

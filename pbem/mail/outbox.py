@@ -166,8 +166,8 @@ def release_claims(session: Session, holder: str, now: datetime) -> int:
     scheduler whose lease ran out), so its mail waits for the lease, not for :data:`CLAIM_FOR`.
     Returns how many rows were released."""
     result = session.execute(
-        update(OutboxEmail).where(OutboxEmail.status == MailStatus.SENDING,
-                                  OutboxEmail.claimed_by == holder)
+        update(OutboxEmail).where(col(OutboxEmail.status) == MailStatus.SENDING,
+                                  col(OutboxEmail.claimed_by) == holder)
         .values(claimed_until=now - timedelta(microseconds=1))
         .execution_options(synchronize_session=False))
     return int(getattr(result, "rowcount", 0) or 0)

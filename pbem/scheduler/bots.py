@@ -20,6 +20,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import datetime
 
+import sqlalchemy as sa
 from sqlalchemy import or_
 from sqlmodel import Session, col, select
 
@@ -82,19 +83,21 @@ class BotResult:
 def bot_turns(database: Database, game_id: int | None = None) -> list[BotTurn]:
     """Games (or the one game) waiting for a bot's move: one query, seat to move -> player."""
     query = (
-        select(Game.id, Game.ply, Game.to_move, Player.bot_level, Seat.stand_in, Seat.player_id)
+        # SQLAlchemy's select: SQLModel's is typed for at most four columns.
+        sa.select(col(Game.id), col(Game.ply), col(Game.to_move), col(Player.bot_level),
+                  col(Seat.stand_in), col(Seat.player_id))
         .join(Seat, (col(Seat.game_id) == col(Game.id)) & (col(Seat.seat) == col(Game.to_move)))
         .join(Player, col(Player.id) == col(Seat.player_id))
-        .where(Game.status == GameStatus.ACTIVE, col(Game.paused_at).is_(None),
+        .where(col(Game.status) == GameStatus.ACTIVE, col(Game.paused_at).is_(None),
                col(Game.held_since).is_(None),
                or_(col(Player.bot_level).is_not(None), col(Seat.stand_in).is_not(None)))
         .order_by(col(Game.id))
     )
     if game_id is not None:
-        query = query.where(Game.id == game_id)
+        query = query.where(col(Game.id) == game_id)
     with database.session() as session:
         return [BotTurn(gid, ply, seat, level or STAND_IN_LEVEL, stand_in, player_id)
-                for gid, ply, seat, level, stand_in, player_id in session.exec(query)
+                for gid, ply, seat, level, stand_in, player_id in session.execute(query)
                 if gid is not None and seat is not None]
 
 
@@ -146,7 +149,8 @@ def play_turn(database: Database, now: datetime, site: Site, turn: BotTurn,
         with database.write() as session:
             submit_move(session, moment() if moment else now, site, game_id=turn.game_id,
                         seat=turn.seat, ply=turn.ply, text=text, note=note,
-                        source=SOURCES.get(turn.stand_in, MoveSource.BOT), holder=turn.player_id)
+                        source=SOURCES.get(turn.stand_in or "", MoveSource.BOT),
+                        holder=turn.player_id)
     except (GameMovedOn, NotYourTurn, GameNotActive) as why:
         # Someone else moved, the seat changed hands, the game was paused or ended: not an
         # error, but an operator tracing a stuck game wants to see it.

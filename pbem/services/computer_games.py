@@ -37,8 +37,8 @@ are shared by the whole site, so one player cannot queue hundreds of them."""
 
 def computer_games_in_progress(session: Session, player_id: int) -> int:
     """How many unfinished games ``player_id`` plays in which every other seat is a computer."""
-    other_person = exists().where(Seat.game_id == Game.id, Seat.player_id != player_id,
-                                  Seat.player_id == Player.id, col(Player.bot_level).is_(None))
+    other_person = exists().where(col(Seat.game_id) == Game.id, col(Seat.player_id) != player_id,
+                                  col(Seat.player_id) == Player.id, col(Player.bot_level).is_(None))
     mine = select(Seat.game_id).where(Seat.player_id == player_id)
     return session.exec(select(func.count()).select_from(Game).where(
         col(Game.id).in_(mine), col(Game.status).in_((GameStatus.INVITED, GameStatus.ACTIVE)),

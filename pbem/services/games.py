@@ -7,6 +7,7 @@ import random
 import secrets
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlmodel import Session
 
@@ -160,12 +161,12 @@ def _invite(session: Session, now: datetime, site: Site, row: Game, seats: list[
             return {**game_context(row, game, state, seats, players, reader), "seat": seat,
                     "welcome": False, "invite_url": invite_url}
 
+        def subject(reader: Reader, number: int = seat.seat) -> str:
+            return subject_line(reader.gettext("Invitation:"),
+                                title_of(row, shown_names(seats, players, reader), number, reader))
+
         enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id],
-                kind="invitation",
-                subject=lambda reader, number=seat.seat: subject_line(
-                    reader.gettext("Invitation:"),
-                    title_of(row, shown_names(seats, players, reader), number, reader)),
-                context=context)
+                kind="invitation", subject=subject, context=context)
 
 
 def respond_to_invitation(
@@ -267,9 +268,13 @@ def _notice_all(
 
     for seat in seats:
         if seat.seat not in skip:
+            def subject(reader: Reader, number: int = seat.seat) -> str:
+                return subject_line(
+                    reader.gettext(headline, player=str(extra.get("decliner_name", ""))),
+                    title_of(row, shown_names(seats, players, reader), number, reader))
+
+            def seat_context(reader: Reader, seat: Seat = seat) -> dict[str, Any]:
+                return context(reader, seat)
+
             enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id],
-                    kind="notice", board=board,
-                    subject=lambda reader, number=seat.seat: subject_line(
-                        reader.gettext(headline, player=str(extra.get("decliner_name", ""))),
-                        title_of(row, shown_names(seats, players, reader), number, reader)),
-                    context=lambda reader, seat=seat: context(reader, seat))
+                    kind="notice", board=board, subject=subject, context=seat_context)

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import update
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 import engine
 from engine.text import N_, Text
@@ -204,8 +204,8 @@ def automatic_move(row: Game, seats: list[Seat], position: Position | None = Non
 def _end_one_turn_stand_in(session: Session, game_id: int, seat: int) -> None:
     """A computer that stood in for one timed-out turn (policy ``bot``) is done once that seat
     has moved, whoever moved it."""
-    session.execute(update(Seat).where(Seat.game_id == game_id, Seat.seat == seat,  # type: ignore[arg-type]
-                                       Seat.stand_in == "turn")
+    session.execute(update(Seat).where(col(Seat.game_id) == game_id, col(Seat.seat) == seat,
+                                       col(Seat.stand_in) == "turn")
                     .values(stand_in=None).execution_options(synchronize_session="fetch"))
 
 
@@ -380,13 +380,16 @@ def send_updates(
         player = mail.players[seat.player_id]
         if seat.seat in (mover, row.to_move) or not player.notify_updates:
             continue
+        def subject(reader: Reader, number: int = seat.seat) -> str:
+            return mail.subject(N_("%(player)s moved:"), number, reader,
+                                player=mail.context_in(reader)["player_names"][mover])
+
+        def context(reader: Reader, seat: Seat = seat) -> dict[str, Any]:
+            return mail.context_for(seat, reader)
+
         enqueue(
             session, now, site, row=row, seat=seat, player=player, kind="update",
-            subject=lambda reader, number=seat.seat: mail.subject(
-                N_("%(player)s moved:"), number, reader,
-                player=mail.context_in(reader)["player_names"][mover]),
-            essential=False, board=mail.board(seat.seat),
-            context=lambda reader, seat=seat: mail.context_for(seat, reader),
+            subject=subject, essential=False, board=mail.board(seat.seat), context=context,
         )
 
 
@@ -413,15 +416,17 @@ def send_game_over(
                           for key, value in answer.items()} for seat in seats}
 
     for seat in seats:
+        def subject(reader: Reader, number: int = seat.seat) -> str:
+            return subject_line(game_over_event(row.winners, number, names(reader), reader),
+                                title_of(row, names(reader), number, reader))
+
+        def context(reader: Reader, seat: Seat = seat) -> dict[str, Any]:
+            return mail.context_for(seat, reader, mine=outcome_for(row.winners, seat.seat),
+                                    result=mail.result(reader), **extras[seat.seat])
+
         enqueue(
             session, now, site, row=row, seat=seat, player=mail.players[seat.player_id],
-            kind="game_over",
-            subject=lambda reader, number=seat.seat: subject_line(
-                game_over_event(row.winners, number, names(reader), reader),
-                title_of(row, names(reader), number, reader)),
-            board=mail.board(seat.seat, over=True),
-            context=lambda reader, seat=seat: mail.context_for(
-                seat, reader, mine=outcome_for(row.winners, seat.seat),
-                result=mail.result(reader), **extras[seat.seat]),
+            kind="game_over", subject=subject, board=mail.board(seat.seat, over=True),
+            context=context,
         )
     return finished

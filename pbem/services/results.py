@@ -270,10 +270,15 @@ def shown_result(stored: str, game: engine.Game, state: Any,  # type: ignore[typ
     sentences: list[Callable[[Reader], str]] = [
         lambda r: end_of_play(game, state, list(labels(r)), out, r)[1],
         lambda r: result_sentence(game, state, list(labels(r)), r)]  # as stored before 2026-11
-    sentences += [lambda r, s=seat: resignation_sentence(labels(r), s, winners, r)
-                  for seat in resigned]
-    sentences += [lambda r, s=seat: forfeit_sentence(labels(r), s, winners, r)
-                  for seat in forfeited]
+
+    def resignation(seat: int) -> Callable[[Reader], str]:
+        return lambda r: resignation_sentence(labels(r), seat, winners, r)
+
+    def forfeit(seat: int) -> Callable[[Reader], str]:
+        return lambda r: forfeit_sentence(labels(r), seat, winners, r)
+
+    sentences += [resignation(seat) for seat in resigned]
+    sentences += [forfeit(seat) for seat in forfeited]
     for sentence in sentences:
         if sentence(ENGLISH) == stored:
             return sentence(reader)

@@ -144,11 +144,12 @@ def clock_notice(
                 return subject_line(clock_event(event, who, reader),
                                     title_of(row, names, number, reader))
 
+            def seat_context(reader: Reader, seat: Seat = seat) -> dict[str, Any]:
+                return {**context(reader), "seat": seat, "event": event,
+                        "text": _words(text, reader)}
+
             enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id],
-                    kind="clock", subject=subject,
-                    context=lambda reader, seat=seat: {**context(reader), "seat": seat,
-                                                       "event": event,
-                                                       "text": _words(text, reader)})
+                    kind="clock", subject=subject, context=seat_context)
 
 
 NEEDS_ATTENTION = N_("Needs your attention:")

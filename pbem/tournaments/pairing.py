@@ -79,7 +79,7 @@ def round_robin(players: Sequence[int], *, double: bool = False) -> list[Round]:
                 tables.append((a, b))
         rounds.append(Round(tuple(tables), bye))
         circle = [circle[0], circle[-1], *circle[1:-1]]
-    first_seats = balanced_orientation([t for r in rounds for t in r.tables])
+    first_seats = balanced_orientation([(a, b) for r in rounds for a, b in r.tables])
     rounds = [Round(tuple(t if t in first_seats else t[::-1] for t in r.tables), r.bye)
               for r in rounds]
     if double:
@@ -144,7 +144,7 @@ def swiss_round(
     candidates: list[int | None] = [None]
     if len(ranking) % 2:
         # Lowest first, and those who already had one only after everyone else.
-        candidates = sorted(reversed(ranking), key=lambda p: p in byes)  # type: ignore[arg-type]
+        candidates = sorted(reversed(ranking), key=lambda p: p in byes)
     for bye in candidates:
         players = [p for p in ranking if p != bye]
         pairs = _pair(players, scores, position, met)

@@ -43,7 +43,7 @@ from pbem.services.common import shown_name
 from pbem.services.players import PlayerSpec, parse_player
 from pbem.web.csrf import check_csrf
 from pbem.web.language import current_reader
-from pbem.web.player_sessions import SignedInPlayer, current_player
+from pbem.web.player_sessions import current_player
 from pbem.web.support import (
     damaged_link,
     database,
@@ -75,13 +75,6 @@ def rules() -> ChallengeRules:
 
 def _sign_in_first() -> Response:
     return redirect(url_for("signin.sign_in_page"), 303)
-
-
-def _me(player: SignedInPlayer) -> Player:
-    with database().session() as session:
-        row = session.get(Player, player.id)
-    assert row is not None  # a session's player exists (load_player checked)
-    return row
 
 
 # -- the new-challenge form ---------------------------------------------------------------------

@@ -16,9 +16,7 @@ werkzeug.exceptions.NotFound: 404 Not Found: ...
 
 from __future__ import annotations
 
-from typing import Any
-
-from werkzeug.routing import IntegerConverter
+from werkzeug.routing import IntegerConverter, Map
 
 MAX_ROW_ID = 2**31 - 1  # PostgreSQL's integer, the type of every id column
 
@@ -26,6 +24,6 @@ MAX_ROW_ID = 2**31 - 1  # PostgreSQL's integer, the type of every id column
 class RowId(IntegerConverter):
     """An integer converter whose ``max`` is :data:`MAX_ROW_ID` unless a rule says otherwise."""
 
-    def __init__(self, map: Any, *args: Any, max: int | None = MAX_ROW_ID,
-                 **kwargs: Any) -> None:
-        super().__init__(map, *args, max=max, **kwargs)
+    def __init__(self, map: Map, fixed_digits: int = 0, min: int | None = None,
+                 max: int | None = MAX_ROW_ID, signed: bool = False) -> None:
+        super().__init__(map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)

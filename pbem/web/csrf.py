@@ -12,19 +12,13 @@ from __future__ import annotations
 from flask import Flask, g, render_template, request
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_wtf.csrf import CSRFError, CSRFProtect, generate_csrf, validate_csrf
+from flask_wtf.csrf import CSRFError, CSRFProtect, validate_csrf
 from wtforms import ValidationError
 
 REFUSED = _l("This form has expired or did not come from this site. "
              "Please go back, reload the page and try again.")
 
 csrf = CSRFProtect()
-
-
-def csrf_token() -> str:
-    """This session's token, signed for a form: what the ``csrf_token()`` Jinja global (set by
-    CSRFProtect) writes into pages."""
-    return str(generate_csrf())
 
 
 def check_csrf() -> None:

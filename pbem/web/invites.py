@@ -29,9 +29,11 @@ bp = Blueprint("invites", __name__)
 @bp.route("/invite/<token>", methods=["GET", "POST"])
 def invitation(token: str) -> tuple[str, int]:
     found = game_of_token("invite", token)
-    if found is None or found[0].id is None:
+    if found is None:
         return damaged_link()
     row, fields = found
+    if row.id is None:
+        return damaged_link()
     with database().session() as session:
         seats = seats_of(session, row.id)
         players = players_of(session, seats)

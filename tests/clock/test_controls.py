@@ -434,13 +434,6 @@ def test_days_in_year_counts_overlapping_days_once() -> None:
     assert days_in_year(absences, 2024) == 0
 
 
-def test_absence_dict_round_trip() -> None:
-    away = Absence(date(2025, 12, 29), date(2026, 1, 4))
-    assert Absence.from_dict(json.loads(json.dumps(away.to_dict()))) == away
-    with pytest.raises(BadAbsence, match="not an absence"):
-        Absence.from_dict({"start": "2025-12-29"})
-
-
 # --- properties ------------------------------------------------------------------------------
 
 ZONES = [

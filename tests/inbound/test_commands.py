@@ -20,11 +20,11 @@ from sqlmodel import select
 from pbem.cli import main
 from pbem.db import Database
 from pbem.links import Links, seat_holder_for
-from pbem.mail.dkim import txt_value
 from pbem.migrate import upgrade
 from pbem.models import Game, Move, OutboxEmail
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site
+from tests.dkim_support import txt_value
 from tests.inbound.replies import REPLY_ADDRESS
 from tests.support import BASE_URL, MAIL_FROM, SECRET, free_port, start_a_game
 

@@ -22,11 +22,10 @@ from pbem.mail.dkim import (
     generate_key,
     public_txt,
     sign_message,
-    txt_value,
-    verify_message,
 )
 from pbem.mail.outbox import deliver_pending, dkim_signer
 from pbem.models import OutboxEmail
+from tests.dkim_support import txt_value, verify_message
 from tests.support import SmtpServer
 
 SELECTOR, DOMAIN = "pbem2025", "pbem.example.org"

@@ -19,7 +19,7 @@ depends_on = None
 
 
 def _time(name: str, nullable: bool = False) -> sa.Column:  # type: ignore[type-arg]
-    return sa.Column(name, pbem.models.UTCDateTime(timezone=True), nullable=nullable)
+    return sa.Column(name, pbem.models.columns.UTCDateTime(timezone=True), nullable=nullable)
 
 
 def upgrade() -> None:

@@ -25,7 +25,7 @@ def upgrade() -> None:
         sa.Column("message_id", sa.String(), nullable=False),
         sa.Column("sender", sa.String(), nullable=False),
         sa.Column("recipient", sa.String(), nullable=False),
-        sa.Column("received_at", pbem.models.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("received_at", pbem.models.columns.UTCDateTime(timezone=True), nullable=False),
         sa.Column("game_id", sa.Integer(), nullable=True),
         sa.Column("outcome", sa.String(), nullable=False),
         sa.Column("detail", sa.String(), nullable=False),
@@ -39,7 +39,7 @@ def upgrade() -> None:
         batch_op.create_index(batch_op.f("ix_inbound_mail_sender"), ["sender"], unique=False)
         batch_op.create_index(batch_op.f("ix_inbound_mail_game_id"), ["game_id"], unique=False)
     with op.batch_alter_table("players", schema=None) as batch_op:
-        batch_op.add_column(sa.Column("bounced_at", pbem.models.UTCDateTime(timezone=True),
+        batch_op.add_column(sa.Column("bounced_at", pbem.models.columns.UTCDateTime(timezone=True),
                                       nullable=True))
     with op.batch_alter_table("outbox_emails", schema=None) as batch_op:
         batch_op.add_column(sa.Column("reply_to", sa.String(), nullable=False,

@@ -31,9 +31,9 @@ def upgrade() -> None:
         sa.Column("id", sa.Integer(), nullable=False),
         sa.Column("player_id", sa.Integer(), nullable=False),
         sa.Column("token_hash", sa.String(), nullable=False),
-        sa.Column("created_at", pbem.models.UTCDateTime(timezone=True), nullable=False),
-        sa.Column("expires_at", pbem.models.UTCDateTime(timezone=True), nullable=False),
-        sa.Column("used_at", pbem.models.UTCDateTime(timezone=True), nullable=True),
+        sa.Column("created_at", pbem.models.columns.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("expires_at", pbem.models.columns.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("used_at", pbem.models.columns.UTCDateTime(timezone=True), nullable=True),
         sa.ForeignKeyConstraint(["player_id"], ["players.id"]),
         sa.PrimaryKeyConstraint("id"),
     )

@@ -40,9 +40,9 @@ def upgrade() -> None:
         sa.Column("current_round", sa.Integer(), nullable=False),
         sa.Column("byes", sa.JSON(), nullable=True),
         sa.Column("created_by", sa.String(), nullable=False),
-        sa.Column("created_at", pbem.models.UTCDateTime(timezone=True), nullable=False),
-        sa.Column("started_at", pbem.models.UTCDateTime(timezone=True), nullable=True),
-        sa.Column("finished_at", pbem.models.UTCDateTime(timezone=True), nullable=True),
+        sa.Column("created_at", pbem.models.columns.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("started_at", pbem.models.columns.UTCDateTime(timezone=True), nullable=True),
+        sa.Column("finished_at", pbem.models.columns.UTCDateTime(timezone=True), nullable=True),
         sa.PrimaryKeyConstraint("id"),
     )
     with op.batch_alter_table("tournaments", schema=None) as batch_op:
@@ -53,8 +53,8 @@ def upgrade() -> None:
         sa.Column("tournament_id", sa.Integer(), nullable=False),
         sa.Column("player_id", sa.Integer(), nullable=False),
         sa.Column("position", sa.Integer(), nullable=False),
-        sa.Column("joined_at", pbem.models.UTCDateTime(timezone=True), nullable=False),
-        sa.Column("withdrawn_at", pbem.models.UTCDateTime(timezone=True), nullable=True),
+        sa.Column("joined_at", pbem.models.columns.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("withdrawn_at", pbem.models.columns.UTCDateTime(timezone=True), nullable=True),
         sa.Column("thread_message_id", sa.String(), nullable=False),
         sa.ForeignKeyConstraint(["player_id"], ["players.id"]),
         sa.ForeignKeyConstraint(["tournament_id"], ["tournaments.id"]),

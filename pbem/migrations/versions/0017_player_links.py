@@ -31,7 +31,7 @@ def upgrade() -> None:
         "player_sign_ins",
         sa.Column("id", sa.Integer(), nullable=False),
         sa.Column("player_id", sa.Integer(), nullable=False),
-        sa.Column("at", pbem.models.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("at", pbem.models.columns.UTCDateTime(timezone=True), nullable=False),
         sa.Column("browser", sa.String(), nullable=False),
         sa.Column("system", sa.String(), nullable=False),
         sa.Column("via", sa.String(), nullable=False),

@@ -1,0 +1,1 @@
+EXEMPT_METHODS: set[str]
