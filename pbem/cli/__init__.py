@@ -334,6 +334,7 @@ def scheduler(sweep_every: int | None, deliver_every: int | None) -> None:
 @click.option("--smtp-port", default=8025, show_default=True, type=int)
 def dev(host: str, port: int, smtp_port: int) -> None:
     """Everything for playing alone on one machine: SQLite, mail catcher, demo game, web app."""
+    import logging
     import signal
     import sys
 
@@ -347,6 +348,10 @@ def dev(host: str, port: int, smtp_port: int) -> None:
     config = load_config()
     if config["ENV"] != "development":
         raise click.ClickException("pbem dev is for development (PBEM_ENV=development) only")
+    # The mail catcher's SMTP sessions and each migration's line would bury the addresses this
+    # command prints; their warnings and errors still show.
+    for chatty in ("mail.log", "alembic.runtime.migration"):
+        logging.getLogger(chatty).setLevel(logging.WARNING)
     _check_free(host, port, "--port")
     _check_free("127.0.0.1", smtp_port, "--smtp-port")
     config.update(SMTP_HOST="127.0.0.1", SMTP_PORT=smtp_port, SMTP_TLS="none", SMTP_USER="",
