@@ -321,7 +321,7 @@ def test_pbem_inbound_smtp_logs_are_masked_wherever_they_go(
     aiosmtpd's are masked on their loggers."""
     import pbem.inbound.smtp  # noqa: F401  (masks its loggers when imported)
 
-    with caplog.at_level(logging.INFO):
+    with caplog.at_level(logging.INFO), caplog.at_level(logging.INFO, logger="mail.log"):
         logging.getLogger("mail.log").info("%r recip: %s", ("127.0.0.1", 5),
                                            "play+abcdefghijklmnop@pbem.example.org")
         logging.getLogger("pbem.inbound.smtp").error("checking recipient %r failed",

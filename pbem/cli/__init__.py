@@ -348,15 +348,15 @@ def dev(host: str, port: int, smtp_port: int) -> None:
     config = load_config()
     if config["ENV"] != "development":
         raise click.ClickException("pbem dev is for development (PBEM_ENV=development) only")
-    # The mail catcher's SMTP sessions and each migration's line would bury the addresses this
-    # command prints; their warnings and errors still show.
-    for chatty in ("mail.log", "alembic.runtime.migration"):
-        logging.getLogger(chatty).setLevel(logging.WARNING)
     _check_free(host, port, "--port")
     _check_free("127.0.0.1", smtp_port, "--smtp-port")
     config.update(SMTP_HOST="127.0.0.1", SMTP_PORT=smtp_port, SMTP_TLS="none", SMTP_USER="",
                   SMTP_PASSWORD="", BASE_URL=f"http://{host}:{port}")
     check_config(config)
+    # The mail catcher's SMTP sessions and each migration's line would bury the addresses this
+    # command prints; their warnings and errors still show.
+    for chatty in ("mail.log", "alembic.runtime.migration"):
+        logging.getLogger(chatty).setLevel(logging.WARNING)
     upgrade(config["DATABASE_URL"])
     database = open_database(config)
     catcher = start_catcher(database_store(database), host="127.0.0.1", port=smtp_port)
