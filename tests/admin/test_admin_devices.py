@@ -24,7 +24,6 @@ from flask.testing import FlaskClient
 from itsdangerous import URLSafeTimedSerializer
 from limits.storage import MemoryStorage
 
-import pbem.models.organisers  # noqa: F401  (its tables on the test databases' metadata)
 from pbem.admin.accounts import create_admin
 from pbem.admin.devices import COOKIE
 from pbem.db import Database
@@ -43,12 +42,6 @@ from tests.support import ADMIN_EMAIL, ADMIN_PASSWORD, csrf_of, start_gunicorn
 
 OTHER_EMAIL, OTHER_PASSWORD = "other@example.test", "another long password"
 HOME = "198.51.100.7"  # the organiser's own address
-
-
-@pytest.fixture
-def admin(sqlite_database: Database, now: datetime) -> AdminUser:
-    with sqlite_database.write() as session:
-        return create_admin(session, now, ADMIN_EMAIL, ADMIN_PASSWORD)
 
 
 def browser(app: Flask, address: str = HOME) -> FlaskClient:

@@ -16,35 +16,19 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pyotp
-import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlmodel import select
 
-import pbem.models.organisers  # noqa: F401  (its tables on the test databases' metadata)
 from pbem.admin import two_factor
 from pbem.admin.accounts import authenticate, create_admin
 from pbem.admin.pending_code import PENDING
 from pbem.db import Database
 from pbem.models import AdminUser
 from pbem.models.organisers import OrganiserRecoveryCode
-from tests.admin.test_admin_devices import Browser
+from tests.admin.test_admin_devices import Browser, browser
 from tests.admin.test_admin_limits import LIMIT, migrated_sqlite  # noqa: F401  (a fixture)
 from tests.support import ADMIN_EMAIL, ADMIN_PASSWORD, Cli, csrf_of, start_gunicorn
-
-HOME = "198.51.100.7"
-
-
-@pytest.fixture
-def admin(sqlite_database: Database, now: datetime) -> AdminUser:
-    with sqlite_database.write() as session:
-        return create_admin(session, now, ADMIN_EMAIL, ADMIN_PASSWORD)
-
-
-def browser(app: Flask, address: str = HOME) -> FlaskClient:
-    client = app.test_client()
-    client.environ_base.update({"REMOTE_ADDR": address})
-    return client
 
 
 def login(client: FlaskClient, password: str = ADMIN_PASSWORD) -> Any:

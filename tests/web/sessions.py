@@ -43,18 +43,24 @@ def newest_sign_in_path(database: Database) -> str:
     return found[0]
 
 
-def open_games_link(client: FlaskClient, link: str) -> TestResponse:
-    """Open a games-page link of the mail in ``client`` as a player would: its page's button
-    mails a sign-in link; that link's page and button sign the browser in. Returns the last
-    answer (303 to /account)."""
+def open_games_link(client: FlaskClient, link: str, *, user_agent: str = "",
+                    address: str = "127.0.0.1") -> TestResponse:
+    """Open a games-page link of the mail in ``client`` (a browser saying ``user_agent``, from
+    ``address``) as a player would: its page's button mails a sign-in link; that link's page
+    and button sign the browser in. Returns the last answer (303 to /account)."""
     from urllib.parse import urlsplit
 
     path = urlsplit(link).path
-    page = client.get(path)
+    headers = {"User-Agent": user_agent}
+    client_address = {"REMOTE_ADDR": address}
+    page = client.get(path, headers=headers)
     assert page.status_code == 200, page.text
-    sent = client.post(path, data={"csrf_token": csrf_of(page.text)})
-    assert sent.status_code == 200 and "/sign-in/" not in sent.text, sent.text
+    sent = client.post(path, data={"csrf_token": csrf_of(page.text)}, headers=headers,
+                       environ_overrides=client_address)
+    assert sent.status_code == 200 and "Check your mail" in sent.text, sent.text
+    assert "/sign-in/" not in sent.text  # the link goes to the player's mailbox only
     database: Database = client.application.extensions["pbem.database"]
     sign_in = newest_sign_in_path(database)
-    confirm = client.get(sign_in)
-    return client.post(sign_in, data={"csrf_token": csrf_of(confirm.text)})
+    confirm = client.get(sign_in, headers=headers)
+    return client.post(sign_in, data={"csrf_token": csrf_of(confirm.text)}, headers=headers,
+                       environ_overrides=client_address)

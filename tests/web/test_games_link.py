@@ -22,7 +22,7 @@ from pbem.services.common import site_from_config
 from pbem.web.email_links import KEEP_SIGN_INS
 from pbem.web.player_sessions import issue_link
 from tests.support import ALICE_BOB, BASE_URL, csrf_of, start_a_game, two_player_game
-from tests.web.sessions import newest_sign_in_path, signed_in
+from tests.web.sessions import open_games_link, signed_in
 
 FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
 IPHONE = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 "
@@ -50,17 +50,7 @@ def _press(browser: FlaskClient, url: str, user_agent: str = FIREFOX,
            address: str = "192.0.2.1") -> Any:
     """Open a games-page link and press its button, as that browser: it mails a one-time
     sign-in link, which the browser then opens and confirms. The last answer."""
-    headers = {"User-Agent": user_agent}
-    page = browser.get(_path(url), headers=headers)
-    assert page.status_code == 200, page.text
-    sent = browser.post(_path(url), data={"csrf_token": csrf_of(page.text)}, headers=headers,
-                        environ_overrides={"REMOTE_ADDR": address})
-    assert sent.status_code == 200 and "Check your mail" in sent.text, sent.text
-    database: Database = browser.application.extensions["pbem.database"]
-    sign_in = newest_sign_in_path(database)
-    confirm = browser.get(sign_in, headers=headers)
-    return browser.post(sign_in, data={"csrf_token": csrf_of(confirm.text)}, headers=headers,
-                        environ_overrides={"REMOTE_ADDR": address})
+    return open_games_link(browser, url, user_agent=user_agent, address=address)
 
 
 def _heading(browser: FlaskClient) -> str:

@@ -50,8 +50,6 @@ from engine.games._draw cimport twister_below, twister_usable
 
 cdef object _Random = _random.Random
 cdef bint _TWISTER = twister_usable(_Random)
-TWISTER = _TWISTER
-"""Whether playouts read the Mersenne Twister of ``random.Random`` directly (``_draw.pxd``)."""
 
 
 cdef class NativeRules:
@@ -181,19 +179,6 @@ cdef class NativeRules:
         if mover:
             return self.unpadded(opp), self.unpadded(own), mover, plies
         return self.unpadded(own), self.unpadded(opp), mover, plies
-
-    def all_moves(self, own, opp):
-        """Every move the drawing can pick, in its order, as padded (origin, target)."""
-        cdef BB o = from_int(own)
-        cdef BB e = from_int(opp)
-        cdef int total = self.options(o, e)
-        cdef int k, origin, target
-        cdef BB both = bb_or(o, e)
-        out = []
-        for k in range(total):
-            self.pick(k, both, &origin, &target)
-            out.append((origin, target))
-        return out
 
     def moves(self, own, enemy):
         """Every legal move, as (origin, target) cell indices, of the player whose stones are

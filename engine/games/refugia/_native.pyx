@@ -33,8 +33,6 @@ from engine.games._draw cimport twister_below, twister_usable
 
 cdef object _Random = _random.Random
 cdef bint _TWISTER = twister_usable(_Random)
-TWISTER = _TWISTER
-"""Whether playouts read the Mersenne Twister of ``random.Random`` directly (``_draw.pxd``)."""
 
 
 cdef class NativeRefugia:
