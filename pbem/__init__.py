@@ -99,7 +99,10 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
         app.register_blueprint(dev.bp)  # /dev/mail shows every caught message: never in production
     for code in ERROR_PAGES:
         app.register_error_handler(code, error_page)
+    from pbem.logs import mask_link_tokens
 
+    # Once every rule is there: the tokens of its link routes are masked in every log line.
+    mask_link_tokens(app.url_map)
     return app
 
 

@@ -79,29 +79,21 @@ def token_paths(url_map: Map, *, strict: bool = True) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
-# The web apps whose token routes are masked (weakly held: tests make many apps); the rules are
-# read when a line is logged, because create_app registers its blueprints after setting up logs.
-_url_maps: weakref.WeakSet[Map] = weakref.WeakSet()
-_paths_of: weakref.WeakKeyDictionary[Map, tuple[int, tuple[str, ...]]] = \
-    weakref.WeakKeyDictionary()
+# The token routes' paths of each web app made (weakly held: tests make many apps).
+_paths_of: weakref.WeakKeyDictionary[Map, tuple[str, ...]] = weakref.WeakKeyDictionary()
 
 
 def mask_link_tokens(url_map: Map) -> None:
-    """From now on mask, in every masked log line, the tokens of ``url_map``'s token routes."""
-    _url_maps.add(url_map)
+    """From now on mask, in every masked log line, the tokens of ``url_map``'s token routes
+    (read once: call it when every rule is there)."""
+    # Never an error here: tests/web/test_nginx_config.py refuses a rule whose token is not a
+    # whole path segment.
+    _paths_of[url_map] = token_paths(url_map, strict=False)
 
 
 def link_token_paths() -> tuple[str, ...]:
     """The token routes' paths of every registered URL map (see :func:`mask_link_tokens`)."""
-    found: set[str] = set()
-    for url_map in list(_url_maps):
-        count = sum(1 for _ in url_map.iter_rules())
-        known = _paths_of.get(url_map)
-        if known is None or known[0] != count:
-            # Never an error while logging: tests/web/test_nginx_config.py refuses such a rule.
-            known = _paths_of[url_map] = (count, token_paths(url_map, strict=False))
-        found.update(known[1])
-    return tuple(sorted(found))
+    return tuple(sorted({path for paths in list(_paths_of.values()) for path in paths}))
 
 
 def mask_link_tokens_in(text: str, paths: Iterable[str]) -> str:

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 from flask import Flask, request
 from werkzeug.wrappers import Response
 
-from pbem.logs import TOKEN_ARGUMENT, mask_handlers, mask_link_tokens, mask_logger
+from pbem.logs import TOKEN_ARGUMENT, mask_handlers, mask_logger
 
 PERMISSIONS_POLICY = ", ".join(f"{feature}=()" for feature in (
     "accelerometer", "camera", "geolocation", "gyroscope", "magnetometer", "microphone",
@@ -71,9 +71,6 @@ def security_headers(base_url: str, *, production: bool) -> dict[str, str]:
 
 
 def _redact_logs(app: Flask) -> None:
-    # The tokens of this app's routes are masked in every masked line (pbem.logs), read from the
-    # URL map when a line is logged: the blueprints are registered after this runs.
-    mask_link_tokens(app.url_map)
     # Also where no command set up logging (tests, gunicorn): Werkzeug's development server logs
     # each request line; Flask logs "Exception on <path>"; gunicorn's worker logs "Error handling
     # request <path>" (its access log is off: deploy/), and Flask's handler on the app's logger
