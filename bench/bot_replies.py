@@ -29,7 +29,7 @@ from pbem.db import Database
 from pbem.features import connect
 from pbem.links import Links
 from pbem.mail.outbox import SmtpSettings
-from pbem.models import Game, GameStatus
+from pbem.models import GameRecord, GameStatus
 from pbem.positions import current_state
 from pbem.scheduler.runner import SchedulerJobs, build_scheduler
 from pbem.scheduler.search_process import BotSearch, SearchProcess
@@ -58,7 +58,7 @@ def people_move(database: Database, site: Site, games: list[int],
     moved = {}
     for game_id in games:
         with database.session() as session:
-            row = session.get(Game, game_id)
+            row = session.get(GameRecord, game_id)
         if row is None or row.status != GameStatus.ACTIVE or row.to_move != 0:
             continue
         game, state = current_state(row)
@@ -78,7 +78,7 @@ def wait_for_replies(database: Database, moved: dict[int, tuple[int, float]],
         time.sleep(0.05)
         with database.session() as session:
             for game_id, (ply, since) in list(pending.items()):
-                row = session.get(Game, game_id)
+                row = session.get(GameRecord, game_id)
                 if row is not None and (row.ply >= ply or row.status != GameStatus.ACTIVE):
                     waits.append(time.perf_counter() - since)
                     del pending[game_id]

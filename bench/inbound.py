@@ -33,7 +33,7 @@ from pbem.inbound.service import accepts_recipient, receive
 from pbem.inbound.smtp import InboundServer
 from pbem.links import Links, seat_holder_for
 from pbem.migrate import upgrade
-from pbem.models import Game, OutboxEmail, Seat
+from pbem.models import GameRecord, OutboxEmail, Seat
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, create_game, start_game
 from tests.support import free_port
@@ -71,7 +71,7 @@ def start_games(database: Database, site: Site, count: int) -> list[int]:
 def next_reply(database: Database, game_id: int, number: int) -> tuple[str, bytes] | None:
     """(reply address, message) answering the latest turn email of ``game_id``."""
     with database.session() as session:
-        row = session.get(Game, game_id)
+        row = session.get(GameRecord, game_id)
         if row is None or row.status != "active":
             return None
         seat = session.exec(select(Seat).where(Seat.game_id == game_id,

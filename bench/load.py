@@ -49,7 +49,7 @@ from pbem.db import Database  # noqa: E402
 from pbem.features import connect  # noqa: E402
 from pbem.links import Links  # noqa: E402
 from pbem.mail.catcher import CatchingHandler  # noqa: E402
-from pbem.models import Game, GameStatus  # noqa: E402
+from pbem.models import GameRecord, GameStatus  # noqa: E402
 from pbem.positions import current_state  # noqa: E402
 from pbem.services import PlayerSpec, Site, create_game, start_game  # noqa: E402
 from tests.support import MAIL_FROM, SECRET, free_port, postgres_url, start_gunicorn  # noqa: E402
@@ -228,13 +228,13 @@ class Run:
             for seat, person in enumerate(people):
                 self.seats[person.email] = (row.id, seat)
 
-    def game(self, game_id: int) -> Game | None:
+    def game(self, game_id: int) -> GameRecord | None:
         with self.database.session() as session:
-            return session.get(Game, game_id)
+            return session.get(GameRecord, game_id)
 
     def finished(self) -> bool:
         with self.database.session() as session:
-            rows = session.exec(select(Game.ply, Game.status)).all()
+            rows = session.exec(select(GameRecord.ply, GameRecord.status)).all()
         return all(ply >= self.args.plies or status != GameStatus.ACTIVE for ply, status in rows)
 
     def play_turn(self, link: str, address: str) -> None:

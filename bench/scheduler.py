@@ -33,7 +33,7 @@ from pbem.features import connect
 from pbem.links import Links
 from pbem.mail.catcher import CatchingHandler
 from pbem.mail.outbox import SmtpSettings, deliver_pending
-from pbem.models import Game, GameStatus, OutboxEmail, Player, Seat
+from pbem.models import GameRecord, GameStatus, OutboxEmail, Player, Seat
 from pbem.scheduler import sweep
 from pbem.services import Site
 
@@ -81,7 +81,7 @@ def build(path: Path, games: int, due_reminders: int, due_timeouts: int) -> Data
     began = time.perf_counter()
     rows = _game_rows(games, due_reminders, due_timeouts)
     with database.write() as session:
-        session.execute(insert(Game), rows)
+        session.execute(insert(GameRecord), rows)
         session.execute(insert(Seat), [
             {"game_id": g + 1, "seat": s, "player_id": s + 1, "status": "accepted",
              "resigned": False, "forfeited": False, "thread_message_id": ""}

@@ -34,7 +34,7 @@ from pbem.db import Database
 from pbem.links import Links
 from pbem.mail.catcher import CatchingHandler
 from pbem.mail.outbox import SmtpSettings, deliver_pending
-from pbem.models import Game
+from pbem.models import GameRecord
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, create_game, start_game
 
@@ -61,7 +61,7 @@ def bench_moves(database: Database, site: Site, game_id: str, moves: int) -> lis
     game_pk = new_game(database, site, game_id)
     while len(timings) < moves:
         with database.session() as session:
-            row = session.get(Game, game_pk)
+            row = session.get(GameRecord, game_pk)
         assert row is not None
         if row.to_move is None:
             game_pk = new_game(database, site, game_id)

@@ -28,7 +28,7 @@ from pbem.db import Database
 from pbem.features import connect
 from pbem.links import Links
 from pbem.migrate import upgrade
-from pbem.models import Game, GameStatus
+from pbem.models import GameRecord, GameStatus
 from pbem.services import PlayerSpec, Site
 from pbem.services.moves import resign
 from pbem.tournaments.queries import standings_view
@@ -39,9 +39,9 @@ from pbem.tournaments.tables import Tournament, TournamentGame
 def running_games(database: Database, tournament_id: int) -> list[int]:
     with database.session() as session:
         return list(session.exec(
-            select(Game.id).join(TournamentGame, TournamentGame.game_id == Game.id)  # type: ignore[arg-type]
+            select(GameRecord.id).join(TournamentGame, TournamentGame.game_id == GameRecord.id)  # type: ignore[arg-type]
             .where(TournamentGame.tournament_id == tournament_id,
-                   Game.status == GameStatus.ACTIVE)))
+                   GameRecord.status == GameStatus.ACTIVE)))
 
 
 def main() -> None:

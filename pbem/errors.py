@@ -7,7 +7,7 @@ has to import another to say no.
 from __future__ import annotations
 
 from engine.text import Text
-from pbem.models import Game
+from pbem.models import GameRecord
 
 
 class ServiceError(ValueError):
@@ -21,7 +21,7 @@ class GameMovedOn(ServiceError):
     back by the time anyone catches this, and using it then fails (DetachedInstanceError).
     """
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: GameRecord) -> None:
         super().__init__(Text("the game has moved on since this page was opened"))
         self.game_id = game.id
         self.ply = game.ply

@@ -15,16 +15,16 @@ import engine
 from engine import NumberChoice
 from engine.text import N_, Text
 from pbem.i18n import ENGLISH, Reader
-from pbem.models import Game, Move
+from pbem.models import GameRecord, Move
 
 TURN_STEPS_SHOWN = 40  # more steps than any turn has (Rifugio: two lays and a long walk)
 
 
-def engine_game(row: Game) -> engine.Game:  # type: ignore[type-arg]
+def engine_game(row: GameRecord) -> engine.Game:  # type: ignore[type-arg]
     return engine.new_game(row.game_type, **row.options)
 
 
-def current_state(row: Game) -> tuple[engine.Game, Any]:  # type: ignore[type-arg]
+def current_state(row: GameRecord) -> tuple[engine.Game, Any]:  # type: ignore[type-arg]
     game = engine_game(row)
     return game, game.decode(row.state)
 
@@ -59,7 +59,7 @@ def has_moved(session: Session, game_id: int, seat: int) -> bool:
                         .limit(1)).first() is not None
 
 
-def state_at(game: engine.Game, row: Game, moves: list[Move], ply: int) -> Any:  # type: ignore[type-arg]
+def state_at(game: engine.Game, row: GameRecord, moves: list[Move], ply: int) -> Any:  # type: ignore[type-arg]
     """The position after ``ply`` moves (0: the start)."""
     if ply <= 0:
         return game.decode(row.start_state)

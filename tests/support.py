@@ -289,10 +289,10 @@ class ClockGames:
             return row.id
 
     def game(self, game_id: int) -> Any:
-        from pbem.models import Game
+        from pbem.models import GameRecord
 
         with self.database.session() as session:
-            return session.get(Game, game_id)
+            return session.get(GameRecord, game_id)
 
     def emails(self, kind: str | None = None, *, to: str | None = None) -> list[Any]:
         from sqlmodel import col, select

@@ -129,10 +129,10 @@ def _turn_email(database: Database) -> OutboxEmail:
 
 def _reply_to(database: Database, game: int, turn: OutboxEmail) -> bytes:
     """The player to move answers their turn email with a legal move, as a mail client would."""
-    from pbem.models import Game
+    from pbem.models import GameRecord
 
     with database.session() as session:
-        row = session.get(Game, game)
+        row = session.get(GameRecord, game)
         assert row is not None
         state_game, state = current_state(row)
         move = str(state_game.legal_moves(state)[0])

@@ -14,7 +14,7 @@ from sqlmodel import Session, col, select
 
 from engine.text import Text
 from pbem.i18n import Reader
-from pbem.models import Game, GameStatus, Player, Seat, SeatReplacement, SeatStatus
+from pbem.models import GameRecord, GameStatus, Player, Seat, SeatReplacement, SeatStatus
 from pbem.positions import current_state, last_notation
 from pbem.services import PlayerSpec, ServiceError, Site, abort_game
 from pbem.services.common import (
@@ -51,7 +51,7 @@ def welcome_new_players(session: Session, now: datetime, players: Sequence[Playe
 
 
 def resend_turn_email(session: Session, now: datetime, site: Site, *, game_id: int,
-                      actor: str) -> Game:
+                      actor: str) -> GameRecord:
     """The player to move gets their turn email again (same link: the turn has not changed)."""
     row = lock_game(session, game_id)
     if row.status != GameStatus.ACTIVE or row.to_move is None:
@@ -103,7 +103,7 @@ def replace_player(session: Session, now: datetime, site: Site, *, game_id: int,
     return mine
 
 
-def _welcome(session: Session, now: datetime, site: Site, row: Game, seats: list[Seat],
+def _welcome(session: Session, now: datetime, site: Site, row: GameRecord, seats: list[Seat],
              seat: Seat) -> None:
     """The new player's first email, with the rules and the position: an invitation, their
     turn, or a welcome to the running game."""
@@ -140,7 +140,7 @@ def _welcome(session: Session, now: datetime, site: Site, row: Game, seats: list
             context=context)
 
 
-def _tell_of_replacement(session: Session, now: datetime, site: Site, row: Game,
+def _tell_of_replacement(session: Session, now: datetime, site: Site, row: GameRecord,
                          seats: list[Seat], mine: Seat, old_player_id: int,
                          old_thread: str) -> None:
     """The replaced player learns that the seat is no longer theirs (in their old thread, with
@@ -183,7 +183,7 @@ def _tell_of_replacement(session: Session, now: datetime, site: Site, row: Game,
 
 
 def adjudicate(session: Session, now: datetime, site: Site, *, game_id: int,
-               winners: Sequence[int], reason: str, actor: str) -> Game:
+               winners: Sequence[int], reason: str, actor: str) -> GameRecord:
     """End a running game with the organiser's result: ``winners`` are seats (none: a draw).
     A rated game becomes unrated first (the audit entry says ``unrated``): ratings count
     results that were played."""
@@ -208,7 +208,7 @@ def adjudicate(session: Session, now: datetime, site: Site, *, game_id: int,
 
 
 def abort(session: Session, now: datetime, site: Site, *, game_id: int, reason: str,
-          actor: str) -> Game:
+          actor: str) -> GameRecord:
     row = abort_game(session, now, site, game_id=game_id, reason=reason)
     row.next_due_at = None
     audit(session, now, "abort requested", game_id=game_id, actor=actor, reason=reason)

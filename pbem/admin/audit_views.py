@@ -6,7 +6,7 @@ from flask import abort, current_app, render_template, request
 
 from pbem.admin.queries import audit_actors, audit_page, game_codes, mail_page, player_rows
 from pbem.admin.support import PAGE_SIZE, admin_blueprint
-from pbem.models import Game, MailStatus, OutboxEmail, Player
+from pbem.models import GameRecord, MailStatus, OutboxEmail, Player
 from pbem.web.support import database
 
 bp = admin_blueprint("admin_logs")
@@ -45,7 +45,7 @@ def mail_show(mail_id: int) -> str:
         mail = session.get(OutboxEmail, mail_id)
         if mail is None:
             abort(404)
-        game = session.get(Game, mail.game_id) if mail.game_id else None
+        game = session.get(GameRecord, mail.game_id) if mail.game_id else None
         player = session.get(Player, mail.player_id) if mail.player_id else None
     return render_template("admin/mail_show.html", mail=mail, game=game, player=player)
 

@@ -30,7 +30,7 @@ from pbem.admin.action_forms import (
 from pbem.admin.game_detail import load_game
 from pbem.admin.support import actor, admin_blueprint, current_admin, says
 from pbem.admin.words import word
-from pbem.models import Game, GameStatus, SeatStatus
+from pbem.models import GameRecord, GameStatus, SeatStatus
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, ServiceError
 from pbem.services.common import players_of, seats_of
@@ -45,12 +45,12 @@ class Action:
     title: str  # the page's heading (lazy: said in the page's language)
     confirm: str  # the button that does it
     explain: str  # what will happen, said before it happens
-    run: Callable[[Session, Game, ConfirmForm], str]  # does it; returns what to tell
+    run: Callable[[Session, GameRecord, ConfirmForm], str]  # does it; returns what to tell
     form: type[ConfirmForm] = ConfirmForm  # what it asks for
     needs_running: bool = False  # only while the game is active (not invited or over)
 
 
-def _extend(session: Session, row: Game, form: ConfirmForm) -> str:
+def _extend(session: Session, row: GameRecord, form: ConfirmForm) -> str:
     from pbem.services.clock_actions import extend_deadline
 
     assert isinstance(form, ExtendForm) and row.id is not None
@@ -59,7 +59,7 @@ def _extend(session: Session, row: Game, form: ConfirmForm) -> str:
     return _("Deadline extended by %(time)s.", time=(form.by.data or "").strip())
 
 
-def _pause(session: Session, row: Game, form: ConfirmForm) -> str:
+def _pause(session: Session, row: GameRecord, form: ConfirmForm) -> str:
     from pbem.services.clock_actions import pause_game
 
     assert row.id is not None
@@ -67,7 +67,7 @@ def _pause(session: Session, row: Game, form: ConfirmForm) -> str:
     return _("Game paused.")
 
 
-def _resume(session: Session, row: Game, form: ConfirmForm) -> str:
+def _resume(session: Session, row: GameRecord, form: ConfirmForm) -> str:
     from pbem.services.clock_actions import resume_game
 
     assert row.id is not None
@@ -75,13 +75,13 @@ def _resume(session: Session, row: Game, form: ConfirmForm) -> str:
     return _("Game resumed.")
 
 
-def _resend(session: Session, row: Game, form: ConfirmForm) -> str:
+def _resend(session: Session, row: GameRecord, form: ConfirmForm) -> str:
     assert row.id is not None
     actions.resend_turn_email(session, utc_now(), site(), game_id=row.id, actor=actor())
     return _("The turn email is on its way again.")
 
 
-def _replace(session: Session, row: Game, form: ConfirmForm) -> str:
+def _replace(session: Session, row: GameRecord, form: ConfirmForm) -> str:
     assert isinstance(form, ReplaceForm) and row.id is not None
     seat, name, address = form.seat.data, form.name.data, form.email.data
     assert name is not None and address is not None  # both required by the form's validators
@@ -92,14 +92,14 @@ def _replace(session: Session, row: Game, form: ConfirmForm) -> str:
              name=name, address=address, seat=seat + 1)
 
 
-def _adjudicate(session: Session, row: Game, form: ConfirmForm) -> str:
+def _adjudicate(session: Session, row: GameRecord, form: ConfirmForm) -> str:
     assert isinstance(form, AdjudicateForm) and row.id is not None
     actions.adjudicate(session, utc_now(), site(), game_id=row.id, winners=form.winner.data or [],
                        reason=form.reason.data or "", actor=actor())
     return _("Result recorded; the players are told.")
 
 
-def _abort(session: Session, row: Game, form: ConfirmForm) -> str:
+def _abort(session: Session, row: GameRecord, form: ConfirmForm) -> str:
     assert isinstance(form, AbortForm) and row.id is not None
     actions.abort(session, utc_now(), site(), game_id=row.id,
                   reason=(form.reason.data or "").strip(), actor=actor())
@@ -133,7 +133,7 @@ ACTIONS: dict[str, Action] = {
 }
 
 
-def _lineup(row: Game) -> list[tuple[int, str, object]]:
+def _lineup(row: GameRecord) -> list[tuple[int, str, object]]:
     """(seat, its label in this game, its player) in seat order."""
     assert row.id is not None
     with database().session() as session:
@@ -146,7 +146,7 @@ def _lineup(row: Game) -> list[tuple[int, str, object]]:
              else _("Seat %(number)d", number=s.seat + 1), players[s.player_id]) for s in seats]
 
 
-def _declined_seat(row: Game) -> int | None:
+def _declined_seat(row: GameRecord) -> int | None:
     """The first seat whose invitee declined, while the game waits for answers: the seat the
     game page's "Replace the player who declined" is about."""
     if row.status != GameStatus.INVITED or row.id is None:
@@ -156,14 +156,14 @@ def _declined_seat(row: Game) -> int | None:
     return next((s.seat for s in seats if s.status == SeatStatus.DECLINED), None)
 
 
-def _suggest(row: Game, form: ConfirmForm) -> None:
+def _suggest(row: GameRecord, form: ConfirmForm) -> None:
     """Fill in what the confirm page suggests. Only for the page shown on GET: what a POST does
     still comes from its form body alone, and the organiser sees the choice before confirming."""
     if isinstance(form, ReplaceForm):
         form.seat.data = _declined_seat(row)
 
 
-def _page(row: Game, name: str, form: ConfirmForm, lineup: list[tuple[int, str, object]],
+def _page(row: GameRecord, name: str, form: ConfirmForm, lineup: list[tuple[int, str, object]],
           status: int, problem: str = "") -> tuple[str, int]:
     errors = first_errors(form) | ({"form": problem} if problem else {})
     return render_template("admin/action.html", row=row, info=current_state(row)[0].info,

@@ -11,7 +11,16 @@ from sqlmodel import Session, col, select
 
 from pbem.admin.queries import audit_actors, audit_page, is_overdue, mail_page
 from pbem.admin.support import admin_blueprint
-from pbem.models import AuditEntry, Game, GameStatus, Move, MoveSource, Player, Seat, SeatStatus
+from pbem.models import (
+    AuditEntry,
+    GameRecord,
+    GameStatus,
+    Move,
+    MoveSource,
+    Player,
+    Seat,
+    SeatStatus,
+)
 from pbem.positions import current_state, moves_of
 from pbem.services.common import players_of, seats_of, shown_names
 from pbem.services.records import is_over
@@ -22,15 +31,15 @@ from pbem.web.support import board_svg, database, site, utc_now
 bp = admin_blueprint("admin_game")
 
 
-def load_game(game_id: int) -> Game:
+def load_game(game_id: int) -> GameRecord:
     with database().session() as session:
-        row = session.get(Game, game_id)
+        row = session.get(GameRecord, game_id)
     if row is None:
         abort(404)
     return row
 
 
-def clock_facts(row: Game) -> dict[str, Any]:
+def clock_facts(row: GameRecord) -> dict[str, Any]:
     """What the clock shows (:mod:`pbem.clock.deadlines` keeps it in the game row)."""
     from pbem.clock.deadlines import time_control_of
 
@@ -66,7 +75,7 @@ def _last_acted(session: Session, game_id: int, holders: dict[int, int]) -> dict
     return last
 
 
-def declined(row: Game, seats: list[Seat], players: dict[int, Player]) -> list[Player]:
+def declined(row: GameRecord, seats: list[Seat], players: dict[int, Player]) -> list[Player]:
     """Who declined the invitation to a game still waiting for answers.
 
     Such a game cannot just be started: ``start_game(force=True)`` would seat a player who said

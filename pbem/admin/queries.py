@@ -14,7 +14,7 @@ from sqlmodel import Session, col, select
 
 from pbem.models import (
     AuditEntry,
-    Game,
+    GameRecord,
     GameStatus,
     MailStatus,
     OutboxEmail,
@@ -62,7 +62,7 @@ class GameFilter:
 
 @dataclass(frozen=True)
 class GameRow:
-    game: Game
+    game: GameRecord
     players: list[Player]
     overdue: bool
     failed_mail: int
@@ -88,7 +88,7 @@ def paginate(session: Session, query: Any, order: tuple[Any, ...], page: int,
     return Page(rows, page, pages, total)
 
 
-def is_overdue(game: Game, now: datetime) -> bool:
+def is_overdue(game: GameRecord, now: datetime) -> bool:
     return (game.status == GameStatus.ACTIVE and game.paused_at is None
             and game.deadline is not None and game.deadline < now)
 
@@ -99,13 +99,14 @@ def bounced_condition() -> Any:
     move, or the timeout policy "hold"). Finished games are left out: nothing is to be done."""
     bounced = select(Seat.game_id).join(Player, col(Player.id) == col(Seat.player_id)).where(
         col(Player.bounced_at).is_not(None))
-    return (col(Game.status).in_(OPEN)
-            & (col(Game.id).in_(bounced) | col(Game.held_since).is_not(None)))
+    return (col(GameRecord.status).in_(OPEN)
+            & (col(GameRecord.id).in_(bounced) | col(GameRecord.held_since).is_not(None)))
 
 
 def count_bounced(session: Session) -> int:
     """How many games :func:`bounced_condition` finds (the games list's summary says it)."""
-    return session.exec(select(func.count()).select_from(Game).where(bounced_condition())).one()
+    query = select(func.count()).select_from(GameRecord).where(bounced_condition())
+    return session.exec(query).one()
 
 
 def search_condition(text: str) -> Any:
@@ -114,32 +115,32 @@ def search_condition(text: str) -> Any:
     pattern = f"%{text.strip().lower()}%"
     seated = select(Seat.game_id).join(Player, col(Player.id) == col(Seat.player_id)).where(
         or_(func.lower(Player.name).like(pattern), col(Player.email).like(pattern)))
-    condition: Any = col(Game.id).in_(seated)
+    condition: Any = col(GameRecord.id).in_(seated)
     code = code_in(text)
     if code is not None:
         # A prefix by substr, not LIKE: LIKE ignores case in SQLite, and "_" (which public ids
         # contain) is one of its wildcards.
-        condition = condition | (func.substr(col(Game.public_id), 1, len(code)) == code)
+        condition = condition | (func.substr(col(GameRecord.public_id), 1, len(code)) == code)
     return condition
 
 
 def list_games(session: Session, now: datetime, wanted: GameFilter, page_size: int) -> Page:
     """Games matching ``wanted``, soonest deadline first (games without one last, newest first)."""
-    query = select(Game)
+    query = select(GameRecord)
     if wanted.status == "overdue":
-        query = query.where(Game.status == GameStatus.ACTIVE, col(Game.deadline) < now,
-                            col(Game.paused_at).is_(None))
+        query = query.where(GameRecord.status == GameStatus.ACTIVE, col(GameRecord.deadline) < now,
+                            col(GameRecord.paused_at).is_(None))
     elif wanted.status == BOUNCED:
         query = query.where(bounced_condition())
     elif wanted.status in STATUSES:
-        query = query.where(Game.status == wanted.status)
+        query = query.where(GameRecord.status == wanted.status)
     if wanted.game_type:
-        query = query.where(Game.game_type == wanted.game_type)
+        query = query.where(GameRecord.game_type == wanted.game_type)
     if wanted.player.strip():
         query = query.where(search_condition(wanted.player))
-    found = paginate(session, query, (col(Game.deadline).is_(None), col(Game.deadline),
-                                      col(Game.id).desc()), wanted.page, page_size)
-    games: list[Game] = found.rows
+    found = paginate(session, query, (col(GameRecord.deadline).is_(None), col(GameRecord.deadline),
+                                      col(GameRecord.id).desc()), wanted.page, page_size)
+    games: list[GameRecord] = found.rows
     ids = [g.id for g in games]
     failures = dict(session.exec(
         select(OutboxEmail.game_id, func.count()).where(
@@ -155,7 +156,7 @@ def list_games(session: Session, now: datetime, wanted: GameFilter, page_size: i
     return dataclasses.replace(found, rows=rows)
 
 
-def _game_row(game: Game, players: list[Player], now: datetime, failed_mail: int) -> GameRow:
+def _game_row(game: GameRecord, players: list[Player], now: datetime, failed_mail: int) -> GameRow:
     # A bounce is flagged only while there is something to do about it (as bounced_condition).
     bounced = [p for p in players if p.bounced_at is not None] if game.status in OPEN else []
     return GameRow(game, players, is_overdue(game, now), failed_mail, bounced)
@@ -165,7 +166,8 @@ def game_codes(session: Session, ids: set[int]) -> dict[int, str]:
     """game id -> its public id, for pages that list games by their row id (mail, audit)."""
     if not ids:
         return {}
-    found = session.exec(select(Game.id, Game.public_id).where(col(Game.id).in_(ids)))
+    found = session.exec(select(GameRecord.id,
+                                GameRecord.public_id).where(col(GameRecord.id).in_(ids)))
     return {game_id: public_id for game_id, public_id in found if game_id is not None}
 
 
@@ -190,7 +192,7 @@ def audit_page(session: Session, page: int, page_size: int, *,
 @dataclass(frozen=True)
 class PlayerRow:
     player: Player
-    games: list[tuple[Game, Seat]]
+    games: list[tuple[GameRecord, Seat]]
     bounces: list[OutboxEmail]
     absences: list[Any]
     replaced_in: list[int]  # games whose organiser gave this player's seat to someone else
@@ -206,10 +208,11 @@ def player_rows(session: Session, search: str, page: int, page_size: int) -> Pag
     found = paginate(session, query, (col(Player.email),), page, page_size)
     players: list[Player] = found.rows
     ids = [p.id for p in players]
-    games: dict[int, list[tuple[Game, Seat]]] = {}
-    for seat, game in session.exec(select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id))
+    games: dict[int, list[tuple[GameRecord, Seat]]] = {}
+    for seat, game in session.exec(select(Seat, GameRecord)
+                                   .join(GameRecord, col(GameRecord.id) == col(Seat.game_id))
                                    .where(col(Seat.player_id).in_(ids))
-                                   .order_by(col(Game.id).desc())):
+                                   .order_by(col(GameRecord.id).desc())):
         games.setdefault(seat.player_id, []).append((game, seat))
     bounces: dict[int, list[OutboxEmail]] = {}
     for mail in session.exec(select(OutboxEmail).where(

@@ -33,7 +33,7 @@ from pbem.challenges.tables import (
 )
 from pbem.clock.deadlines import time_control_of
 from pbem.errors import ServiceError
-from pbem.models import Game, GameStatus, Player, SeatStatus
+from pbem.models import GameRecord, GameStatus, Player, SeatStatus
 from pbem.services.common import Site, audit, lock_game, seats_of
 
 
@@ -83,7 +83,7 @@ def answer_rematch(
     return challenge
 
 
-def _make(session: Session, now: datetime, site: Site, rules: ChallengeRules, row: Game,
+def _make(session: Session, now: datetime, site: Site, rules: ChallengeRules, row: GameRecord,
           seats: list, asker: Player) -> Challenge:  # type: ignore[type-arg]
     """The rematch challenge: seats rotated by one (the first player sits last), the asker's
     and computer players' answers yes, the others asked by email."""

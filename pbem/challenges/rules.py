@@ -24,7 +24,7 @@ from pbem.clock.deadlines import POLICIES
 from pbem.errors import ServiceError
 from pbem.i18n import Reader
 from pbem.links import DamagedLink
-from pbem.models import Game, GameStatus, OutboxEmail, Player, Seat
+from pbem.models import GameRecord, GameStatus, OutboxEmail, Player, Seat
 from pbem.services.common import Site
 from pbem.templating import render_email
 
@@ -93,9 +93,9 @@ def open_challenges_of(session: Session, player_id: int) -> int:
 def active_games_of(session: Session, player_id: int) -> int:
     """Games the player has a seat in that wait for answers or are under way."""
     return session.exec(select(func.count()).select_from(Seat).join(
-        Game, col(Game.id) == col(Seat.game_id)).where(
+        GameRecord, col(GameRecord.id) == col(Seat.game_id)).where(
         Seat.player_id == player_id,
-        col(Game.status).in_((GameStatus.INVITED, GameStatus.ACTIVE)))).one()
+        col(GameRecord.status).in_((GameStatus.INVITED, GameStatus.ACTIVE)))).one()
 
 
 def check_game_limit(session: Session, rules: ChallengeRules, player: Player) -> None:

@@ -44,7 +44,7 @@ from pbem.db import Database
 from pbem.errors import ServiceError
 from pbem.game_options import game_name, options_in_words
 from pbem.i18n import Reader
-from pbem.models import Game, GameStatus, Player, Seat, SeatStatus
+from pbem.models import GameRecord, GameStatus, Player, Seat, SeatStatus
 from pbem.services.common import Site, audit
 from pbem.services.events import GameOverEmail
 from pbem.services.games import create_game, options_for_players
@@ -53,7 +53,7 @@ from pbem.services.players import PlayerSpec, player_for
 log = logging.getLogger(__name__)
 
 
-def rematch_url(site: Site, row: Game, seat: Seat) -> str | None:
+def rematch_url(site: Site, row: GameRecord, seat: Seat) -> str | None:
     """The link in the game-over email that offers ``seat``'s player a rematch, if any: for a
     game that ended by its rules or a resignation (not an aborted one)."""
     if row.id is None or row.status != GameStatus.FINISHED:
@@ -224,7 +224,7 @@ def answer_challenge(
 
 
 def start_if_ready(session: Session, now: datetime, site: Site, row: Challenge,
-                   rng: random.Random | None = None) -> Game | None:
+                   rng: random.Random | None = None) -> GameRecord | None:
     """Make the game when every slot holds a player who said yes; None while waiting."""
     assert row.id is not None
     people = people_of(session, row.id)

@@ -195,14 +195,15 @@ def _organiser_action(game: str, action: Any) -> None:
     """Run a service on the game with this id or public id, as its organiser."""
     from sqlmodel import select
 
-    from pbem.models import Game
+    from pbem.models import GameRecord
     from pbem.services import ServiceError
 
     config = _config()
     database = open_database(config)
     with database.session() as session:
-        row = session.exec(select(Game).where(
-            (Game.public_id == game) | (Game.id == (int(game) if game.isdigit() else -1))
+        row = session.exec(select(GameRecord).where(
+            (GameRecord.public_id == game)
+            | (GameRecord.id == (int(game) if game.isdigit() else -1))
         )).one_or_none()
     if row is None:
         raise click.ClickException(f"there is no game {game!r}")
@@ -343,7 +344,7 @@ def dev(host: str, port: int, smtp_port: int) -> None:
     from pbem import create_app
     from pbem.mail.catcher import database_store, start_catcher
     from pbem.migrate import upgrade
-    from pbem.models import Game
+    from pbem.models import GameRecord
 
     config = load_config()
     if config["ENV"] != "development":
@@ -361,7 +362,7 @@ def dev(host: str, port: int, smtp_port: int) -> None:
     database = open_database(config)
     catcher = start_catcher(database_store(database), host="127.0.0.1", port=smtp_port)
     with database.session() as session:
-        has_games = session.exec(select(Game)).first() is not None
+        has_games = session.exec(select(GameRecord)).first() is not None
     if not has_games:
         seed_demo(database, config)
     background, jobs = start_background_scheduler(database, config)

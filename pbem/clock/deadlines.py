@@ -31,7 +31,7 @@ from pbem.clock.controls import (
     time_control_from_dict,
 )
 from pbem.errors import ServiceError
-from pbem.models import Game, GameStatus, Player, PlayerAbsence, Seat
+from pbem.models import GameRecord, GameStatus, Player, PlayerAbsence, Seat
 
 POLICIES = ("pass", "random", "bot", "forfeit", "forfeit-bot", "grace", "hold")
 # In English; translate where shown (reader.gettext, or gettext on a page).
@@ -75,11 +75,11 @@ def check_policy(policy: str | None, game_type: str) -> str:
     return policy
 
 
-def time_control_of(row: Game) -> TimeControl | None:
+def time_control_of(row: GameRecord) -> TimeControl | None:
     return time_control_from_dict(row.time_control) if row.time_control else None
 
 
-def reminder_offsets(row: Game) -> list[timedelta]:
+def reminder_offsets(row: GameRecord) -> list[timedelta]:
     seconds = DEFAULT_REMINDERS if row.reminder_seconds is None else [
         timedelta(seconds=s) for s in row.reminder_seconds]
     return list(seconds)
@@ -105,7 +105,7 @@ def absences_of(session: Session, player_id: int) -> list[Absence]:
     return [Absence(a.start, a.end) for a in rows]
 
 
-def _seat_clock(session: Session, row: Game, seat: int) -> tuple[str, list[Absence]]:
+def _seat_clock(session: Session, row: GameRecord, seat: int) -> tuple[str, list[Absence]]:
     """The zone (weekends off) and absences that stop ``seat``'s clock in this game."""
     holder = session.exec(select(Seat).where(Seat.game_id == row.id, Seat.seat == seat)).one()
     player = session.get(Player, holder.player_id)
@@ -114,7 +114,7 @@ def _seat_clock(session: Session, row: Game, seat: int) -> tuple[str, list[Absen
     return zone, absences
 
 
-def refresh_due(row: Game) -> None:
+def refresh_due(row: GameRecord) -> None:
     """Set ``next_due_at``: the sweep's index over deadlines and unsent reminders."""
     if (row.status != GameStatus.ACTIVE or row.deadline is None or row.paused_at is not None
             or row.held_since is not None or row.turn_started_at is None):
@@ -126,7 +126,7 @@ def refresh_due(row: Game) -> None:
     row.next_due_at = min([row.deadline, *pending])
 
 
-def set_deadline(session: Session, row: Game) -> None:
+def set_deadline(session: Session, row: GameRecord) -> None:
     control = time_control_of(row)
     if (control is None or row.to_move is None or row.turn_started_at is None
             or row.paused_at is not None):
@@ -138,7 +138,7 @@ def set_deadline(session: Session, row: Game) -> None:
     refresh_due(row)
 
 
-def start_turn(session: Session, row: Game, now: datetime) -> None:
+def start_turn(session: Session, row: GameRecord, now: datetime) -> None:
     """A new turn for ``row.to_move``: its bank, deadline and reminders (none sent yet)."""
     control = time_control_of(row)
     row.reminders_sent = []
@@ -159,7 +159,7 @@ def start_turn(session: Session, row: Game, now: datetime) -> None:
     set_deadline(session, row)
 
 
-def end_turn(session: Session, row: Game, seat: int, now: datetime) -> None:
+def end_turn(session: Session, row: GameRecord, seat: int, now: datetime) -> None:
     """The mover's turn is over: with a Fischer clock, their bank for next time."""
     control = time_control_of(row)
     if not isinstance(control, Fischer) or row.turn_started_at is None:
@@ -176,7 +176,7 @@ def end_turn(session: Session, row: Game, seat: int, now: datetime) -> None:
     row.banks = {**(row.banks or {}), str(seat): left // SECOND}
 
 
-def remaining(session: Session, row: Game, now: datetime) -> timedelta | None:
+def remaining(session: Session, row: GameRecord, now: datetime) -> timedelta | None:
     """Clock time the player to move has left (None: no clock, or not running)."""
     control = time_control_of(row)
     if row.paused_at is not None and row.paused_remaining_seconds is not None:
@@ -189,15 +189,15 @@ def remaining(session: Session, row: Game, now: datetime) -> timedelta | None:
 
 
 def recompute_deadlines_of(session: Session, player_id: int, *,
-                           absences_changed: bool = True) -> list[Game]:
+                           absences_changed: bool = True) -> list[GameRecord]:
     """The deadlines of the games waiting on a player whose absences (only games that allow
     vacations) or time zone (``absences_changed=False``: all their games) changed."""
-    query = (select(Game).join(Seat, col(Seat.game_id) == Game.id)
-             .where(Seat.player_id == player_id, Game.status == GameStatus.ACTIVE,
-                    col(Game.to_move) == col(Seat.seat)))
+    query = (select(GameRecord).join(Seat, col(Seat.game_id) == GameRecord.id)
+             .where(Seat.player_id == player_id, GameRecord.status == GameStatus.ACTIVE,
+                    col(GameRecord.to_move) == col(Seat.seat)))
     if absences_changed:
-        query = query.where(col(Game.vacations_allowed))
-    rows = session.exec(query.with_for_update(of=Game)).all()
+        query = query.where(col(GameRecord.vacations_allowed))
+    rows = session.exec(query.with_for_update(of=GameRecord)).all()
     for row in rows:
         set_deadline(session, row)
         session.add(row)

@@ -29,7 +29,7 @@ from engine.text import N_
 from pbem.game_options import game_name
 from pbem.i18n import ENGLISH, Reader, supported
 from pbem.inbound.reading import command_words
-from pbem.models import Game, GameStatus, InboundMail, OutboxEmail, Player, Seat
+from pbem.models import GameRecord, GameStatus, InboundMail, OutboxEmail, Player, Seat
 from pbem.positions import current_state, last_notation
 from pbem.reply_addresses import message_id, token_in_address
 from pbem.services.common import Site, players_of, seats_of
@@ -141,7 +141,7 @@ def example_moves(game: engine.Game, state: Any, seat: int) -> list[str]:  # typ
 
 def answer(
     session: Session, now: datetime, site: Site, thread: Thread, *, kind: str,
-    row: Game | None = None, seat: Seat | None = None, player: Player | None = None,
+    row: GameRecord | None = None, seat: Seat | None = None, player: Player | None = None,
     with_board: bool = False, reply_to: str = "", reader: Reader | None = None,
     **context: Any,
 ) -> OutboxEmail:
@@ -210,8 +210,10 @@ def games_of(session: Session, site: Site, player_id: int, reader: Reader = ENGL
              ) -> list[dict[str, Any]]:
     """The player's running games with what to do in each, for the ``games`` command (the
     games' names in ``reader``'s language)."""
-    rows = session.exec(select(Game, Seat).join(Seat, col(Seat.game_id) == Game.id).where(
-        Seat.player_id == player_id, Game.status == "active").order_by(col(Game.id))).all()
+    rows = session.exec(select(GameRecord, Seat).join(Seat,
+                                                      col(Seat.game_id) == GameRecord.id).where(
+        Seat.player_id == player_id, GameRecord.status == "active")
+        .order_by(col(GameRecord.id))).all()
     found = []
     for row, seat in rows:
         assert row.id is not None

@@ -22,7 +22,7 @@ from sqlmodel import Session, col, select
 
 from pbem.clock.deadlines import refresh_due
 from pbem.i18n import Reader
-from pbem.models import Game, GameStatus, MailStatus, OutboxEmail, Player, Seat
+from pbem.models import GameRecord, GameStatus, MailStatus, OutboxEmail, Player, Seat
 from pbem.reply_addresses import BadReplyToken, read_reply_token, token_in_message_ids
 from pbem.services.common import Site, audit, lock_game
 from pbem.services.timeouts import alert_organiser
@@ -82,7 +82,7 @@ def hold_for_bounce(session: Session, now: datetime, site: Site, game_id: int,
                     player: Player) -> None:
     """Stop the game's clock if ``player`` is the one to move, and tell the organisers (also
     of a game not started yet); a game that is over needs nobody's decision."""
-    row: Game = lock_game(session, game_id)
+    row: GameRecord = lock_game(session, game_id)
     if row.status not in (GameStatus.INVITED, GameStatus.ACTIVE):
         return
     invited = row.status == GameStatus.INVITED

@@ -50,7 +50,7 @@ from pbem.inbound.answers import (
 )
 from pbem.inbound.reading import Reply, command_words
 from pbem.inbound.words import CommandName
-from pbem.models import Game, GameStatus, MoveSource, Player, Seat, SeatStatus
+from pbem.models import GameRecord, GameStatus, MoveSource, Player, Seat, SeatStatus
 from pbem.positions import current_state
 from pbem.reply_addresses import ReplyFields, ReplyPurpose, make_reply_token, reply_address
 from pbem.services import ServiceError, resign, respond_to_invitation
@@ -81,7 +81,7 @@ class Context:
     now: datetime
     site: Site
     thread: Thread
-    row: Game
+    row: GameRecord
     seat: Seat
     holder: Player
     fields: ReplyFields

@@ -42,7 +42,7 @@ from pbem.inbound.answers import Thread, answer, reader_for, refusals_left
 from pbem.inbound.bouncing import bounced_emails, record_bounce
 from pbem.inbound.commands import Outcome
 from pbem.inbound.reading import read_reply, reply_text
-from pbem.models import Game, InboundMail, MailStatus, OutboxEmail, Player, Seat
+from pbem.models import GameRecord, InboundMail, MailStatus, OutboxEmail, Player, Seat
 from pbem.reply_addresses import (
     BadReplyToken,
     bounce_token_in_address,
@@ -169,7 +169,7 @@ def dispatch(session: Session, now: datetime, site: Site, message: EmailMessage,
     except BadReplyToken:
         return refuse(session, now, site, thread, "damaged",
                       Text("the address you wrote to is damaged or not one of ours"))
-    row = session.get(Game, fields.game)
+    row = session.get(GameRecord, fields.game)
     seat = session.exec(select(Seat).where(Seat.game_id == fields.game,
                                            Seat.seat == fields.seat)).first()
     if row is None or seat is None:
@@ -188,7 +188,7 @@ def dispatch(session: Session, now: datetime, site: Site, message: EmailMessage,
 
 
 def refuse(session: Session, now: datetime, site: Site, thread: Thread, reason: str,
-           text: str, *, row: Game | None = None) -> Outcome:
+           text: str, *, row: GameRecord | None = None) -> Outcome:
     """Answer with ``text`` (a :class:`Text`, in the sender's language) when the sender is a
     player of ours whom we have mailed before and has had no more than
     :data:`~pbem.inbound.answers.REFUSALS_PER_HOUR` refusals this hour. Anybody can write any

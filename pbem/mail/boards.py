@@ -20,7 +20,7 @@ from sqlmodel import select
 from engine import png as engine_png
 from pbem.db import Database
 from pbem.i18n import Reader, translations
-from pbem.models import BoardImage, Game, GameStatus, Move
+from pbem.models import BoardImage, GameRecord, GameStatus, Move
 from pbem.positions import engine_game
 from pbem.services.common import players_of, seats_of, shown_names
 from pbem.services.results import labels_for, name_generic_seats
@@ -41,7 +41,7 @@ def board_png(database: Database, game_id: int, ply: int, viewer: int,
     Rasterising happens outside any transaction so that SQLite writers are not held up by it.
     """
     with database.session() as session:
-        row = session.get(Game, game_id)
+        row = session.get(GameRecord, game_id)
         if row is None:
             raise LookupError(f"no game {game_id}")
         last = None

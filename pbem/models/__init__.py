@@ -69,7 +69,7 @@ class Player(SQLModel, table=True):
     links_version: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
-class Game(SQLModel, table=True):
+class GameRecord(SQLModel, table=True):
     __tablename__ = "games"
 
     id: int | None = Field(default=None, primary_key=True)

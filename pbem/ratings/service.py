@@ -34,7 +34,7 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
 
-from pbem.models import Game, GameStatus, Player, Seat
+from pbem.models import GameRecord, GameStatus, Player, Seat
 from pbem.positions import current_state
 from pbem.ratings.model import Rating, rate
 from pbem.ratings.tables import PlayerRating, RatingChange
@@ -63,7 +63,7 @@ class HistoryPoint:
     shown: int
 
 
-def counts(session: Session, row: Game, seats: Sequence[Seat]) -> bool:
+def counts(session: Session, row: GameRecord, seats: Sequence[Seat]) -> bool:
     """Whether the finished game ``row`` changes its players' ratings: created rated, ended by
     play (finished, not aborted; an adjudicated game was marked unrated), two or more seats held
     by different people, no computer among them."""
@@ -76,7 +76,7 @@ def counts(session: Session, row: Game, seats: Sequence[Seat]) -> bool:
     return all(p in players and players[p].bot_level is None for p in ids)
 
 
-def places(row: Game, seats: Sequence[Seat]) -> list[float]:
+def places(row: GameRecord, seats: Sequence[Seat]) -> list[float]:
     """Each seat's place (1 for first, equal places tie): winners first, then by the engine's
     scores of the final position where the game keeps score. A seat that resigned or forfeited
     comes after every seat that played on, even when the stand-in playing it to the end did
@@ -90,7 +90,7 @@ def places(row: Game, seats: Sequence[Seat]) -> list[float]:
     return [float(distinct.index(key) + 1) for key in keys]
 
 
-def rate_game(session: Session, now: datetime, row: Game,
+def rate_game(session: Session, now: datetime, row: GameRecord,
               seats: Sequence[Seat] | None = None) -> bool:
     """Update the ratings of ``row``'s players if the game counts and has not been rated yet;
     whether it did. Runs in the caller's transaction (the one that ended the game)."""
@@ -153,8 +153,9 @@ def rebuild(session: Session, now: datetime) -> tuple[int, int]:
     session.execute(delete(PlayerRating))
     session.flush()
     games = session.exec(
-        select(Game).where(col(Game.rated).is_(True), Game.status == GameStatus.FINISHED)
-        .order_by(col(Game.finished_at), col(Game.id))).all()
+        select(GameRecord).where(col(GameRecord.rated).is_(True),
+                                 GameRecord.status == GameStatus.FINISHED)
+        .order_by(col(GameRecord.finished_at), col(GameRecord.id))).all()
     rated = sum(rate_game(session, row.finished_at or now, row) for row in games)
     players = len(session.exec(select(PlayerRating.id)).all())
     return rated, players

@@ -26,7 +26,7 @@ from sqlmodel import Session, col, select
 
 from engine.text import N_
 from pbem.db import Database
-from pbem.models import AuditEntry, Game, GameStatus, MoveSource, Player, Seat
+from pbem.models import AuditEntry, GameRecord, GameStatus, MoveSource, Player, Seat
 from pbem.scheduler.search_process import BotSearch, run_search
 from pbem.services.common import (
     GameMovedOn,
@@ -84,17 +84,19 @@ def bot_turns(database: Database, game_id: int | None = None) -> list[BotTurn]:
     """Games (or the one game) waiting for a bot's move: one query, seat to move -> player."""
     query = (
         # SQLAlchemy's select: SQLModel's is typed for at most four columns.
-        sa.select(col(Game.id), col(Game.ply), col(Game.to_move), col(Player.bot_level),
+        sa.select(col(GameRecord.id), col(GameRecord.ply), col(GameRecord.to_move),
+                  col(Player.bot_level),
                   col(Seat.stand_in), col(Seat.player_id))
-        .join(Seat, (col(Seat.game_id) == col(Game.id)) & (col(Seat.seat) == col(Game.to_move)))
+        .join(Seat, (col(Seat.game_id) == col(GameRecord.id))
+              & (col(Seat.seat) == col(GameRecord.to_move)))
         .join(Player, col(Player.id) == col(Seat.player_id))
-        .where(col(Game.status) == GameStatus.ACTIVE, col(Game.paused_at).is_(None),
-               col(Game.held_since).is_(None),
+        .where(col(GameRecord.status) == GameStatus.ACTIVE, col(GameRecord.paused_at).is_(None),
+               col(GameRecord.held_since).is_(None),
                or_(col(Player.bot_level).is_not(None), col(Seat.stand_in).is_not(None)))
-        .order_by(col(Game.id))
+        .order_by(col(GameRecord.id))
     )
     if game_id is not None:
-        query = query.where(col(Game.id) == game_id)
+        query = query.where(col(GameRecord.id) == game_id)
     with database.session() as session:
         return [BotTurn(gid, ply, seat, level or STAND_IN_LEVEL, stand_in, player_id)
                 for gid, ply, seat, level, stand_in, player_id in session.execute(query)
@@ -126,7 +128,7 @@ def choose(database: Database, turn: BotTurn, strong_seconds: float = 0.0,
     has moved on since it was found. ``strong_seconds`` (the site's setting): how long strong
     thinks a move; 0 for its fixed playouts."""
     with database.session() as session:
-        row = session.get(Game, turn.game_id)
+        row = session.get(GameRecord, turn.game_id)
         if row is None or row.ply != turn.ply or row.to_move != turn.seat:
             return None
         search = BotSearch(row.game_type, dict(row.options), row.state, turn.seat, turn.level,

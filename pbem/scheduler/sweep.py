@@ -33,7 +33,7 @@ from sqlmodel import col, select
 
 from pbem.challenges.service import expire_stale
 from pbem.db import Database
-from pbem.models import Game
+from pbem.models import GameRecord
 from pbem.scheduler.bots import BotResult, play_bots
 from pbem.services.common import Site
 from pbem.services.timeouts import handle_due_game
@@ -66,10 +66,10 @@ def due_games(database: Database, now: datetime, limit: int,
               exclude: frozenset[int] = frozenset()) -> list[tuple[int, int]]:
     """(game id, ply) of games with work due at ``now``, most overdue first (through the index)."""
     with database.session() as session:
-        query = (select(Game.id, Game.ply).where(col(Game.next_due_at) <= now)
-                 .order_by(col(Game.next_due_at)).limit(limit))
+        query = (select(GameRecord.id, GameRecord.ply).where(col(GameRecord.next_due_at) <= now)
+                 .order_by(col(GameRecord.next_due_at)).limit(limit))
         if exclude:
-            query = query.where(col(Game.id).not_in(exclude))
+            query = query.where(col(GameRecord.id).not_in(exclude))
         return [(game_id, ply) for game_id, ply in session.exec(query) if game_id is not None]
 
 

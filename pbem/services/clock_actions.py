@@ -14,7 +14,7 @@ from engine.text import Text
 from pbem.clock.controls import format_duration
 from pbem.clock.deadlines import SECOND, refresh_due, remaining, set_deadline, time_control_of
 from pbem.clock.wording import short_duration
-from pbem.models import Game, GameStatus, Player
+from pbem.models import GameRecord, GameStatus, Player
 from pbem.services.common import (
     GameNotActive,
     ServiceError,
@@ -26,7 +26,7 @@ from pbem.services.common import (
 from pbem.services.timeouts import clock_notice
 
 
-def _running(session: Session, game_id: int) -> Game:
+def _running(session: Session, game_id: int) -> GameRecord:
     row = lock_game(session, game_id)
     if row.status != GameStatus.ACTIVE:
         raise GameNotActive(Text("this game is not running"))
@@ -36,7 +36,7 @@ def _running(session: Session, game_id: int) -> Game:
 def extend_deadline(
     session: Session, game_id: int, *, by: timedelta, now: datetime, actor: str,
     site: Site,
-) -> Game:
+) -> GameRecord:
     """Give the player to move ``by`` more clock time (from now if their clock has run out); a
     held game starts waiting on them again."""
     if not isinstance(by, timedelta) or by <= timedelta(0):
@@ -64,7 +64,7 @@ def extend_deadline(
 
 
 def pause_game(session: Session, game_id: int, *, now: datetime, actor: str,
-               site: Site) -> Game:
+               site: Site) -> GameRecord:
     """Stop the clock; the time left is kept for :func:`resume_game`. Moves wait meanwhile."""
     row = _running(session, game_id)
     if row.paused_at is not None:
@@ -84,7 +84,7 @@ def pause_game(session: Session, game_id: int, *, now: datetime, actor: str,
 
 
 def resume_game(session: Session, game_id: int, *, now: datetime, actor: str,
-                site: Site) -> Game:
+                site: Site) -> GameRecord:
     """Restart the clock with the time that was left when it was paused."""
     row = _running(session, game_id)
     if row.paused_at is None:
@@ -102,7 +102,7 @@ def resume_game(session: Session, game_id: int, *, now: datetime, actor: str,
     return row
 
 
-def _clear_bounce_flag(session: Session, row: Game) -> None:
+def _clear_bounce_flag(session: Session, row: GameRecord) -> None:
     """The organiser has dealt with the player to move (their mail bounced, the game was held)."""
     seat = next((s for s in seats_of(session, row.id or 0) if s.seat == row.to_move), None)
     player = session.get(Player, seat.player_id) if seat is not None else None

@@ -17,7 +17,7 @@ from pbem.db import Database
 from pbem.errors import GameMovedOn, GameNotActive, NotYourTurn, ServiceError
 from pbem.i18n import ENGLISH, Reader, supported
 from pbem.links import Links, links_version_for, seat_holder_for
-from pbem.models import AuditEntry, Game, GameStatus, Player, Seat
+from pbem.models import AuditEntry, GameRecord, GameStatus, Player, Seat
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ def players_of(session: Session, seats: list[Seat]) -> dict[int, Player]:
     return {player.id: player for player in players if player.id is not None}
 
 
-def end_game(row: Game, now: datetime, *, result: str, winners: list[int] | None = None,
+def end_game(row: GameRecord, now: datetime, *, result: str, winners: list[int] | None = None,
              status: str = GameStatus.FINISHED) -> None:
     """Mark ``row`` over: nobody to move, and nothing left for the scheduler to do (no deadline,
     reminder, pause or hold). ``winners`` is kept as it was when None (an aborted game)."""
@@ -109,9 +109,10 @@ def end_game(row: Game, now: datetime, *, result: str, winners: list[int] | None
     row.finished_at = now
 
 
-def lock_game(session: Session, game_id: int) -> Game:
+def lock_game(session: Session, game_id: int) -> GameRecord:
     """The game row, locked for this transaction on PostgreSQL (SQLite: at BEGIN IMMEDIATE)."""
-    row = session.exec(select(Game).where(Game.id == game_id).with_for_update()).one_or_none()
+    query = select(GameRecord).where(GameRecord.id == game_id).with_for_update()
+    row = session.exec(query).one_or_none()
     if row is None:
         raise ServiceError(Text("there is no such game"))
     return row

@@ -20,7 +20,7 @@ import engine
 from engine.bots import LEVELS
 from engine.text import Text
 from pbem.errors import ServiceError
-from pbem.models import Game, GameStatus, Player, Seat
+from pbem.models import GameRecord, GameStatus, Player, Seat
 from pbem.services.common import Site
 from pbem.services.games import create_game
 from pbem.services.players import PlayerSpec, bot_spec
@@ -37,11 +37,13 @@ are shared by the whole site, so one player cannot queue hundreds of them."""
 
 def computer_games_in_progress(session: Session, player_id: int) -> int:
     """How many unfinished games ``player_id`` plays in which every other seat is a computer."""
-    other_person = exists().where(col(Seat.game_id) == Game.id, col(Seat.player_id) != player_id,
+    other_person = exists().where(col(Seat.game_id) == GameRecord.id,
+                                  col(Seat.player_id) != player_id,
                                   col(Seat.player_id) == Player.id, col(Player.bot_level).is_(None))
     mine = select(Seat.game_id).where(Seat.player_id == player_id)
-    return session.exec(select(func.count()).select_from(Game).where(
-        col(Game.id).in_(mine), col(Game.status).in_((GameStatus.INVITED, GameStatus.ACTIVE)),
+    return session.exec(select(func.count()).select_from(GameRecord).where(
+        col(GameRecord.id).in_(mine), col(GameRecord.status).in_((GameStatus.INVITED,
+                                                                  GameStatus.ACTIVE)),
         ~other_person)).one()
 
 
@@ -56,7 +58,7 @@ def start_computer_game(
     level: str,
     starter: Starter = "me",
     rng: random.Random | None = None,
-) -> Game:
+) -> GameRecord:
     """Create and start ``game_type`` between ``player`` and the computer at ``level``.
 
     ``starter``: who takes the first seat (with more than two seats, the player sits first or

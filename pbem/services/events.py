@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 
 from sqlmodel import Session
 
-from pbem.models import Game, Move, Seat
+from pbem.models import GameRecord, Move, Seat
 from pbem.services.common import Site
 
 Event = TypeVar("Event")
@@ -41,7 +41,7 @@ class GameFinished:
     session: Session
     now: datetime
     site: Site
-    row: Game
+    row: GameRecord
     seats: list[Seat]
 
 
@@ -51,7 +51,7 @@ class GameOverEmail:
     template, such as the link that offers a rematch."""
 
     site: Site
-    row: Game
+    row: GameRecord
     seat: Seat
 
 

@@ -16,7 +16,7 @@ from engine.text import N_, Text
 from pbem.clock.controls import PerMove, TimeControl
 from pbem.clock.deadlines import check_policy, clock_columns, start_turn
 from pbem.i18n import Reader
-from pbem.models import Game, GameStatus, Seat, SeatStatus
+from pbem.models import GameRecord, GameStatus, Seat, SeatStatus
 from pbem.positions import current_state
 from pbem.services.common import (
     GameNotActive,
@@ -76,7 +76,7 @@ def create_game(
     accepted: Collection[str] = (),
     rated: bool = False,
     listed: bool = True,
-) -> Game:
+) -> GameRecord:
     """Make a game and invite its players (seat order as given, or shuffled).
 
     The clock: ``time_control`` (default 3 days per move; ``per_move`` is the short form of a
@@ -108,7 +108,7 @@ def create_game(
     game = engine.new_game(info.id, **resolved)
     seed = secrets.token_hex(16)
     start = game.encode(game.start(seed))
-    row = Game(
+    row = GameRecord(
         public_id=secrets.token_urlsafe(12),
         game_type=info.id,
         options=resolved,
@@ -147,7 +147,8 @@ def create_game(
     return row
 
 
-def _invite(session: Session, now: datetime, site: Site, row: Game, seats: list[Seat]) -> None:
+def _invite(session: Session, now: datetime, site: Site, row: GameRecord,
+            seats: list[Seat]) -> None:
     game, state = current_state(row)
     players = players_of(session, seats)
     for seat in seats:
@@ -171,7 +172,7 @@ def _invite(session: Session, now: datetime, site: Site, row: Game, seats: list[
 
 def respond_to_invitation(
     session: Session, now: datetime, site: Site, *, game_id: int, seat: int, accept: bool
-) -> Game:
+) -> GameRecord:
     """Record a yes or no; the game starts once every seat has said yes."""
     row = lock_game(session, game_id)
     if row.status != GameStatus.INVITED:
@@ -192,7 +193,7 @@ def respond_to_invitation(
     return row
 
 
-def _tell_organiser_of_decline(session: Session, now: datetime, site: Site, row: Game,
+def _tell_organiser_of_decline(session: Session, now: datetime, site: Site, row: GameRecord,
                                decliner: str) -> None:
     """The organiser decides what happens to a declined game; these are the dashboard's
     actions for a game still waiting for answers (pbem.admin.game_actions), nothing more."""
@@ -208,7 +209,7 @@ def _tell_organiser_of_decline(session: Session, now: datetime, site: Site, row:
 
 def start_game(
     session: Session, now: datetime, site: Site, *, game_id: int, force: bool = False
-) -> Game:
+) -> GameRecord:
     """Start the game: everyone accepted, or the organiser starts it anyway (``force``)."""
     row = lock_game(session, game_id)
     if row.status != GameStatus.INVITED:
@@ -233,7 +234,7 @@ def start_game(
 
 def abort_game(
     session: Session, now: datetime, site: Site, *, game_id: int, reason: str = ""
-) -> Game:
+) -> GameRecord:
     row = lock_game(session, game_id)
     if row.status in (GameStatus.FINISHED, GameStatus.ABORTED):
         raise GameNotActive(Text("this game is already over"))
@@ -246,7 +247,7 @@ def abort_game(
 
 
 def _notice_all(
-    session: Session, now: datetime, site: Site, row: Game, event: str,
+    session: Session, now: datetime, site: Site, row: GameRecord, event: str,
     extra: dict[str, object], *, skip: frozenset[int] = frozenset(),
 ) -> None:
     """A short essential notice to every seat not in ``skip`` (game started, declined, aborted)."""

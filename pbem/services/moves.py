@@ -14,7 +14,7 @@ from sqlmodel import Session, col
 import engine
 from engine.text import N_, Text
 from pbem.i18n import ENGLISH, Reader
-from pbem.models import Game, GameStatus, Move, MoveSource, Player, Seat
+from pbem.models import GameRecord, GameStatus, Move, MoveSource, Player, Seat
 from pbem.positions import current_state, moves_of
 from pbem.services.common import (
     GameMovedOn,
@@ -70,12 +70,12 @@ class Position:
     state: Any
 
     @classmethod
-    def of(cls, row: Game) -> Position:
+    def of(cls, row: GameRecord) -> Position:
         game, state = current_state(row)
         return cls(game, state)
 
 
-def check_turn(session: Session, row: Game, *, seat: int, ply: int, source: str,
+def check_turn(session: Session, row: GameRecord, *, seat: int, ply: int, source: str,
                holder: int | None = None) -> None:
     """Raise the ServiceError that says why ``seat`` may not move now in the locked ``row``,
     if it may not: the game is not running or has moved on since ``ply`` (the ply the player
@@ -106,7 +106,7 @@ def check_turn(session: Session, row: Game, *, seat: int, ply: int, source: str,
 
 
 def play_and_notify(
-    session: Session, now: datetime, site: Site, row: Game, move: Any, *,
+    session: Session, now: datetime, site: Site, row: GameRecord, move: Any, *,
     source: str, note: str = "", position: Position | None = None,
 ) -> list[TurnEvent]:
     """Play ``move`` for the seat to move, then any automatic moves, then write the emails;
@@ -122,7 +122,7 @@ def play_and_notify(
 
 
 def apply_move(
-    session: Session, now: datetime, row: Game, move: Any, *, source: str, note: str = "",
+    session: Session, now: datetime, row: GameRecord, move: Any, *, source: str, note: str = "",
     position: Position | None = None,
 ) -> Move:
     """Apply one move to a locked game row (no emails): state, ply, clock, move record, audit.
@@ -145,7 +145,7 @@ def apply_move(
         values |= {"status": GameStatus.FINISHED, "finished_at": now, "deadline": None,
                    "winners": winners, "result": result}
     done = session.execute(
-        update(Game).where(Game.id == game_id, Game.ply == ply).values(**values)  # type: ignore[arg-type]
+        update(GameRecord).where(GameRecord.id == game_id, GameRecord.ply == ply).values(**values)  # type: ignore[arg-type]
         .execution_options(synchronize_session=False)
     )
     if done.rowcount != 1:  # type: ignore[attr-defined]
@@ -176,7 +176,7 @@ def seat_labels(session: Session, game: engine.Game, state: Any, game_id: int  #
     return labels_for(game, state, [players[s.player_id].name for s in seats])
 
 
-def automatic_move(row: Game, seats: list[Seat], position: Position | None = None
+def automatic_move(row: GameRecord, seats: list[Seat], position: Position | None = None
                    ) -> tuple[Any, str, str] | None:
     """The move the server plays itself for the seat to move, if any: (move, source, note).
 
@@ -209,12 +209,12 @@ def _end_one_turn_stand_in(session: Session, game_id: int, seat: int) -> None:
                     .values(stand_in=None).execution_options(synchronize_session="fetch"))
 
 
-def seeded_rng(row: Game) -> random.Random:
+def seeded_rng(row: GameRecord) -> random.Random:
     """The random choices of the server for this game at this ply: reproducible from the seed."""
     return random.Random(f"{row.seed}:{row.ply}")
 
 
-def play_automatic_moves(session: Session, now: datetime, row: Game,
+def play_automatic_moves(session: Session, now: datetime, row: GameRecord,
                          position: Position | None = None) -> list[Move]:
     """Forced passes and stand-in moves, until a person has a real choice or the game ends."""
     assert row.id is not None
@@ -232,7 +232,7 @@ def play_automatic_moves(session: Session, now: datetime, row: Game,
 
 
 def send_move_emails(
-    session: Session, now: datetime, site: Site, row: Game, *, mover: int, automatic: bool,
+    session: Session, now: datetime, site: Site, row: GameRecord, *, mover: int, automatic: bool,
     position: Position | None = None,
 ) -> list[TurnEvent]:
     """After a move (and the automatic moves it caused): game over, or turn notice and updates.
@@ -259,7 +259,7 @@ class _Mailing:
     template context; each seat then gets its own board view and "since your last turn", and
     each reader their own language."""
 
-    row: Game
+    row: GameRecord
     game: engine.Game  # type: ignore[type-arg]
     state: Any
     players: dict[int, Player]
@@ -273,7 +273,7 @@ class _Mailing:
     contexts: dict[Reader, dict[str, Any]] = field(default_factory=dict, compare=False)
 
     @classmethod
-    def of(cls, session: Session, row: Game, game: engine.Game,  # type: ignore[type-arg]
+    def of(cls, session: Session, row: GameRecord, game: engine.Game,  # type: ignore[type-arg]
            state: Any, seats: list[Seat]) -> _Mailing:
         players = players_of(session, seats)
         context = game_context(row, game, state, seats, players)
@@ -335,7 +335,7 @@ class _Mailing:
 
 
 def send_turn_notice(
-    session: Session, now: datetime, site: Site, row: Game,
+    session: Session, now: datetime, site: Site, row: GameRecord,
     game: engine.Game, state: Any, seats: list[Seat],  # type: ignore[type-arg]
     mail: _Mailing | None = None, *, welcome: bool = False,
 ) -> None:
@@ -361,7 +361,7 @@ def send_turn_notice(
 
 
 def send_updates(
-    session: Session, now: datetime, site: Site, row: Game,
+    session: Session, now: datetime, site: Site, row: GameRecord,
     game: engine.Game, state: Any, seats: list[Seat], *, mover: int,  # type: ignore[type-arg]
     mail: _Mailing | None = None,
 ) -> None:
@@ -394,7 +394,7 @@ def send_updates(
 
 
 def send_game_over(
-    session: Session, now: datetime, site: Site, row: Game,
+    session: Session, now: datetime, site: Site, row: GameRecord,
     game: engine.Game, state: Any, seats: list[Seat],  # type: ignore[type-arg]
     mail: _Mailing | None = None,
 ) -> GameFinished | None:

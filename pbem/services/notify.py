@@ -20,7 +20,7 @@ import engine
 from engine.text import N_, Text
 from pbem.game_options import game_name, options_in_words
 from pbem.i18n import ENGLISH, Reader
-from pbem.models import Game, Move, MoveSource, OutboxEmail, Player, Seat
+from pbem.models import GameRecord, Move, MoveSource, OutboxEmail, Player, Seat
 from pbem.services.common import Site, shown_names
 from pbem.services.results import (
     in_words,
@@ -100,7 +100,7 @@ def board_ref(
     return BoardRef(ply, viewer, last_move, alt_for(ENGLISH), width, height, alt_for)
 
 
-def title_of(row: Game, player_names: Sequence[str], seat: int | None,
+def title_of(row: GameRecord, player_names: Sequence[str], seat: int | None,
              reader: Reader = ENGLISH) -> str:
     """The game as a recipient knows it: "Mosey vs Bob (wVDOGE)" for a player (the others by
     name), "Mosey: Alice vs Bob (wVDOGE)" for anyone else (organisers)."""
@@ -115,7 +115,7 @@ def title_of(row: Game, player_names: Sequence[str], seat: int | None,
                           others=join_names(others, reader), id=row.public_id[:6])
 
 
-def subject_of(row: Game, names: list[str], reader: Reader = ENGLISH) -> str:
+def subject_of(row: GameRecord, names: list[str], reader: Reader = ENGLISH) -> str:
     """The game's title for someone who plays no seat in it ("Mosey: Alice vs Bob (wVDOGE)")."""
     return title_of(row, names, None, reader)
 
@@ -149,7 +149,7 @@ def enqueue(
     now: datetime,
     site: Site,
     *,
-    row: Game,
+    row: GameRecord,
     seat: Seat | None,
     player: Player,
     kind: str,
@@ -218,7 +218,7 @@ def enqueue(
     return email
 
 
-def reply_headers(site: Site, row: Game, seat: Seat | None, kind: str) -> tuple[str, str]:
+def reply_headers(site: Site, row: GameRecord, seat: Seat | None, kind: str) -> tuple[str, str]:
     """(Reply-To, Message-ID) of an email about ``seat``: with play by reply on, both carry a
     token for the seat at the game's current ply, so a reply finds its game even when a mail
     client drops the plus part of the address (through In-Reply-To and References)."""
@@ -289,7 +289,7 @@ def text_board(game: engine.Game, state: Any, seat: int | None,  # type: ignore[
 
 
 def game_context(
-    row: Game, game: engine.Game, state: Any, seats: list[Seat], players: dict[int, Player],  # type: ignore[type-arg]
+    row: GameRecord, game: engine.Game, state: Any, seats: list[Seat], players: dict[int, Player],  # type: ignore[type-arg]
     reader: Reader = ENGLISH,
 ) -> dict[str, Any]:
     """What every email about this game may show, in ``reader``'s language. Seats are named by

@@ -25,7 +25,7 @@ from sqlmodel import Session
 
 from engine.text import N_
 from pbem.i18n import ENGLISH, Reader
-from pbem.models import Game, GameStatus
+from pbem.models import GameRecord, GameStatus
 from pbem.positions import engine_game, moves_of
 from pbem.services.common import players_of, seats_of
 from pbem.services.results import result_in, seat_role
@@ -40,7 +40,7 @@ SEAT_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 STATUS_WORDS = (N_("invited"), N_("active"), N_("finished"), N_("aborted"))
 
 
-def is_over(row: Game) -> bool:
+def is_over(row: GameRecord) -> bool:
     """Whether the game has ended, so its hidden information may be shown to everyone."""
     return row.status in (GameStatus.FINISHED, GameStatus.ABORTED)
 
@@ -49,7 +49,7 @@ def _iso(moment: datetime | None) -> str | None:
     return moment.isoformat() if moment is not None else None
 
 
-def game_record(session: Session, row: Game, reader: Reader = ENGLISH) -> dict[str, Any]:
+def game_record(session: Session, row: GameRecord, reader: Reader = ENGLISH) -> dict[str, Any]:
     """The record as a JSON-safe dict (docs/records.md); the result sentence is written for
     ``reader``, everything else is data."""
     assert row.id is not None

@@ -18,7 +18,7 @@ from sqlmodel import Session
 
 from engine.text import N_, Text
 from pbem.i18n import Reader
-from pbem.models import Game, GameStatus, Seat
+from pbem.models import GameRecord, GameStatus, Seat
 from pbem.positions import current_state
 from pbem.services.common import (
     GameNotActive,
@@ -53,7 +53,7 @@ def check_in_play(seat: Seat) -> None:
         raise OutOfGame(Text("you forfeited this game on time; your seat is played for you now"))
 
 
-def resign(session: Session, now: datetime, site: Site, *, game_id: int, seat: int) -> Game:
+def resign(session: Session, now: datetime, site: Site, *, game_id: int, seat: int) -> GameRecord:
     """``seat`` gives up: the game ends, the seats still in play sharing the win, or, with two
     or more of them left (a person among them), it goes on and the computer plays ``seat``."""
     row = lock_game(session, game_id)

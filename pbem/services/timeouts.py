@@ -38,7 +38,7 @@ from pbem.clock.deadlines import (
 )
 from pbem.clock.wording import describe_duration, short_duration
 from pbem.i18n import ENGLISH, Reader, supported
-from pbem.models import Game, GameStatus, MoveSource, Player, Seat
+from pbem.models import GameRecord, GameStatus, MoveSource, Player, Seat
 from pbem.positions import current_state
 from pbem.services.common import (
     Site,
@@ -72,7 +72,8 @@ def _words(words: Words, reader: Reader) -> str:
 MAX_STEPS = 100  # steps of one turn the server plays for a timed-out player; far above any game
 
 
-def _context(session: Session, row: Game) -> tuple[list[Seat], dict[int, Player], dict[str, Any]]:
+def _context(session: Session, row: GameRecord
+             ) -> tuple[list[Seat], dict[int, Player], dict[str, Any]]:
     assert row.id is not None
     seats = seats_of(session, row.id)
     players = players_of(session, seats)
@@ -80,7 +81,7 @@ def _context(session: Session, row: Game) -> tuple[list[Seat], dict[int, Player]
     return seats, players, game_context(row, game, state, seats, players)
 
 
-def _context_in(row: Game, seats: list[Seat], players: dict[int, Player]
+def _context_in(row: GameRecord, seats: list[Seat], players: dict[int, Player]
                 ) -> Callable[[Reader], dict[str, Any]]:
     """The game's email context in a reader's language (made once per language)."""
     game, state = current_state(row)
@@ -126,7 +127,7 @@ def clock_event(event: str, who: str | None, reader: Reader = ENGLISH) -> str:
 
 
 def clock_notice(
-    session: Session, now: datetime, site: Site, row: Game, event: str, text: Words,
+    session: Session, now: datetime, site: Site, row: GameRecord, event: str, text: Words,
     *, seats: Sequence[int] | None = None, about: int | None = None,
 ) -> None:
     """An essential email to every seat (or ``seats``): what happened to the clock, and why
@@ -156,7 +157,7 @@ NEEDS_ATTENTION = N_("Needs your attention:")
 log = logging.getLogger(__name__)
 
 
-def alert_recipients(session: Session, now: datetime, site: Site, row: Game
+def alert_recipients(session: Session, now: datetime, site: Site, row: GameRecord
                      ) -> list[tuple[Player, Reader]]:
     """Who is told when ``row`` needs an organiser's decision, each with the language to tell
     them in: the game's organiser (their own language) and every address of PBEM_ALERT_EMAILS
@@ -177,7 +178,7 @@ def alert_recipients(session: Session, now: datetime, site: Site, row: Game
     return list(unique.values())
 
 
-def alert_organiser(session: Session, now: datetime, site: Site, row: Game, text: Words, *,
+def alert_organiser(session: Session, now: datetime, site: Site, row: GameRecord, text: Words, *,
                     event: str = "hold",
                     headline: Words = NEEDS_ATTENTION) -> bool:
     """Email :func:`alert_recipients`; False if there is nobody (logged: the operator should
@@ -222,7 +223,7 @@ def handle_due_game(session: Session, now: datetime, site: Site, game_id: int, p
     return send_due_reminder(session, now, site, row)
 
 
-def send_due_reminder(session: Session, now: datetime, site: Site, row: Game) -> str:
+def send_due_reminder(session: Session, now: datetime, site: Site, row: GameRecord) -> str:
     """Send the turn's due reminder; reminders missed while the scheduler was down are not sent
     one after the other: only the latest, and all count as sent."""
     assert row.deadline is not None and row.turn_started_at is not None
@@ -269,7 +270,7 @@ def _rounded(left: timedelta) -> timedelta:
     return max(round(left / unit) * unit, timedelta(0))
 
 
-def apply_timeout(session: Session, now: datetime, site: Site, row: Game) -> str:
+def apply_timeout(session: Session, now: datetime, site: Site, row: GameRecord) -> str:
     """The clock of the seat to move ran out: apply the game's policy; returns its name."""
     assert row.id is not None and row.to_move is not None and row.deadline is not None
     policy = row.timeout_policy or default_timeout_policy(row.game_type)
@@ -346,7 +347,7 @@ TIMED_OUT_PASS = N_("timed out: the server passed for them")
 TIMED_OUT_RANDOM = N_("timed out: the server played a random legal move for them")
 
 
-def _stand_in_move(row: Game, policy: str) -> tuple[Any, bool]:
+def _stand_in_move(row: GameRecord, policy: str) -> tuple[Any, bool]:
     """A pass where the policy wants one and the rules allow it, else a seeded random move;
     and whether it is a pass."""
     game, state = current_state(row)
@@ -356,7 +357,7 @@ def _stand_in_move(row: Game, policy: str) -> tuple[Any, bool]:
     return game.random_move(state, seeded_rng(row)), False
 
 
-def _forfeit(session: Session, now: datetime, site: Site, row: Game, seats: list[Seat],
+def _forfeit(session: Session, now: datetime, site: Site, row: GameRecord, seats: list[Seat],
              why: Callable[[Reader], str], *, computer: bool = False) -> str:
     assert row.to_move is not None
     loser = seats[row.to_move]

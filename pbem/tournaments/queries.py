@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from sqlmodel import Session, col, func, select
 
-from pbem.models import Game, GameStatus, Player, Seat
+from pbem.models import GameRecord, GameStatus, Player, Seat
 from pbem.ratings.service import places
 from pbem.tournaments.pairing import SeatBalance
 from pbem.tournaments.standings import (
@@ -109,7 +109,7 @@ def games_of(session: Session, tournament_id: int) -> list[TableGame]:
                               .where(TournamentGame.tournament_id == tournament_id)
                               .order_by(col(TournamentGame.round), col(TournamentGame.table))))
     ids = [link.game_id for link in links]
-    rows = {g.id: g for g in session.exec(select(Game).where(col(Game.id).in_(ids)))}
+    rows = {g.id: g for g in session.exec(select(GameRecord).where(col(GameRecord.id).in_(ids)))}
     seats: dict[int, list[Seat]] = {}
     for seat in session.exec(select(Seat).where(col(Seat.game_id).in_(ids))
                              .order_by(col(Seat.game_id), col(Seat.seat))):
@@ -128,9 +128,9 @@ def games_running(session: Session, tournament_id: int, round_number: int | None
     """How many of the tournament's games (of ``round_number``, or of every round) are not over:
     one count, so a game's end does not read every game of a long tournament."""
     query = (select(func.count()).select_from(TournamentGame)
-             .join(Game, col(Game.id) == col(TournamentGame.game_id))
+             .join(GameRecord, col(GameRecord.id) == col(TournamentGame.game_id))
              .where(TournamentGame.tournament_id == tournament_id,
-                    col(Game.status).not_in([GameStatus.FINISHED, GameStatus.ABORTED])))
+                    col(GameRecord.status).not_in([GameStatus.FINISHED, GameStatus.ABORTED])))
     if round_number is not None:
         query = query.where(TournamentGame.round == round_number)
     return int(session.exec(query).one())

@@ -30,7 +30,7 @@ import engine
 from engine.text import Text
 from pbem.clock.controls import TimeControl, time_control_from_dict
 from pbem.clock.deadlines import check_policy
-from pbem.models import Game, GameStatus, Player, Seat
+from pbem.models import GameRecord, GameStatus, Player, Seat
 from pbem.services.common import ServiceError, Site, audit, lock_game
 from pbem.services.events import GameFinished
 from pbem.services.games import abort_game, create_game
@@ -265,7 +265,7 @@ def _finish_if_over(session: Session, now: datetime, site: Site, tournament: Tou
     send_standings(session, now, site, tournament)
 
 
-def tournament_game_ended(session: Session, now: datetime, site: Site, row: Game) -> None:
+def tournament_game_ended(session: Session, now: datetime, site: Site, row: GameRecord) -> None:
     """Called in the transaction that ends ``row``: a tournament game's end may finish its round
     (the next Swiss round is paired) or the tournament (the final standings are mailed)."""
     link = session.exec(select(TournamentGame).where(TournamentGame.game_id == row.id)
@@ -306,13 +306,13 @@ def close_round(session: Session, now: datetime, site: Site, *, tournament_id: i
 
 
 def _running_games_of(session: Session, tournament_id: int,
-                      player_id: int | None = None) -> list[tuple[Game, list[Seat]]]:
+                      player_id: int | None = None) -> list[tuple[GameRecord, list[Seat]]]:
     """The tournament's games not yet over (of ``player_id`` only, when given), each locked,
     in id order so that two actions lock them in the same order."""
     query = (select(TournamentGame.game_id)
-             .join(Game, col(Game.id) == col(TournamentGame.game_id))
+             .join(GameRecord, col(GameRecord.id) == col(TournamentGame.game_id))
              .where(TournamentGame.tournament_id == tournament_id,
-                    col(Game.status).in_((GameStatus.ACTIVE, GameStatus.INVITED))))
+                    col(GameRecord.status).in_((GameStatus.ACTIVE, GameStatus.INVITED))))
     if player_id is not None:
         query = query.join(Seat, col(Seat.game_id) == col(TournamentGame.game_id)).where(
             Seat.player_id == player_id)

@@ -21,7 +21,7 @@ from sqlmodel import Session, col, func, select
 
 import engine
 from pbem.game_options import game_name
-from pbem.models import Game, GameStatus, Player, Seat
+from pbem.models import GameRecord, GameStatus, Player, Seat
 from pbem.services.common import players_of, seats_of, shown_name
 from pbem.services.results import result_in
 from pbem.web.language import current_reader
@@ -85,34 +85,36 @@ def read_filters(args: Any) -> Filters:
 
 def archive_query(filters: Filters) -> Any:
     """Finished, listed games matching ``filters`` (a select of Game, not yet ordered)."""
-    query = select(Game).where(Game.status == GameStatus.FINISHED, col(Game.listed).is_(True))
+    query = select(GameRecord).where(GameRecord.status == GameStatus.FINISHED,
+                                     col(GameRecord.listed).is_(True))
     if filters.game:
-        query = query.where(Game.game_type == filters.game)
+        query = query.where(GameRecord.game_type == filters.game)
     if filters.player:
         # Case-insensitive substring; autoescape so that % and _ in a name are plain letters.
         named = (select(Seat.game_id).join(Player, col(Player.id) == col(Seat.player_id))
                  .where(func.lower(Player.name).contains(filters.player.lower(),
                                                          autoescape=True)))
-        query = query.where(col(Game.id).in_(named))
+        query = query.where(col(GameRecord.id).in_(named))
     if filters.since:
-        query = query.where(col(Game.finished_at) >= datetime.combine(filters.since, time(),
+        query = query.where(col(GameRecord.finished_at) >= datetime.combine(filters.since, time(),
                                                                       UTC))
     if filters.until:
         end = datetime.combine(filters.until + timedelta(days=1), time(), UTC)
-        query = query.where(col(Game.finished_at) < end)
+        query = query.where(col(GameRecord.finished_at) < end)
     return query
 
 
-def archive_page(session: Session, filters: Filters) -> tuple[list[Game], int]:
+def archive_page(session: Session, filters: Filters) -> tuple[list[GameRecord], int]:
     """One page of the archive, newest first, and how many games match in all."""
     query = archive_query(filters)
     total = session.exec(select(func.count()).select_from(query.subquery())).one()
-    rows = session.exec(query.order_by(col(Game.finished_at).desc(), col(Game.id).desc())
+    rows = session.exec(query.order_by(col(GameRecord.finished_at).desc(),
+                                       col(GameRecord.id).desc())
                         .offset((filters.page - 1) * PAGE_SIZE).limit(PAGE_SIZE)).all()
     return list(rows), int(total)
 
 
-def _line(session: Session, row: Game) -> dict[str, Any]:
+def _line(session: Session, row: GameRecord) -> dict[str, Any]:
     """A row of the list: the game, its players (linked to their profiles), the result."""
     assert row.id is not None
     seats = seats_of(session, row.id)

@@ -38,7 +38,7 @@ from pbem.challenges.tables import Challenge, ChallengePlayer, ChallengeStatus, 
 from pbem.errors import ServiceError
 from pbem.game_options import game_name
 from pbem.links import DamagedLink
-from pbem.models import Game, Player
+from pbem.models import GameRecord, Player
 from pbem.services.common import shown_name
 from pbem.services.players import PlayerSpec, parse_player
 from pbem.web.csrf import check_csrf
@@ -157,19 +157,19 @@ def _form(info: engine.GameInfo | None, values: Any, error: str,
 # -- a challenge's page ------------------------------------------------------------------------
 
 def _load(public_id: str) -> tuple[Challenge, list[ChallengePlayer], dict[int, Player],
-                                   Game | None] | None:
+                                   GameRecord | None] | None:
     with database().session() as session:
         row = session.exec(select(Challenge).where(Challenge.public_id == public_id)).first()
         if row is None or row.id is None:
             return None
         people = people_of(session, row.id)
         players = players_by_id(session, [p.player_id for p in people] + [row.creator_id])
-        game = session.get(Game, row.game_id) if row.game_id else None
+        game = session.get(GameRecord, row.game_id) if row.game_id else None
     return row, people, players, game
 
 
 def _page(row: Challenge, people: list[ChallengePlayer], players: dict[int, Player],
-          game: Game | None, viewer: int | None, *, token: str = "", error: str = "",
+          game: GameRecord | None, viewer: int | None, *, token: str = "", error: str = "",
           status: int = 200) -> tuple[str, int]:
     mine = next((p for p in people if p.player_id == viewer), None)
     names = [shown_name(players[p.player_id], current_reader()) for p in people]
@@ -279,7 +279,7 @@ def rematch(token: str) -> tuple[str, int]:
     except DamagedLink:
         return damaged_link()
     with database().session() as session:
-        game = session.get(Game, game_id)
+        game = session.get(GameRecord, game_id)
         player = session.get(Player, player_id)
         challenge = session.exec(select(Challenge).where(Challenge.rematch_of == game_id)).first()
     if game is None or player is None:

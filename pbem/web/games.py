@@ -23,7 +23,7 @@ import engine
 from pbem.clock.deadlines import POLICY_LABELS, default_timeout_policy, time_control_of
 from pbem.clock.wording import describe_control
 from pbem.game_options import game_name
-from pbem.models import Game, GameStatus, Move, Player, Seat
+from pbem.models import GameRecord, GameStatus, Move, Player, Seat
 from pbem.positions import current_state, engine_game, moves_of, state_at
 from pbem.services.common import others_in_play, players_of, seats_of, shown_name, shown_names
 from pbem.services.records import is_over
@@ -53,15 +53,16 @@ def index() -> str:
                            rules_endpoints=set(current_app.view_functions))
 
 
-def _load(public_id: str) -> Game:
+def _load(public_id: str) -> GameRecord:
     with database().session() as session:
-        row = session.exec(select(Game).where(Game.public_id == public_id)).one_or_none()
+        query = select(GameRecord).where(GameRecord.public_id == public_id)
+        row = session.exec(query).one_or_none()
     if row is None:
         abort(404)
     return row
 
 
-def clock_text(row: Game) -> dict[str, str]:
+def clock_text(row: GameRecord) -> dict[str, str]:
     """The game's time control and timeout policy in words, for its page."""
     control = time_control_of(row)
     if control is None:
@@ -84,7 +85,7 @@ def turns_of(moves: list[Move]) -> list[tuple[int, list[tuple[int, Move]]]]:
     return turns
 
 
-def result_text(row: Game, labels: list[str], seats: list[Seat] | None = None,
+def result_text(row: GameRecord, labels: list[str], seats: list[Seat] | None = None,
                 player_names: list[str] | None = None) -> str:
     """The result as a sentence with names, in the page's language. The service writes one
     when a game ends; a game that ended before it did gets one from the final position."""
@@ -120,7 +121,7 @@ def computer_wait() -> dict[str, Any]:
     }
 
 
-def computer_again_url(row: Game, viewer: int | None, seats: list[Seat],
+def computer_again_url(row: GameRecord, viewer: int | None, seats: list[Seat],
                        players: dict[int, Player]) -> str | None:
     """"Play the computer again" on a finished game of the viewer against computers only: the
     form to start one, filled in with this game's options and the computer's level."""
@@ -137,7 +138,7 @@ def computer_again_url(row: Game, viewer: int | None, seats: list[Seat],
 
 
 def render_game_page(
-    row: Game, viewer: int | None, *, notice: str = "", status: int = 200,
+    row: GameRecord, viewer: int | None, *, notice: str = "", status: int = 200,
     seat_token: str | None = None,
 ) -> tuple[str, int]:
     """The game as ``viewer`` (a seat, or None for the public) may see it, at ``?ply=``."""
@@ -223,7 +224,7 @@ def seat_page(token: str) -> tuple[str, int]:
     return render_game_page(row, fields["seat"], notice=notice, seat_token=token)
 
 
-def resign_title(row: Game, token: str) -> str:
+def resign_title(row: GameRecord, token: str) -> str:
     """"Resign from Mosey against Bob": the resign page's button names what is given up.
 
     A Jinja global (see pbem.web.rules.init_app), because the resign view only hands its

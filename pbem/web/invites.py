@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, render_template, request, url_for
 from flask_babel import gettext as _
 
-from pbem.models import Game, GameStatus, Player, Seat
+from pbem.models import GameRecord, GameStatus, Player, Seat
 from pbem.positions import current_state
 from pbem.services import ServiceError, respond_to_invitation
 from pbem.services.common import players_of, seats_of, shown_names
@@ -66,7 +66,7 @@ def invitation(token: str) -> tuple[str, int]:
     return _invitation_page(row, seat, token, seats, players, organiser_name)
 
 
-def _invitation_page(row: Game, seat: Seat, token: str, seats: list[Seat],
+def _invitation_page(row: GameRecord, seat: Seat, token: str, seats: list[Seat],
                      players: dict[int, Player], organiser: str) -> tuple[str, int]:
     """Everything a player weighs before accepting: who plays which colour, the clock and what
     happens when it runs out, who organises, the rules, and the board they will play on."""

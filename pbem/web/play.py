@@ -18,7 +18,7 @@ from werkzeug.wrappers import Response
 import engine
 from engine.text import Text
 from pbem.addresses import has_control_characters
-from pbem.models import Game, GameStatus
+from pbem.models import GameRecord, GameStatus
 from pbem.positions import (
     MoveMenu,
     TypedMove,
@@ -62,7 +62,7 @@ bp = Blueprint("play", __name__)
 Page = tuple[str, int] | Response
 
 
-def turn_of_token(token: str) -> tuple[Game, int, int] | Page:
+def turn_of_token(token: str) -> tuple[GameRecord, int, int] | Page:
     """The game, seat and ply of a move token, or the page to show instead."""
     found = game_of_token("move", token)
     if found is None or not {"seat", "ply"} <= found[1].keys():
@@ -83,7 +83,7 @@ def turn_of_token(token: str) -> tuple[Game, int, int] | Page:
 class OpenTurn:
     """A move link that still opens its turn: the game row, the seat, the ply, the position."""
 
-    row: Game
+    row: GameRecord
     seat: int
     ply: int
     game: engine.Game  # type: ignore[type-arg]
@@ -96,7 +96,7 @@ def open_turn(token: str) -> OpenTurn | Page:
     turn = turn_of_token(token)
     if request.method == "POST":
         check_csrf()
-    if not isinstance(turn, tuple) or not isinstance(turn[0], Game):
+    if not isinstance(turn, tuple) or not isinstance(turn[0], GameRecord):
         return turn
     row, seat, ply = turn
     game, state = current_state(row)
@@ -109,7 +109,7 @@ NOT_PLAYED = _l("Your move was not played: the game had already moved on (perhap
                 "sent twice, or from another window). Here is the game as it stands now.")
 
 
-def moved_on(row: Game, seat: int, status: int = 409) -> tuple[str, int]:
+def moved_on(row: GameRecord, seat: int, status: int = 409) -> tuple[str, int]:
     # A confirm POST that finds its turn over must say so plainly: the person pressed "Play".
     if row.id is not None:
         read_as_seat(row.id, seat)
@@ -125,7 +125,7 @@ def _cells(raw: str) -> tuple[str, ...]:
 def move_page(token: str, error: str = "", status: int = 200, text: str = "",
               typed: TypedMove | None = None) -> Page:
     turn = turn_of_token(token)
-    if not isinstance(turn, tuple) or not isinstance(turn[0], Game):
+    if not isinstance(turn, tuple) or not isinstance(turn[0], GameRecord):
         return turn
     row, seat, _ply = turn
     game, state = current_state(row)
@@ -175,11 +175,11 @@ def _cell_links(token: str, menu: MoveMenu, zoom: bool) -> Callable[[str], str |
     return cell_href
 
 
-def paused(row: Game) -> bool:
+def paused(row: GameRecord) -> bool:
     return row.status == GameStatus.ACTIVE and row.paused_at is not None
 
 
-def _last_move(row: Game) -> str | None:
+def _last_move(row: GameRecord) -> str | None:
     """The notation to mark on the board of the current position."""
     if not row.ply or row.id is None:
         return None
@@ -264,7 +264,7 @@ def note_problem(note: str) -> str:
     return ""
 
 
-def _preview(row: Game, seat: int, token: str, game: engine.Game,  # type: ignore[type-arg]
+def _preview(row: GameRecord, seat: int, token: str, game: engine.Game,  # type: ignore[type-arg]
              state: Any, move: Any, after: Any) -> tuple[str, int]:
     """The confirm page: the position after the move, unless the move would reveal something.
 
@@ -290,7 +290,7 @@ def _preview(row: Game, seat: int, token: str, game: engine.Game,  # type: ignor
     ), 200
 
 
-def _commit(row: Game, seat: int, ply: int, move: str, note: str) -> Page:
+def _commit(row: GameRecord, seat: int, ply: int, move: str, note: str) -> Page:
     assert row.id is not None
     game_id = row.id
     try:
@@ -321,7 +321,7 @@ def _commit(row: Game, seat: int, ply: int, move: str, note: str) -> Page:
                                                                  seat=seat), played=1), 303)
 
 
-def resign_plays_on(row: Game, seat: int) -> bool:
+def resign_plays_on(row: GameRecord, seat: int) -> bool:
     """Whether the game would go on without ``seat`` (three or more players)."""
     assert row.id is not None
     with database().session() as session:

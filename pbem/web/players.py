@@ -33,7 +33,7 @@ from pbem.clock.deadlines import recompute_deadlines_of
 from pbem.game_options import game_name
 from pbem.i18n import LANGUAGES
 from pbem.links import DamagedLink, ReplacedPlayerLink
-from pbem.models import Game, GameStatus, Player, PlayerSignIn, Seat
+from pbem.models import GameRecord, GameStatus, Player, PlayerSignIn, Seat
 from pbem.positions import current_state
 from pbem.services.common import audit, players_of, seats_of, shown_names
 from pbem.services.results import result_in
@@ -262,8 +262,8 @@ def _my_games_page(player_id: int, *, absence_error: str = "", settings_error: s
         year = local_date(utc_now(), player.time_zone).year
         left = days_left(session, player_id, year, allowance)
         rows = session.exec(
-            select(Game, Seat).join(Seat, col(Seat.game_id) == Game.id)
-            .where(Seat.player_id == player_id).order_by(col(Game.created_at).desc())
+            select(GameRecord, Seat).join(Seat, col(Seat.game_id) == GameRecord.id)
+            .where(Seat.player_id == player_id).order_by(col(GameRecord.created_at).desc())
         ).all()
         games = [_game_line(session, game, seat, player_id) for game, seat in rows]
         ratings = rating_lines(session, player_id)
@@ -290,7 +290,7 @@ def _sign_in_line(row: PlayerSignIn) -> dict[str, Any]:
             "here": row.id == session.get(SIGN_IN_KEY)}
 
 
-def _game_line(session: Session, game: Game, seat: Seat, player_id: int) -> dict[str, Any]:
+def _game_line(session: Session, game: GameRecord, seat: Seat, player_id: int) -> dict[str, Any]:
     """One row of "my games": the game, its opponents by name and colour, the deadline, and a
     direct link to the move page when it is this player's turn."""
     assert game.id is not None
@@ -321,7 +321,7 @@ def _game_line(session: Session, game: Game, seat: Seat, player_id: int) -> dict
     }
 
 
-def _seat_names(game: Game) -> list[str]:
+def _seat_names(game: GameRecord) -> list[str]:
     """The seats' colour names in the game as it stands (Stigmergy's change once sides are
     chosen); none for a game the engine can no longer read."""
     try:

@@ -15,7 +15,7 @@ from flask_babel import gettext as _
 from sqlmodel import Session, col, select
 
 from pbem.game_options import game_name
-from pbem.models import Game, GameStatus, Player, Seat
+from pbem.models import GameRecord, GameStatus, Player, Seat
 from pbem.positions import current_state
 from pbem.services.common import players_of, seats_of, shown_names
 from pbem.services.results import outcome_for, result_in
@@ -54,10 +54,11 @@ def profile(player_id: int) -> tuple[str, int]:
 def _games(session: Session, player_id: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The player's listed games in progress (newest first) and finished (latest first)."""
     rows = session.exec(
-        select(Game, Seat).join(Seat, col(Seat.game_id) == col(Game.id))
-        .where(Seat.player_id == player_id, col(Game.listed).is_(True),
-               col(Game.status).in_((GameStatus.ACTIVE, GameStatus.FINISHED)))
-        .order_by(col(Game.finished_at).desc(), col(Game.started_at).desc(), col(Game.id).desc())
+        select(GameRecord, Seat).join(Seat, col(Seat.game_id) == col(GameRecord.id))
+        .where(Seat.player_id == player_id, col(GameRecord.listed).is_(True),
+               col(GameRecord.status).in_((GameStatus.ACTIVE, GameStatus.FINISHED)))
+        .order_by(col(GameRecord.finished_at).desc(), col(GameRecord.started_at).desc(),
+                  col(GameRecord.id).desc())
     ).all()
     active = [(game, seat) for game, seat in rows if game.status == GameStatus.ACTIVE]
     # One more than is shown, so the page knows to point to the archive for the rest.
@@ -74,7 +75,7 @@ def _outcome_word(outcome: str) -> str:
     return words_of[outcome]
 
 
-def _line(session: Session, row: Game, seat: Seat) -> dict[str, Any]:
+def _line(session: Session, row: GameRecord, seat: Seat) -> dict[str, Any]:
     """One game: its name, the others (linked to their profiles), the outcome for this player
     and the result in words, with a link to its page or its replay."""
     assert row.id is not None

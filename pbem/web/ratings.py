@@ -26,7 +26,7 @@ from markupsafe import Markup
 from sqlmodel import Session, col, func, select
 
 import engine
-from pbem.models import Game, Seat
+from pbem.models import GameRecord, Seat
 from pbem.ratings.model import PROVISIONAL_GAMES, Rating
 from pbem.ratings.service import Entry, history, leaderboard, ratings_of
 from pbem.ratings.tables import PlayerRating
@@ -118,7 +118,7 @@ def rating_graph(points: Sequence[Any], game_name: str, *, owner: str | None = N
                                              rating=rating)))
 
 
-def seat_ratings(session: Session, row: Game, seats: Sequence[Seat]) -> list[Rating | None]:
+def seat_ratings(session: Session, row: GameRecord, seats: Sequence[Seat]) -> list[Rating | None]:
     """Each seat's player's current rating in the game's id, seat by seat (None: no rated game
     yet); nothing for a game that is not rated."""
     if not row.rated:

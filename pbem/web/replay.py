@@ -22,7 +22,7 @@ from flask_babel import gettext as _
 from sqlmodel import select
 
 from pbem.i18n import ENGLISH, Reader
-from pbem.models import Game, Move, Player, Seat
+from pbem.models import GameRecord, Move, Player, Seat
 from pbem.positions import engine_game, moves_of, state_at
 from pbem.services.common import players_of, seats_of, shown_names
 from pbem.services.records import game_record, is_over, record_sgf, record_text
@@ -36,10 +36,11 @@ bp = Blueprint("replay", __name__)
 _NUMBER = re.compile(r"[0-9]{1,9}")
 
 
-def game_by_public_id(public_id: str) -> Game:
+def game_by_public_id(public_id: str) -> GameRecord:
     """The game at this address, or the site's 404 page."""
     with database().session() as session:
-        row = session.exec(select(Game).where(Game.public_id == public_id)).one_or_none()
+        query = select(GameRecord).where(GameRecord.public_id == public_id)
+        row = session.exec(query).one_or_none()
     if row is None or row.id is None:
         abort(404)
     return row
@@ -61,7 +62,7 @@ def _number_arg(name: str) -> int | str | None:
     return int(text) if _NUMBER.fullmatch(text.strip()) else text
 
 
-def _lineup(row: Game, moves: list[Move]) -> tuple[list[Seat], dict[int, Player], list[str]]:
+def _lineup(row: GameRecord, moves: list[Move]) -> tuple[list[Seat], dict[int, Player], list[str]]:
     assert row.id is not None
     with database().session() as session:
         seats = seats_of(session, row.id)
@@ -140,7 +141,7 @@ def record_links(public_id: str) -> list[tuple[str, str]]:
             for label, kind in (("JSON", "json"), (_("text"), "txt"), ("SGF", "sgf_download"))]
 
 
-def _record(public_id: str, reader: Reader = ENGLISH) -> tuple[Game, dict[str, Any]]:
+def _record(public_id: str, reader: Reader = ENGLISH) -> tuple[GameRecord, dict[str, Any]]:
     """The game and its record, its words (sides, result) for ``reader``: English, as data, in
     the JSON and SGF files; the page's language in the text one, which is for people."""
     row = game_by_public_id(public_id)
@@ -148,7 +149,7 @@ def _record(public_id: str, reader: Reader = ENGLISH) -> tuple[Game, dict[str, A
         return row, game_record(session, row, reader)
 
 
-def _download(row: Game, body: str | Response, extension: str, content_type: str) -> Response:
+def _download(row: GameRecord, body: str | Response, extension: str, content_type: str) -> Response:
     """A record as a file to save: named after the game, so several downloads never clash."""
     # content_type, not mimetype: with mimetype Werkzeug appends "; charset=utf-8" to a text
     # type that already names its charset.

@@ -18,7 +18,7 @@ import engine
 from pbem.db import Database
 from pbem.i18n import Reader
 from pbem.links import DamagedLink, Purpose
-from pbem.models import Game, Player, Seat
+from pbem.models import GameRecord, Player, Seat
 from pbem.positions import has_moved, played_this_turn
 from pbem.services import Site
 from pbem.services.common import shown_names
@@ -132,9 +132,9 @@ def needs_zoom(svg: str) -> bool:
     return cell * PHONE_BOARD_PX / float(width[1]) < MIN_TARGET_PX
 
 
-def game_or_none(game_id: int) -> Game | None:
+def game_or_none(game_id: int) -> GameRecord | None:
     with database().session() as session:
-        return session.get(Game, game_id)
+        return session.get(GameRecord, game_id)
 
 
 def seat_out_of_game(game_id: int, seat: int) -> bool:
@@ -145,7 +145,7 @@ def seat_out_of_game(game_id: int, seat: int) -> bool:
             or_(col(Seat.resigned), col(Seat.forfeited)))).first() is not None
 
 
-def steps_played(row: Game, seat: int) -> list[str]:
+def steps_played(row: GameRecord, seat: int) -> list[str]:
     """What ``seat`` has played so far in the turn it is still making (see
     :func:`pbem.positions.played_this_turn`), so that its next page says the turn goes on."""
     if row.id is None or not row.ply or row.to_move != seat:
@@ -154,7 +154,7 @@ def steps_played(row: Game, seat: int) -> list[str]:
         return played_this_turn(session, row.id, seat)
 
 
-def first_turn(row: Game, seat: int) -> bool:
+def first_turn(row: GameRecord, seat: int) -> bool:
     """Whether ``seat`` has yet to move in the game: its pages open the game's glossary then,
     and keep it closed above the board once the player knows the terms."""
     if row.id is None:
@@ -163,7 +163,7 @@ def first_turn(row: Game, seat: int) -> bool:
         return not has_moved(session, row.id, seat)
 
 
-def game_of_token(purpose: Purpose, token: str) -> tuple[Game, dict[str, Any]] | None:
+def game_of_token(purpose: Purpose, token: str) -> tuple[GameRecord, dict[str, Any]] | None:
     """The game a link is about, with the link's fields; None for a damaged or unknown link,
     and for a seat the game does not have (seat 5 of a two-player game)."""
     try:
@@ -171,7 +171,7 @@ def game_of_token(purpose: Purpose, token: str) -> tuple[Game, dict[str, Any]] |
     except DamagedLink:
         return None
     with database().session() as session:
-        row = session.get(Game, fields["game"])
+        row = session.get(GameRecord, fields["game"])
         if row is None or row.id is None:
             return None
         if "seat" in fields and session.exec(select(Seat.id).where(
@@ -185,7 +185,7 @@ def game_of_token(purpose: Purpose, token: str) -> tuple[Game, dict[str, Any]] |
 __all__ = ["DamagedLink"]
 
 
-def seat_labels(row: Game, game: engine.Game, state: Any) -> list[str]:  # type: ignore[type-arg]
+def seat_labels(row: GameRecord, game: engine.Game, state: Any) -> list[str]:  # type: ignore[type-arg]
     """"Alice (Light)" for each seat: the player's name and the seat's colour."""
     from pbem.services.common import players_of, seats_of
     from pbem.web.terms import label_seats, seat_names

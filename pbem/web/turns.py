@@ -21,7 +21,7 @@ from markupsafe import Markup
 
 import engine
 from engine.text import Text
-from pbem.models import Game, GameStatus
+from pbem.models import GameRecord, GameStatus
 from pbem.positions import MoveMenu, move_menu, resolve_typed
 from pbem.services import GameMovedOn, ServiceError
 from pbem.services.turns import play_turn
@@ -123,7 +123,7 @@ def turn_page(token: str) -> Page:
     return _commit(row, seat, ply, built.steps, note)
 
 
-def _show(row: Game, seat: int, token: str, game: engine.Game,  # type: ignore[type-arg]
+def _show(row: GameRecord, seat: int, token: str, game: engine.Game,  # type: ignore[type-arg]
           built: Built, *, status: int = 200, error: str = "") -> Page:
     prefix = tuple(c for c in request.args.get("cells", "").upper().split(".") if c)
     menu = move_menu(game, built.shown, prefix if built.open else ())
@@ -208,7 +208,7 @@ def _missing(game: engine.Game, state: Any, menu: MoveMenu) -> list[str]:  # typ
     return reasons
 
 
-def _commit(row: Game, seat: int, ply: int, steps: list[str], note: str) -> Page:
+def _commit(row: GameRecord, seat: int, ply: int, steps: list[str], note: str) -> Page:
     """Every step in one transaction: an error in any step rolls all of them back."""
     assert row.id is not None
     game_id = row.id

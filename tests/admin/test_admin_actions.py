@@ -14,7 +14,7 @@ from sqlmodel import col, select
 import engine
 from pbem.admin import actions
 from pbem.db import Database
-from pbem.models import AuditEntry, Game, OutboxEmail, Seat
+from pbem.models import AuditEntry, GameRecord, OutboxEmail, Seat
 from pbem.services import PlayerSpec, ServiceError, Site, create_game, start_game
 from tests.support import ADMIN_EMAIL, ADMIN_PASSWORD, csrf_of, two_player_game
 
@@ -46,9 +46,9 @@ def app_site(app: Flask) -> Site:
     return site
 
 
-def _game(database: Database, game_pk: int) -> Game:
+def _game(database: Database, game_pk: int) -> GameRecord:
     with database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
     assert row is not None
     return row
 
@@ -261,7 +261,7 @@ def test_admin_services_on_every_backend(database: Database, now: datetime, site
         actions.adjudicate(session, now, site, game_id=game_pk, winners=[], reason="agreed draw",
                            actor=EMAIL)
     with database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
         assert row is not None and row.status == "finished" and row.winners == []
         assert "a draw" in row.result
     with database.write() as session, pytest.raises(ServiceError):

@@ -14,7 +14,7 @@ from sqlmodel import col, select
 import engine
 from pbem.admin.queries import code_in
 from pbem.db import Database
-from pbem.models import Game, OutboxEmail, Player, Seat
+from pbem.models import GameRecord, OutboxEmail, Player, Seat
 from pbem.services import PlayerSpec, Site, create_game, respond_to_invitation, start_game
 from pbem.services.notify import subject_of
 from tests.support import csrf_of, two_player_game
@@ -29,7 +29,7 @@ def app_site(app: Flask) -> Site:
 
 
 def _game(database: Database, site: Site, names: list[str], *, start: bool = True,
-          now: datetime | None = None) -> Game:
+          now: datetime | None = None) -> GameRecord:
     """A two-player game between ``names`` (addresses name@example.test), started or not."""
     game_type = two_player_game()
     now = now or datetime.now(UTC)
@@ -53,7 +53,7 @@ def _search(client: FlaskClient, text: str) -> list[int]:
         client.get("/admin/", query_string={"player": text}).text)]
 
 
-def _code(row: Game) -> str:
+def _code(row: GameRecord) -> str:
     return row.public_id[:6]
 
 
@@ -104,7 +104,7 @@ def test_searching_by_the_code_players_see_finds_the_game(
 
 # 2. A declined invitation: what the decline notice promises, on the game page.
 
-def _declined_game(database: Database, site: Site) -> Game:
+def _declined_game(database: Database, site: Site) -> GameRecord:
     """Ann accepted, Bob declined: the game waits for the organiser."""
     row = _game(database, site, ["Ann", "Bob"], start=False)
     assert row.id is not None
@@ -177,7 +177,7 @@ def test_aborting_a_declined_game(admin_client: FlaskClient, sqlite_database: Da
     _, status, location = _post_action(admin_client, row.id, "abort", reason="Bob cannot play")
     assert status == 303
     with sqlite_database.session() as session:
-        aborted = session.get(Game, row.id)
+        aborted = session.get(GameRecord, row.id)
         assert aborted is not None and aborted.status == "aborted"
     assert 'id="declined"' not in admin_client.get(location).text
 
@@ -196,7 +196,7 @@ def test_the_mail_bounced_filter_and_count(admin_client: FlaskClient, sqlite_dat
             player = session.exec(select(Player).where(Player.email == address)).one()
             player.bounced_at = now
             session.add(player)
-        held_row, over_row = session.get(Game, held.id), session.get(Game, over.id)
+        held_row, over_row = session.get(GameRecord, held.id), session.get(GameRecord, over.id)
         assert held_row is not None and over_row is not None
         held_row.held_since = now
         over_row.status = "aborted"  # over: nothing left to do about its bounce

@@ -11,7 +11,7 @@ from sqlmodel import col, select
 import engine
 from pbem.admin.accounts import create_admin
 from pbem.db import Database
-from pbem.models import AuditEntry, Game, OutboxEmail
+from pbem.models import AuditEntry, GameRecord, OutboxEmail
 from pbem.services import PlayerSpec, Site, create_game, resign, start_game
 from tests.support import ADMIN_EMAIL, ADMIN_PASSWORD, csrf_of, start_a_game, two_player_game
 
@@ -68,7 +68,7 @@ def test_creating_a_game_invites_its_players(admin_client: FlaskClient,
     assert response.status_code == 303, response.text
     game_pk = int(response.headers["Location"].rsplit("/", 1)[1])
     with sqlite_database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
         assert row is not None and row.game_type == game_type and row.status == "invited"
         assert row.timeout_policy == "forfeit" and row.reminder_seconds == [12 * 3600]
         assert row.time_control and row.time_control["kind"] == "fischer"
@@ -108,7 +108,7 @@ def test_form_errors_are_shown_and_what_was_typed_is_kept(admin_client: FlaskCli
     unknown = admin_client.get("/admin/games/new?game=chess")
     assert unknown.status_code == 404 and "There is no game" in unknown.text
     with sqlite_database.session() as session:
-        assert session.exec(select(Game)).all() == []
+        assert session.exec(select(GameRecord)).all() == []
 
 
 def test_the_list_filters_sorts_flags_and_pages(admin_client: FlaskClient,
@@ -186,7 +186,7 @@ def test_players_mail_and_audit_pages(admin_client: FlaskClient, sqlite_database
         session.add(mail)
     players = admin_client.get("/admin/players").text
     with sqlite_database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
         assert row is not None
         code = row.public_id[:6]  # the game id players see in their email
     assert "ann@example.test" in players and f">{code}</code>" in players

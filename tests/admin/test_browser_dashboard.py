@@ -18,7 +18,7 @@ from sqlmodel import Session, select
 
 import engine
 from pbem.admin.accounts import create_admin
-from pbem.models import Game
+from pbem.models import GameRecord
 from tests.browser_support import (
     Server,
     chromium,
@@ -113,7 +113,7 @@ def test_an_organiser_runs_a_game_in_the_browser(page: Any, server: Server) -> N
 
     # The first player follows the move link and plays by clicking the board.
     with server.database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
         assert row is not None and row.status == "active" and row.to_move is not None
         mover = row.to_move
     addresses = ["ann@example.test", "bob@example.test"]
@@ -139,7 +139,7 @@ def test_an_organiser_runs_a_game_in_the_browser(page: Any, server: Server) -> N
     # The dashboard shows the move.
     page.goto(game_url)
     with server.database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
         assert row is not None and row.ply == 1
     expect(page.locator("#moves li")).to_have_count(1)
     screenshot(page, "05-game-detail")
@@ -156,7 +156,7 @@ def test_an_organiser_runs_a_game_in_the_browser(page: Any, server: Server) -> N
     # Replace the player now to move; their move link dies with a clear page.
     server.deliver()
     with server.database.session() as session:
-        row = session.exec(select(Game).where(Game.id == game_pk)).one()
+        row = session.exec(select(GameRecord).where(GameRecord.id == game_pk)).one()
         waiting = row.to_move
     assert waiting is not None
     open_mail_to(page, server, addresses[waiting], "Make your move")

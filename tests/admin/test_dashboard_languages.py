@@ -24,7 +24,7 @@ from sqlmodel import select
 import engine
 from pbem.db import Database
 from pbem.i18n import ENGLISH, LANGUAGE_COOKIE, LANGUAGES, Reader
-from pbem.models import Game, Player
+from pbem.models import GameRecord, Player
 from pbem.services import PlayerSpec, Site, create_game, start_game
 from tests.admin.test_admin_games import _form
 from tests.support import csrf_of, two_player_game
@@ -101,7 +101,7 @@ def test_the_form_gives_new_players_the_chosen_language(
     assert languages["ann@example.test"] == "nl"  # new: the organiser's choice
     assert languages["bob@example.test"] == "de"  # known: keeps their own
     with sqlite_database.session() as session:
-        assert session.exec(select(Game)).one().status == "invited"
+        assert session.exec(select(GameRecord)).one().status == "invited"
 
 
 def test_the_form_without_a_choice_uses_the_default_language(

@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 from sqlmodel import select
 
 from pbem.db import Database
-from pbem.models import Game, Player, PlayerAbsence
+from pbem.models import GameRecord, Player, PlayerAbsence
 from pbem.services import PlayerSpec, Site, create_game, start_game
 from pbem.services.vacations import AbsenceRefused, add_absence, remove_absence
 from tests.support import ClockGames
@@ -107,7 +107,7 @@ def test_the_my_games_page_adds_absences_and_shows_refusals(
                                      "start": "next week", "end": ""})
     assert garbled.status_code == 400 and "not a date like" in garbled.text
     with sqlite_database.session() as session:
-        before = session.get(Game, game_pk)
+        before = session.get(GameRecord, game_pk)
         assert before is not None and before.deadline is not None
     good = client.post(url, data={"csrf_token": token, "action": "add_absence",
                                   "start": str(today + timedelta(days=1)),
@@ -118,6 +118,6 @@ def test_the_my_games_page_adds_absences_and_shows_refusals(
     if (today + timedelta(days=1)).year == today.year:
         assert "29 of 30 days left" in shown.text
     with sqlite_database.session() as session:
-        after = session.get(Game, game_pk)
+        after = session.get(GameRecord, game_pk)
         assert after is not None and after.deadline is not None
         assert after.deadline - before.deadline == timedelta(days=1)

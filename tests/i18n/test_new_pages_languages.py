@@ -34,7 +34,7 @@ from sqlmodel import col, select
 import pbem.ratelimit  # noqa: F401  (its table must be on the metadata the test databases use)
 from pbem import create_app
 from pbem.db import Database
-from pbem.models import Game, OutboxEmail, Player
+from pbem.models import GameRecord, OutboxEmail, Player
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, resign, submit_move
 from pbem.tournaments.service import create_tournament, start_tournament, withdraw_player
@@ -240,7 +240,7 @@ def _play_a_little(database: Database, site: Site, game_id: int, plies: int) -> 
     rng = random.Random(game_id)
     for ply in range(plies):
         with database.write() as session:
-            row = session.get(Game, game_id)
+            row = session.get(GameRecord, game_id)
             assert row is not None
             game, state = current_state(row)
             move, seat = rng.choice(game.legal_moves(state)), game.to_move(state)
@@ -362,7 +362,7 @@ def _finished_game(world: World, language: str, ids: list[int]) -> str:
         "csrf_token": csrf_of(page), "action": "decline"}))
     world.deliver(language)
     with world.database.session() as session:
-        row = session.get(Game, game_id)
+        row = session.get(GameRecord, game_id)
         assert row is not None
         return row.public_id
 
@@ -424,9 +424,9 @@ def _tournaments(world: World, language: str, ids: list[int]) -> None:
     world.page(language, "round robin", visitor, f"/tournaments/{robin_slug}")
     world.page(language, "swiss", visitor, f"/tournaments/{swiss_slug}")
     with world.database.session() as session:
-        running = session.exec(select(Game.public_id).join(
-            TournamentGame, col(TournamentGame.game_id) == col(Game.id)).where(
-            TournamentGame.tournament_id == swiss_id, Game.status == "active")).first()
+        running = session.exec(select(GameRecord.public_id).join(
+            TournamentGame, col(TournamentGame.game_id) == col(GameRecord.id)).where(
+            TournamentGame.tournament_id == swiss_id, GameRecord.status == "active")).first()
     assert running is not None
     world.page(language, "replay running", visitor, f"/games/{running}/replay")
     world.page(language, "replay hidden", visitor, f"/games/{running}/replay?as=1", status=403)
@@ -440,9 +440,9 @@ def _end_games(world: World, tournament_id: int, rounds: int) -> None:
     """The first seat resigns each running game of the tournament's first ``rounds`` rounds."""
     with world.database.session() as session:
         games = session.exec(select(TournamentGame.game_id).join(
-            Game, col(Game.id) == col(TournamentGame.game_id)).where(
+            GameRecord, col(GameRecord.id) == col(TournamentGame.game_id)).where(
             TournamentGame.tournament_id == tournament_id, TournamentGame.round <= rounds,
-            Game.status == "active")).all()
+            GameRecord.status == "active")).all()
     for game_id in games:
         with world.database.write() as session:
             resign(session, datetime.now(UTC), world.site, game_id=game_id, seat=0)

@@ -24,7 +24,7 @@ from sqlmodel import select
 
 import engine
 from pbem.db import Database
-from pbem.models import Game
+from pbem.models import GameRecord
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, create_game
 from tests.i18n.support import email_texts, english_in, visible_text
@@ -92,7 +92,7 @@ def play_whole_game(language: str, client: FlaskClient, database: Database, mail
             assert page.status_code == 200, page.text
             seen[f"move page {plies}"] = visible_text(page.text)
             with database.session() as session:
-                current = session.get(Game, game_pk)
+                current = session.get(GameRecord, game_pk)
             assert current is not None
             game, state = current_state(current)
             if not tried_illegal:
@@ -114,7 +114,7 @@ def play_whole_game(language: str, client: FlaskClient, database: Database, mail
         inbox += mailbox.deliver()
         assert plies < 500, "the game does not end"
     with database.session() as session:
-        final = session.get(Game, game_pk)
+        final = session.get(GameRecord, game_pk)
     assert final is not None and final.winners is not None
     return seen
 
@@ -158,7 +158,7 @@ def test_the_dashboard_in_the_organisers_language(
         "csrf_token": csrf_of(login.text), "email": ADMIN_EMAIL,
         "password": ADMIN_PASSWORD}).status_code == 302
     with sqlite_database.session() as session:
-        game_pk = session.exec(select(Game.id)).first()
+        game_pk = session.exec(select(GameRecord.id)).first()
     for path in [*DASHBOARD_PAGES, f"/admin/games/{game_pk}"]:
         page = client.get(path, headers=headers)
         assert page.status_code == 200, path

@@ -22,7 +22,7 @@ from pbem.inbound.commands import Outcome
 from pbem.inbound.service import accepts_recipient, receive
 from pbem.inbound.smtp import InboundServer
 from pbem.links import Links, seat_holder_for
-from pbem.models import Game, Player, Seat
+from pbem.models import GameRecord, Player, Seat
 from pbem.positions import current_state
 from pbem.services import Site
 from tests.support import BASE_URL, MAIL_FROM, SECRET, Mailbox, free_port
@@ -106,15 +106,15 @@ class ReplyTable:
         assert len(self.outcomes) == before + 1, "the message was not handled"
         return self.outcomes[-1]
 
-    def game(self, game_id: int) -> Game:
+    def game(self, game_id: int) -> GameRecord:
         with self.database.session() as session:
-            row = session.get(Game, game_id)
+            row = session.get(GameRecord, game_id)
             assert row is not None
             return row
 
     def player_to_move(self, game_id: int) -> str:
         with self.database.session() as session:
-            row = session.get(Game, game_id)
+            row = session.get(GameRecord, game_id)
             assert row is not None
             seat = session.exec(select(Seat).where(Seat.game_id == game_id,
                                                    Seat.seat == row.to_move)).one()

@@ -25,7 +25,7 @@ from pbem.cli import main
 from pbem.config import load_config
 from pbem.db import Database
 from pbem.mail.outbox import deliver_pending, verp_address
-from pbem.models import Game, Player
+from pbem.models import GameRecord, Player
 from pbem.services import PlayerSpec, create_game
 from pbem.services.common import site_from_config
 from tests.inbound.replies import REPLY_ADDRESS, ReplyTable, answer, inbound_server, reply_site
@@ -75,7 +75,7 @@ def test_a_bounce_on_a_game_made_by_pbem_create_game_alerts_the_alert_addresses(
         "create-game", "mosey", "--player", f"Ann <{ANN}>", "--player", f"Bob <{BOB}>"], env=env)
     assert made.exit_code == 0, made.output
     with cli.database.session() as session:
-        game = session.exec(select(Game)).one()
+        game = session.exec(select(GameRecord)).one()
     assert game.organiser_id is None
     config = load_config(env, read_dotenv=False)
     site = site_from_config(cli.database, config)

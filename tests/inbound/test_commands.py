@@ -21,7 +21,7 @@ from pbem.cli import main
 from pbem.db import Database
 from pbem.links import Links, seat_holder_for
 from pbem.migrate import upgrade
-from pbem.models import Game, Move, OutboxEmail
+from pbem.models import GameRecord, Move, OutboxEmail
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site
 from tests.dkim_support import txt_value
@@ -49,7 +49,7 @@ def _setup(tmp_path: Path) -> tuple[Database, Site, dict[str, str], int]:
 def _reply(database: Database, game: int) -> tuple[str, bytes]:
     """The player to move answers their turn email (address from its row, as from Reply-To)."""
     with database.session() as session:
-        row = session.get(Game, game)
+        row = session.get(GameRecord, game)
         assert row is not None
         turn = session.exec(select(OutboxEmail).where(OutboxEmail.kind == "turn")).first()
         assert turn is not None and turn.reply_to

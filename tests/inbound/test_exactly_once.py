@@ -22,9 +22,9 @@ from tests.support import smallest_options, start_a_game
 def a_reply(database: Database, game_id: int) -> bytes:
     """The player to move answers with a legal move (to the address their email carries)."""
     with database.session() as session:
-        from pbem.models import Game
+        from pbem.models import GameRecord
 
-        row = session.get(Game, game_id)
+        row = session.get(GameRecord, game_id)
         assert row is not None
         seat = session.exec(select(Seat).where(Seat.game_id == game_id,
                                                Seat.seat == row.to_move)).one()

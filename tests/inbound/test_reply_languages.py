@@ -102,9 +102,9 @@ def test_a_german_player_s_illegal_move_is_refused_in_german(reply_table: ReplyT
     game, _, sent = reply_as(reply_table, "de", "Z9")
     german = Reader("de")
     with reply_table.database.session() as session:
-        from pbem.models import Game
+        from pbem.models import GameRecord
 
-        row = session.get(Game, game)
+        row = session.get(GameRecord, game)
         assert row is not None
         rules, state = current_state(row)
     with pytest.raises(engine.IllegalMove) as refused:

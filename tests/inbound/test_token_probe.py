@@ -22,7 +22,7 @@ import pytest
 from sqlmodel import select
 
 from pbem.mail.outbox import verp_address
-from pbem.models import Game, Move, OutboxEmail
+from pbem.models import GameRecord, Move, OutboxEmail
 from pbem.reply_addresses import (
     ReplyFields,
     make_bounce_token,
@@ -51,7 +51,7 @@ def _start(table: ReplyTable) -> int:
 def _state(table: ReplyTable, game_pk: int) -> tuple[Any, ...]:
     """What a move, a resignation or a pause would change."""
     with table.database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
         assert row is not None
         played = len(session.exec(select(Move).where(Move.game_id == game_pk)).all())
         return row.ply, row.status, row.to_move, row.state, row.deadline, row.paused_at, played

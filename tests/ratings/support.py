@@ -10,7 +10,7 @@ from typing import Any
 from sqlmodel import col, select
 
 from pbem.db import Database
-from pbem.models import Game, GameStatus, Player
+from pbem.models import GameRecord, GameStatus, Player
 from pbem.positions import current_state
 from pbem.ratings.tables import PlayerRating, RatingChange
 from pbem.services import PlayerSpec, Site, submit_move
@@ -39,7 +39,7 @@ def last_move(database: Database, now: datetime, site: Site, game_id: int,
     the server's forced passes would end the game by themselves are avoided."""
     for _ in range(500):
         with database.session() as session:
-            row = session.get(Game, game_id)
+            row = session.get(GameRecord, game_id)
         assert row is not None and row.status == GameStatus.ACTIVE and row.to_move is not None
         game, state = current_state(row)
         legal = list(game.legal_moves(state))
@@ -65,11 +65,11 @@ def _passes_to_the_end(game: Any, state: Any) -> bool:
 
 
 def play_out(database: Database, now: datetime, site: Site, game_id: int,
-             rng: random.Random) -> Game:
+             rng: random.Random) -> GameRecord:
     """Play random moves to the end, each in its own transaction; the finished game."""
     for _ in range(500):
         with database.session() as session:
-            row = session.get(Game, game_id)
+            row = session.get(GameRecord, game_id)
         assert row is not None
         if row.status != GameStatus.ACTIVE:
             assert row.status == GameStatus.FINISHED

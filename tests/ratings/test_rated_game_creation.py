@@ -14,7 +14,7 @@ from sqlmodel import select
 
 from pbem.cli import main
 from pbem.db import Database
-from pbem.models import Game
+from pbem.models import GameRecord
 from tests.ratings.support import QUICK, QUICK_OPTIONS
 from tests.support import csrf_of
 
@@ -43,7 +43,8 @@ def test_the_checkbox_is_off_by_default_and_makes_a_rated_game(
     rated = admin_client.post("/admin/games/new", data=_form(page, rated="on"))
     assert plain.status_code == rated.status_code == 303
     with sqlite_database.session() as session:
-        assert [g.rated for g in session.exec(select(Game).order_by(Game.id))] == [False, True]
+        games = session.exec(select(GameRecord).order_by(GameRecord.id))
+        assert [g.rated for g in games] == [False, True]
 
 
 def test_the_form_refuses_a_rated_game_with_a_computer_player(
@@ -55,7 +56,7 @@ def test_the_form_refuses_a_rated_game_with_a_computer_player(
     assert "a game with a computer player cannot be rated" in refused.text
     assert "checked" in _checkbox(refused.text)  # kept as typed
     with sqlite_database.session() as session:
-        assert session.exec(select(Game)).all() == []
+        assert session.exec(select(GameRecord)).all() == []
 
 
 def test_the_refusal_is_translated(admin_client: FlaskClient) -> None:
@@ -90,4 +91,4 @@ def test_the_command_line_makes_rated_games_and_refuses_computer_players(
     assert refused.exit_code == 2
     assert "a game with a computer player cannot be rated" in refused.output
     with Database(env["PBEM_DATABASE_URL"]).session() as session:
-        assert [g.rated for g in session.exec(select(Game))] == [True]
+        assert [g.rated for g in session.exec(select(GameRecord))] == [True]

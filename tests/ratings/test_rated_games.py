@@ -12,7 +12,7 @@ from sqlmodel import col, select
 import engine
 from pbem.admin import actions
 from pbem.db import Database
-from pbem.models import AuditEntry, Game, GameStatus
+from pbem.models import AuditEntry, GameRecord, GameStatus
 from pbem.ratings.model import Rating, rate
 from pbem.ratings.service import history, leaderboard, rate_game, ratings_of
 from pbem.ratings.tables import PlayerRating, RatingChange
@@ -50,7 +50,7 @@ def test_a_rated_game_played_to_its_end_rates_both_players_in_the_same_transacti
     with database.write() as session:
         submit_move(session, now, site, game_id=game_id, seat=seat, ply=ply, text=move)
     with database.session() as session:
-        row = session.get(Game, game_id)
+        row = session.get(GameRecord, game_id)
     assert row is not None and row.status == GameStatus.FINISHED and len(row.winners or []) == 1
     [winner] = row.winners or []
     emails = emails_of(database, game_id)
@@ -73,7 +73,7 @@ def test_a_rated_game_played_to_its_end_rates_both_players_in_the_same_transacti
         assert [(p.game_id, p.shown) for p in history(session, first.player_id, QUICK)] == [
             (game_id, won.shown)]
         # Rated once: a second call changes nothing.
-        assert not rate_game(session, now, session.get(Game, game_id))  # type: ignore[arg-type]
+        assert not rate_game(session, now, session.get(GameRecord, game_id))  # type: ignore[arg-type]
 
 
 def test_an_unrated_game_changes_no_rating(database: Database, now: datetime,
@@ -87,7 +87,7 @@ def test_a_game_with_a_computer_player_is_never_rated(database: Database, now: d
                                                       site: Site) -> None:
     game_id = start(database, now, site, players=[person("ann"), bot_spec("easy")], rated=True)
     with database.write() as session:
-        row = session.get(Game, game_id)
+        row = session.get(GameRecord, game_id)
         assert row is not None and not row.rated  # asked for, but made unrated
         row.rated = True  # and even when a row says so (a bot put on a seat later)
         session.add(row)
@@ -122,7 +122,7 @@ def test_an_adjudicated_game_is_made_unrated_and_says_so(database: Database, now
         actions.adjudicate(session, now, site, game_id=game_id, winners=[0], reason="agreed",
                            actor="boss@example.test")
     with database.session() as session:
-        row = session.get(Game, game_id)
+        row = session.get(GameRecord, game_id)
         entry = session.exec(select(AuditEntry).where(AuditEntry.action == "game adjudicated")
                              ).one()
     assert row is not None and row.status == GameStatus.FINISHED and not row.rated
@@ -156,7 +156,7 @@ def test_rifugio_with_three_players_and_a_shared_place(database: Database, now: 
                     options={"players": 3})
     before_end = positions[-2]
     with database.write() as session:  # the game as it stands one move before its end
-        row = session.get(Game, game_id)
+        row = session.get(GameRecord, game_id)
         assert row is not None
         row.state, row.to_move = game.encode(before_end), game.to_move(before_end)
         session.add(row)

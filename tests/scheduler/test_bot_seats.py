@@ -19,7 +19,7 @@ from engine import new_game as engine_game
 from engine.bots import Bot
 from pbem.cli import main
 from pbem.db import Database
-from pbem.models import AuditEntry, Game, GameStatus, MoveSource, OutboxEmail, Player, Seat
+from pbem.models import AuditEntry, GameRecord, GameStatus, MoveSource, OutboxEmail, Player, Seat
 from pbem.positions import current_state, moves_of
 from pbem.scheduler import sweep
 from pbem.scheduler.bots import LOSS_NOTE, WIN_NOTE, bot_seed, note_for
@@ -48,9 +48,9 @@ def new_game(database: Database, site: Site, players: list[PlayerSpec]) -> int:
         return row.id
 
 
-def game_row(database: Database, game_id: int) -> Game:
+def game_row(database: Database, game_id: int) -> GameRecord:
     with database.session() as session:
-        row = session.get(Game, game_id)
+        row = session.get(GameRecord, game_id)
         assert row is not None
         return row
 

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import text
 from sqlmodel import select
 
-from pbem.models import AuditEntry, Game
+from pbem.models import AuditEntry, GameRecord
 from pbem.positions import current_state
 from pbem.services import submit_move
 from tests.support import ClockGames
@@ -145,7 +145,7 @@ def test_a_game_ended_elsewhere_with_a_stale_due_time_is_cleared_not_looped(
     ids = [clock_games.start("mosey", START, timeout_policy="random") for _ in range(3)]
     with clock_games.database.write() as session:
         for game_id in ids:  # as a tool that ends games without knowing about the clock would
-            row = session.get(Game, game_id)
+            row = session.get(GameRecord, game_id)
             assert row is not None
             row.status = "finished"
             session.add(row)

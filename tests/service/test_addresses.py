@@ -12,7 +12,7 @@ from sqlmodel import select
 from pbem.addresses import BadAddress, BadName, check_address, check_name, parse_player
 from pbem.cli import main
 from pbem.db import Database
-from pbem.models import Game, Player
+from pbem.models import GameRecord, Player
 
 BAD_ADDRESSES = ["ann@@example.org", "ann@example..org", "ann@example.org.",
                  '"><xss>@example.test', "ännä@example.test", "x@", "@example.org",
@@ -56,6 +56,6 @@ def test_the_command_line_refuses_them_and_creates_nothing(
     assert "email address" in created.output or "one line" in created.output
     database = Database(url)
     with database.session() as session:
-        assert session.exec(select(Game)).all() == []
+        assert session.exec(select(GameRecord)).all() == []
         assert session.exec(select(Player)).all() == []
     database.dispose()

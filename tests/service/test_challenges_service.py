@@ -26,7 +26,7 @@ from pbem.challenges.service import (
 from pbem.challenges.tables import Challenge, ChallengePlayer, ChallengeStatus
 from pbem.db import Database
 from pbem.errors import ServiceError
-from pbem.models import Game, GameStatus, OutboxEmail, Player, SeatStatus
+from pbem.models import GameRecord, GameStatus, OutboxEmail, Player, SeatStatus
 from pbem.services import PlayerSpec, Site, resign
 from pbem.services.common import seats_of
 from tests.support import smallest_options, start_a_game, two_player_game
@@ -101,7 +101,7 @@ def test_an_accepted_invitation_starts_the_game(database: Database, now: datetim
     row = _row(database, challenge_id)
     assert row.status == ChallengeStatus.STARTED and row.game_id is not None
     with database.session() as session:
-        game = session.get(Game, row.game_id)
+        game = session.get(GameRecord, row.game_id)
         assert game is not None and game.status == GameStatus.ACTIVE
         assert game.timeout_policy == "forfeit" and game.time_control["kind"] == "fischer"
         assert all(s.status == SeatStatus.ACCEPTED for s in seats_of(session, row.game_id))
@@ -152,7 +152,7 @@ def test_a_computer_invitee_accepts_at_once(database: Database, now: datetime,
     row = _row(database, challenge_id)
     assert row.status == ChallengeStatus.STARTED and row.game_id is not None
     with database.session() as session:
-        game = session.get(Game, row.game_id)
+        game = session.get(GameRecord, row.game_id)
         assert game is not None and game.status == GameStatus.ACTIVE and not game.rated
 
 
@@ -253,7 +253,7 @@ def test_a_rematch_rotates_the_seats_and_starts_when_all_accept(
     game_id = start_a_game(database, now, site, game, options, players=[
         PlayerSpec("Ann", ANN), PlayerSpec("Bob", BOB)], rated=True)
     with database.session() as session:
-        row = session.get(Game, game_id)
+        row = session.get(GameRecord, game_id)
         seats = seats_of(session, game_id)
     assert row is not None and rematch_url(site, row, seats[0]) is None  # still being played
     with database.write() as session:
@@ -275,7 +275,7 @@ def test_a_rematch_rotates_the_seats_and_starts_when_all_accept(
     with database.session() as session:
         [challenge] = session.exec(select(Challenge)).all()
         assert challenge.status == ChallengeStatus.STARTED and challenge.game_id is not None
-        new = session.get(Game, challenge.game_id)
+        new = session.get(GameRecord, challenge.game_id)
         assert new is not None and new.status == GameStatus.ACTIVE
         assert new.options == row.options and new.rated and new.time_control == row.time_control
     assert _lineup(database, challenge.game_id) == [BOB, ANN]

@@ -35,7 +35,7 @@ from pbem.challenges.rematch import answer_rematch
 from pbem.challenges.rules import ChallengeRules
 from pbem.challenges.service import answer_challenge, cancel_challenge, create_challenge
 from pbem.db import Database
-from pbem.models import Game, GameStatus, OutboxEmail, Player
+from pbem.models import GameRecord, GameStatus, OutboxEmail, Player
 from pbem.positions import current_state
 from pbem.services import (
     PlayerSpec,
@@ -81,7 +81,7 @@ def play_a_few(database: Database, now: datetime, site: Site, game_id: int, plie
     """``plies`` moves chosen by a generator seeded by the ply, each as its player would type it."""
     for _ in range(plies):
         with database.write() as session:
-            row = session.get(Game, game_id)
+            row = session.get(GameRecord, game_id)
             assert row is not None
             if row.status != GameStatus.ACTIVE or row.to_move is None:
                 return
@@ -94,7 +94,7 @@ def play_a_few(database: Database, now: datetime, site: Site, game_id: int, plie
 def resign_to_move(database: Database, now: datetime, site: Site, game_id: int) -> None:
     """The player to move resigns, if the game is still running."""
     with database.write() as session:
-        row = session.get(Game, game_id)
+        row = session.get(GameRecord, game_id)
         assert row is not None
         if row.status == GameStatus.ACTIVE:
             resign(session, now, site, game_id=game_id, seat=row.to_move or 0)
@@ -126,7 +126,7 @@ def every_game(database: Database, now: datetime, site: Site) -> None:
         resign_to_move(database, now, site, game_id)
         if count > 2:
             with database.write() as session:
-                row = session.get(Game, game_id)
+                row = session.get(GameRecord, game_id)
                 assert row is not None
                 if row.status == GameStatus.ACTIVE:
                     adjudicate(session, now, site, game_id=game_id, winners=[0],
@@ -146,7 +146,7 @@ def clock_and_organiser(database: Database, now: datetime, site: Site) -> None:
         game_id = row.id
     for hours in (23, 25):
         with database.write() as session:
-            row = session.get(Game, game_id)
+            row = session.get(GameRecord, game_id)
             assert row is not None
             handle_due_game(session, now + timedelta(hours=hours), site, game_id, row.ply)
     with database.write() as session:  # a declined invitation, a replacement and an abort

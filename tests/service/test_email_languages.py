@@ -23,7 +23,7 @@ from pbem.clock.wording import describe_control, describe_duration
 from pbem.db import Database
 from pbem.i18n import Reader
 from pbem.links import Links
-from pbem.models import Game, OutboxEmail, Player
+from pbem.models import GameRecord, OutboxEmail, Player
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, create_game, resign, start_game, submit_move
 from pbem.services.results import labels_for, resignation_sentence
@@ -88,9 +88,9 @@ def _last_id(database: Database) -> int:
     return max((e.id or 0 for e in _emails(database)), default=0)
 
 
-def _game(database: Database, game_id: int) -> Game:
+def _game(database: Database, game_id: int) -> GameRecord:
     with database.session() as session:
-        row = session.get(Game, game_id)
+        row = session.get(GameRecord, game_id)
     assert row is not None
     return row
 

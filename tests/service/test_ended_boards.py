@@ -15,7 +15,7 @@ from typing import Any
 from flask.testing import FlaskClient
 
 from pbem.db import Database
-from pbem.models import Game
+from pbem.models import GameRecord
 from pbem.positions import current_state
 from pbem.services import Site, resign, submit_move
 from tests.support import start_a_game
@@ -23,9 +23,9 @@ from tests.support import start_a_game
 TO_MOVE = re.compile(r"\bto move\b")
 
 
-def _row(database: Database, game_pk: int) -> Game:
+def _row(database: Database, game_pk: int) -> GameRecord:
     with database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
     assert row is not None
     return row
 

@@ -12,7 +12,7 @@ from sqlmodel import select
 
 from pbem.db import Database
 from pbem.features import connect
-from pbem.models import Game
+from pbem.models import GameRecord
 from pbem.ratings.tables import RatingChange
 from pbem.services import Site, resign
 from pbem.services.events import Dispatcher, GameFinished, GameOverEmail
@@ -50,6 +50,6 @@ def test_a_game_that_ends_is_rated_in_the_same_transaction(
                            rated=True)
     with sqlite_database.write() as session:
         resign(session, now, site, game_id=game_id, seat=0)
-        assert session.get(Game, game_id) is not None
+        assert session.get(GameRecord, game_id) is not None
         # Before the commit: the rating was written by the subscriber, in this transaction.
         assert len(session.exec(select(RatingChange)).all()) == 2

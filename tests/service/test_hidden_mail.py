@@ -15,7 +15,7 @@ from typing import Any
 from sqlmodel import col, select
 
 from pbem.db import Database
-from pbem.models import Game, OutboxEmail
+from pbem.models import GameRecord, OutboxEmail
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, submit_move
 from tests.support import start_a_game
@@ -23,13 +23,13 @@ from tests.support import start_a_game
 PLIES = 150
 
 
-def _normal(text: str, row: Game) -> str:
+def _normal(text: str, row: GameRecord) -> str:
     """An email without what differs between any two games: links, ids and Message-IDs."""
     text = re.sub(r"https?://\S+", "<link>", text)
     return text.replace(row.public_id, "<game>").replace(row.public_id[:6], "<game>")
 
 
-def _emails(database: Database, row: Game, after: int) -> list[tuple[str, str, str, str]]:
+def _emails(database: Database, row: GameRecord, after: int) -> list[tuple[str, str, str, str]]:
     with database.session() as session:
         found = session.exec(select(OutboxEmail).where(
             OutboxEmail.game_id == row.id, col(OutboxEmail.id) > after)
@@ -44,14 +44,14 @@ def _last_id(database: Database) -> int:
     return last or 0
 
 
-def _row(database: Database, game_pk: int) -> Game:
+def _row(database: Database, game_pk: int) -> GameRecord:
     with database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
     assert row is not None
     return row
 
 
-def _boards(row: Game) -> list[str]:
+def _boards(row: GameRecord) -> list[str]:
     """What each seat's board picture is drawn from."""
     game, state = current_state(row)
     return [game.render_svg(state, seat, None) for seat in range(game.num_players)]
@@ -67,7 +67,7 @@ def test_no_email_tells_the_order_of_the_blind_pile(
     second = start_a_game(sqlite_database, now, site, "rifugio", {"players": 3}, players=people)
     original = _row(sqlite_database, first)
     with sqlite_database.write() as session:  # the same game, with the pile the other way round
-        twin = session.get(Game, second)
+        twin = session.get(GameRecord, second)
         assert twin is not None
         pile: list[Any] = list(original.state["pile"])
         kept = len(pile) // 2

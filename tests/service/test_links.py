@@ -12,7 +12,7 @@ from sqlmodel import select
 
 from pbem.db import Database
 from pbem.links import DamagedLink, Links
-from pbem.models import Game, Move, OutboxEmail
+from pbem.models import GameRecord, Move, OutboxEmail
 from pbem.positions import current_state
 from pbem.services import Site
 from tests.support import start_a_game
@@ -21,7 +21,7 @@ from tests.support import start_a_game
 def _started(database: Database, now: datetime, site: Site, game_id: str) -> tuple[int, Any, Any]:
     game_pk = start_a_game(database, now, site, game_id)
     with database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
     assert row is not None
     game, state = current_state(row)
     return game_pk, game, state
@@ -29,7 +29,7 @@ def _started(database: Database, now: datetime, site: Site, game_id: str) -> tup
 
 def _counts(database: Database) -> tuple[int, int, int]:
     with database.session() as session:
-        game = session.exec(select(Game)).one()
+        game = session.exec(select(GameRecord)).one()
         return (game.ply, len(session.exec(select(Move)).all()),
                 len(session.exec(select(OutboxEmail)).all()))
 
@@ -118,7 +118,7 @@ def test_get_and_head_never_commit(
             assert method(url).status_code == 200, url
     assert _counts(sqlite_database) == before
     with sqlite_database.session() as session:
-        assert session.exec(select(Game)).one().status == "active"
+        assert session.exec(select(GameRecord)).one().status == "active"
 
 
 def test_posts_need_the_csrf_token(

@@ -15,7 +15,7 @@ import engine
 from engine.png import png_size
 from pbem.db import Database
 from pbem.mail.outbox import SmtpSettings, backoff, deliver_pending
-from pbem.models import BoardImage, Game, OutboxEmail, Player
+from pbem.models import BoardImage, GameRecord, OutboxEmail, Player
 from pbem.positions import current_state
 from pbem.services import Site, submit_move
 from tests.support import start_a_game
@@ -97,7 +97,7 @@ def test_one_click_unsubscribe_turns_off_updates_only(
     game_pk = start_a_game(sqlite_database, now, site, game_id, options)
     mailbox.deliver(now)
     with sqlite_database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
         assert row is not None
         game, state = current_state(row)
     mover = game.to_move(state)
@@ -105,14 +105,14 @@ def test_one_click_unsubscribe_turns_off_updates_only(
     rng = random.Random(5)
     while True:
         with sqlite_database.session() as session:
-            row = session.get(Game, game_pk)
+            row = session.get(GameRecord, game_pk)
             assert row is not None
             game, state = current_state(row)
         with sqlite_database.write() as session:
             submit_move(session, now, site, game_id=game_pk, seat=mover, ply=row.ply,
                         text=str(game.random_move(state, rng)))
         with sqlite_database.session() as session:
-            row = session.get(Game, game_pk)
+            row = session.get(GameRecord, game_pk)
         if row is None or row.to_move != mover:
             break
     assert row is not None and row.to_move is not None
@@ -132,7 +132,7 @@ def test_one_click_unsubscribe_turns_off_updates_only(
     mover = row.to_move
     while True:
         with sqlite_database.session() as session:
-            row = session.get(Game, game_pk)
+            row = session.get(GameRecord, game_pk)
             assert row is not None
             game, state = current_state(row)
         if row.to_move != mover:

@@ -231,7 +231,7 @@ def test_metrics_count_moves_and_mail_from_the_database(
 ) -> None:
     import random
 
-    from pbem.models import Game
+    from pbem.models import GameRecord
     from pbem.positions import current_state
     from pbem.scheduler.stats import record_sweep
     from pbem.services import submit_move
@@ -241,12 +241,12 @@ def test_metrics_count_moves_and_mail_from_the_database(
     rng = random.Random(3)
     for _ in range(3):
         with sqlite_database.write() as session:
-            row = session.get(Game, game_pk)
+            row = session.get(GameRecord, game_pk)
             game, state = current_state(row)
             submit_move(session, NOW, site, game_id=game_pk, seat=game.to_move(state),
                         ply=row.ply, text=str(game.random_move(state, rng)))
     with sqlite_database.session() as session:
-        moves = session.get(Game, game_pk).ply
+        moves = session.get(GameRecord, game_pk).ply
     mailbox.server.refuse = 1  # one email waits for a retry
     sent = len(mailbox.deliver(NOW))
     mailbox.deliver(NOW + timedelta(minutes=5))  # the retry goes through

@@ -16,7 +16,7 @@ from sqlmodel import col, select
 import engine
 from pbem.admin import actions
 from pbem.db import Database
-from pbem.models import Game, OutboxEmail
+from pbem.models import GameRecord, OutboxEmail
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, create_game, resign, respond_to_invitation, submit_move
 from pbem.services.notify import subject_line, text_board
@@ -39,9 +39,9 @@ def _start(database: Database, now: datetime, site: Site, game_id: str,
     return start_a_game(database, now, site, game_id, options, players=_people(count))
 
 
-def _row(database: Database, game_pk: int) -> Game:
+def _row(database: Database, game_pk: int) -> GameRecord:
     with database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
     assert row is not None
     return row
 
@@ -73,7 +73,7 @@ def _jump(database: Database, game_pk: int, seed: int, *, plies: int | None = No
         history.append(game.play(history[-1], moves[-1]))
     target, move = history[-2], moves[-1]  # the random game's own next move
     with database.write() as session:
-        stored = session.get(Game, game_pk)
+        stored = session.get(GameRecord, game_pk)
         assert stored is not None
         stored.state = game.encode(target)
         stored.to_move = game.to_move(target)

@@ -13,7 +13,7 @@ from sqlmodel import col, select
 
 import engine
 from pbem.db import Database
-from pbem.models import Game, Move
+from pbem.models import GameRecord, Move
 from pbem.services import PlayerSpec, Site, resign, submit_move
 from pbem.services.records import game_record, record_sgf, record_text
 from tests.support import start_a_game
@@ -28,7 +28,7 @@ def play_random(database: Database, site: Site, pk: int, count: int = 10_000,
     rng = random.Random(seed)
     for n in range(count):
         with database.write() as session:
-            row = session.get(Game, pk)
+            row = session.get(GameRecord, pk)
             assert row is not None
             if row.to_move is None:
                 return
@@ -43,9 +43,9 @@ def play_random(database: Database, site: Site, pk: int, count: int = 10_000,
                         note="thinking [hard] \\o/" if n == 1 else "")
 
 
-def record_of(database: Database, pk: int) -> tuple[Game, dict[str, object]]:
+def record_of(database: Database, pk: int) -> tuple[GameRecord, dict[str, object]]:
     with database.session() as session:
-        row = session.get(Game, pk)
+        row = session.get(GameRecord, pk)
         assert row is not None
         # Through JSON text, as a download would be read back.
         return row, json.loads(json.dumps(game_record(session, row)))
@@ -88,7 +88,7 @@ def test_a_resigned_rifugio_game_reveals_its_pile_and_replays(
     assert running["winners"] is None and len(running["moves"]) == 12  # type: ignore[arg-type]
     assert "pile" not in json.dumps(running)
     with database.session() as session:
-        row = session.get(Game, pk)
+        row = session.get(GameRecord, pk)
         assert row is not None
         running_text, running_sgf = record_text(running), record_sgf(running)
     assert row.seed not in running_text + running_sgf + json.dumps(running)

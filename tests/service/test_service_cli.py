@@ -13,7 +13,7 @@ from sqlmodel import select
 import engine
 from pbem.cli import main, parse_duration
 from pbem.db import Database
-from pbem.models import Game, GameStatus, Player
+from pbem.models import GameRecord, GameStatus, Player
 
 
 @pytest.fixture
@@ -45,7 +45,7 @@ def test_create_a_game_and_deliver_its_invitations(env: dict[str, str], smtp_ser
     assert match, created.output
     database = Database(env["PBEM_DATABASE_URL"])
     with database.session() as session:
-        game = session.exec(select(Game)).one()
+        game = session.exec(select(GameRecord)).one()
         names = {p.email: p.name for p in session.exec(select(Player))}
     assert game.public_id == match[2] and game.time_control["per_move_seconds"] == 3 * 86400
     if option is not None:
@@ -82,7 +82,7 @@ def test_demo_seeds_a_running_game(env: dict[str, str]) -> None:
     assert result.exit_code == 0, result.output
     assert "alice@example.test" in result.output and "https://pbem.example/g/" in result.output
     with Database(env["PBEM_DATABASE_URL"]).session() as session:
-        assert session.exec(select(Game)).one().status == GameStatus.ACTIVE
+        assert session.exec(select(GameRecord)).one().status == GameStatus.ACTIVE
 
 
 def test_production_refuses_the_default_secret(env: dict[str, str]) -> None:
@@ -116,7 +116,7 @@ def test_the_organiser_starts_and_aborts_games(env: dict[str, str], any_game: st
     aborted = runner.invoke(main, ["abort-game", game_id, "--reason", "test"], env=env)
     assert aborted.exit_code == 0, aborted.output
     with Database(env["PBEM_DATABASE_URL"]).session() as session:
-        assert session.exec(select(Game)).one().status == GameStatus.ABORTED
+        assert session.exec(select(GameRecord)).one().status == GameStatus.ABORTED
     missing = runner.invoke(main, ["abort-game", "nope"], env=env)
     assert missing.exit_code != 0 and "no game" in missing.output
 
@@ -130,7 +130,7 @@ def test_create_a_game_with_a_fischer_clock_and_a_policy(env: dict[str, str]) ->
                                 "hold", "--no-vacations"], env=env)
     assert made.exit_code == 0, made.output
     with Database(env["PBEM_DATABASE_URL"]).session() as session:
-        game = session.exec(select(Game)).one()
+        game = session.exec(select(GameRecord)).one()
     assert game.time_control == {"kind": "fischer", "initial_seconds": 172800,
                                  "increment_seconds": 86400, "maximum_seconds": 345600,
                                  "weekends_off": True}
@@ -155,7 +155,7 @@ def test_create_game_offers_every_timeout_policy(env: dict[str, str], policy: st
                          env=env)
     assert made.exit_code == 0, made.output
     with Database(env["PBEM_DATABASE_URL"]).session() as session:
-        assert session.exec(select(Game)).one().timeout_policy == policy
+        assert session.exec(select(GameRecord)).one().timeout_policy == policy
 
 
 def test_create_game_names_its_organiser_or_warns_that_nobody_is_told(
@@ -173,7 +173,8 @@ def test_create_game_names_its_organiser_or_warns_that_nobody_is_told(
                             env={**env, "PBEM_ALERT_EMAILS": "ops@example.test"})
     assert alerted.exit_code == 0 and alerted.stderr == ""
     with Database(env["PBEM_DATABASE_URL"]).session() as session:
-        organisers = [g.organiser_id for g in session.exec(select(Game).order_by(Game.id))]
+        games = session.exec(select(GameRecord).order_by(GameRecord.id))
+        organisers = [g.organiser_id for g in games]
         olga = session.exec(select(Player).where(Player.email == "olga@example.test")).one()
     assert organisers == [None, olga.id, None]
     robot = runner.invoke(main, ["create-game", "mosey", *players, "--organiser", "bot"],

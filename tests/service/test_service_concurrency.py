@@ -15,7 +15,7 @@ from sqlmodel import select
 
 import engine
 from pbem.db import Database
-from pbem.models import Game, Move, OutboxEmail, Player
+from pbem.models import GameRecord, Move, OutboxEmail, Player
 from pbem.positions import current_state
 from pbem.services import GameMovedOn, ServiceError, Site, submit_move
 from pbem.services.computer_games import (
@@ -36,7 +36,7 @@ def test_a_double_submission_applies_exactly_one_move(
     for _ in range(ROUNDS):
         game_pk = start_a_game(database, now, site, any_game, options)
         with database.session() as session:
-            row = session.get(Game, game_pk)
+            row = session.get(GameRecord, game_pk)
             emails_before = len(session.exec(select(OutboxEmail)).all())
         assert row is not None
         game, state = current_state(row)
@@ -66,7 +66,7 @@ def test_a_double_submission_applies_exactly_one_move(
 
         with database.session() as session:
             played = session.exec(select(Move).where(Move.game_id == game_pk)).all()
-            row = session.get(Game, game_pk)
+            row = session.get(GameRecord, game_pk)
             emails = session.exec(select(OutboxEmail)).all()
         assert len(played) == 1 and row is not None and row.ply == 1
         assert current_state(row)[1] == game.play(state, played[0].notation)

@@ -14,7 +14,16 @@ from sqlmodel import Session, col, select
 
 import engine
 from pbem.db import Database
-from pbem.models import AuditEntry, Game, GameStatus, Move, OutboxEmail, Player, Seat, SeatStatus
+from pbem.models import (
+    AuditEntry,
+    GameRecord,
+    GameStatus,
+    Move,
+    OutboxEmail,
+    Player,
+    Seat,
+    SeatStatus,
+)
 from pbem.positions import current_state
 from pbem.services import (
     GameMovedOn,
@@ -63,7 +72,7 @@ def test_creating_a_game_invites_every_seat_in_the_given_order(
         row = create_game(session, now, site, game_type=any_game, options=options, players=people,
                           per_move=timedelta(days=3))
     with database.session() as session:
-        game = session.exec(select(Game)).one()
+        game = session.exec(select(GameRecord)).one()
         seats = session.exec(select(Seat).order_by(col(Seat.seat))).all()
         emails = {p.id: p.email for p in session.exec(select(Player))}
         invitations = _outbox(session)
@@ -108,7 +117,7 @@ def test_bad_requests_are_refused_with_reasons(
     with database.write() as session, pytest.raises(ServiceError, match="seats"):
         create_game(session, now, site, game_type=any_game, players=[ANN])
     with database.session() as session:
-        assert session.exec(select(Game)).all() == []  # nothing half-made
+        assert session.exec(select(GameRecord)).all() == []  # nothing half-made
 
 
 def test_the_game_starts_when_everyone_accepts(
@@ -123,11 +132,11 @@ def test_the_game_starts_when_everyone_accepts(
     assert game_pk is not None
     for seat in range(len(people)):
         with database.session() as session:
-            assert session.get(Game, game_pk).status == GameStatus.INVITED  # type: ignore[union-attr]
+            assert session.get(GameRecord, game_pk).status == GameStatus.INVITED  # type: ignore[union-attr]
         with database.write() as session:
             respond_to_invitation(session, now, site, game_id=game_pk, seat=seat, accept=True)
     with database.session() as session:
-        game = session.get(Game, game_pk)
+        game = session.get(GameRecord, game_pk)
         assert game is not None and game.status == GameStatus.ACTIVE
         first = current_state(game)[0].to_move(current_state(game)[1])
         assert game.to_move == first and game.deadline == now + timedelta(days=2)
@@ -157,7 +166,7 @@ def test_a_decline_keeps_the_game_waiting_and_tells_the_others(
     with database.write() as session:
         respond_to_invitation(session, now, site, game_id=game_pk, seat=1, accept=False)
     with database.session() as session:
-        assert session.get(Game, game_pk).status == GameStatus.INVITED  # type: ignore[union-attr]
+        assert session.get(GameRecord, game_pk).status == GameStatus.INVITED  # type: ignore[union-attr]
         notices = _outbox(session, "notice")
         assert notices and all(n.to_address != BOB.email for n in notices)
         assert "Bob declined" in notices[0].text_body
@@ -166,7 +175,7 @@ def test_a_decline_keeps_the_game_waiting_and_tells_the_others(
     with database.write() as session:  # the organiser starts it anyway
         start_game(session, now, site, game_id=game_pk, force=True)
     with database.session() as session:
-        assert session.get(Game, game_pk).status == GameStatus.ACTIVE  # type: ignore[union-attr]
+        assert session.get(GameRecord, game_pk).status == GameStatus.ACTIVE  # type: ignore[union-attr]
 
 
 def test_moves_are_checked_against_ply_seat_and_rules(
@@ -174,7 +183,7 @@ def test_moves_are_checked_against_ply_seat_and_rules(
 ) -> None:
     game_pk = _started(database, now, site, any_game, smallest_options(any_game))  # type: ignore[operator]
     with database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
         assert row is not None
     game, state = current_state(row)
     seat = game.to_move(state)
@@ -192,7 +201,7 @@ def test_moves_are_checked_against_ply_seat_and_rules(
     with database.write() as session, pytest.raises(GameMovedOn):
         submit_move(session, now, site, game_id=game_pk, seat=seat, ply=0, text=move)
     with database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
         moves = session.exec(select(Move)).all()
         audit = session.exec(select(AuditEntry).where(AuditEntry.action == "move")).all()
     assert row is not None and row.ply == 1 and len(moves) == 1 and len(audit) == 1
@@ -207,7 +216,7 @@ def test_resigning_ends_the_game_and_tells_everyone(
     with database.write() as session:
         resign(session, now, site, game_id=game_pk, seat=0)
     with database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
         over = _outbox(session, "game_over")
     assert row is not None and row.status == GameStatus.FINISHED and row.to_move is None
     assert 0 not in (row.winners or []) and row.winners
@@ -225,7 +234,7 @@ def test_aborting_stops_the_game(
     with database.write() as session:
         abort_game(session, now, site, game_id=game_pk, reason="testing")
     with database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
         notices = [e for e in _outbox(session, "notice") if "aborted" in e.text_body]
     assert row is not None and row.status == GameStatus.ABORTED and notices
     with database.write() as session, pytest.raises(GameMovedOn):
@@ -240,7 +249,7 @@ def test_a_failed_move_writes_nothing(
     with database.session() as session:
         before = len(_outbox(session))
     with pytest.raises(RuntimeError), database.write() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
         assert row is not None
         game, state = current_state(row)
         submit_move(session, now, site, game_id=game_pk, seat=game.to_move(state) or 0, ply=0,
@@ -249,4 +258,4 @@ def test_a_failed_move_writes_nothing(
     with database.session() as session:
         assert len(_outbox(session)) == before
         assert session.exec(select(Move)).all() == []
-        assert session.get(Game, game_pk).ply == 0  # type: ignore[union-attr]
+        assert session.get(GameRecord, game_pk).ply == 0  # type: ignore[union-attr]

@@ -11,7 +11,7 @@ from sqlmodel import select
 
 import pbem.ratelimit  # noqa: F401  (its table must be on the metadata the test databases use)
 from pbem.db import Database
-from pbem.models import Game, GameStatus, OutboxEmail, Player, Seat
+from pbem.models import GameRecord, GameStatus, OutboxEmail, Player, Seat
 from pbem.services import PlayerSpec, Site, resign
 from pbem.tournaments.service import create_tournament, start_tournament
 from pbem.tournaments.tables import Tournament, TournamentEntry, TournamentStatus
@@ -54,7 +54,7 @@ def test_an_organiser_creates_and_starts_a_tournament_through_the_dashboard(
     page = admin_client.get(started.location)
     assert "Tournament started" in page.text and "Round 3" in page.text
     with sqlite_database.session() as session:
-        games = session.exec(select(Game)).all()
+        games = session.exec(select(GameRecord)).all()
     assert len(games) == 6 and all(g.status == GameStatus.ACTIVE for g in games)
     assert "Autumn cup" in admin_client.get("/admin/tournaments").text
 
@@ -148,7 +148,7 @@ def test_standings_pages_public_and_unlisted(
     listed = _started(sqlite_database, site, listed=True)
     private = _started(sqlite_database, site, listed=False)
     with sqlite_database.write() as session:  # Ann beats Bob in the listed one
-        game = session.exec(select(Game).where(Game.id == 1)).one()
+        game = session.exec(select(GameRecord).where(GameRecord.id == 1)).one()
         seats = session.exec(select(Seat).where(Seat.game_id == game.id)).all()
         players = {p.id: p.name for p in session.exec(select(Player))}
         loser = next(s.seat for s in seats if players[s.player_id] != "Cid")
@@ -194,7 +194,7 @@ def test_a_tournament_of_tables_through_the_dashboard(
     admin_client.post("/admin/tournaments/start", data={
         "csrf_token": csrf_of(detail.text), "tournament_id": tournament.id})
     with sqlite_database.session() as session:
-        games = session.exec(select(Game)).all()
+        games = session.exec(select(GameRecord)).all()
         seats = session.exec(select(Seat)).all()
     assert len(games) == 2 and all(g.options["players"] == 3 for g in games)
     assert len(seats) == 6 and len({s.player_id for s in seats}) == 6
@@ -227,7 +227,7 @@ def test_a_close_round_form_sent_twice_closes_one_round(
     with sqlite_database.session() as session:
         assert len(session.exec(select(OutboxEmail)).all()) == sent
         assert session.get(Tournament, tournament_id).current_round == 2  # type: ignore[union-attr]
-        assert len(session.exec(select(Game)).all()) == 4  # rounds 1 and 2 only
+        assert len(session.exec(select(GameRecord)).all()) == 4  # rounds 1 and 2 only
     no_round = admin_client.post("/admin/tournaments/close-round", data={
         "csrf_token": form["csrf_token"], "tournament_id": tournament_id})
     assert no_round.status_code == 400

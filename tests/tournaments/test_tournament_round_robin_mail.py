@@ -19,7 +19,7 @@ from sqlmodel import col, select
 
 import engine
 from pbem.db import Database
-from pbem.models import Game, GameStatus, Player, Seat
+from pbem.models import GameRecord, GameStatus, Player, Seat
 from pbem.positions import current_state
 from pbem.ratings.tables import RatingChange
 from pbem.services import PlayerSpec, Site
@@ -50,7 +50,7 @@ def _play_turn(client: FlaskClient, database: Database, mailbox: Mailbox, messag
     while url:  # a turn of several steps goes on page after page
         assert client.get(url).status_code == 200
         with database.session() as session:
-            row = session.exec(select(Game).where(Game.public_id == public_id)).one()
+            row = session.exec(select(GameRecord).where(GameRecord.public_id == public_id)).one()
         game, state = current_state(row)
         move = rng.choice(game.legal_moves(state))
         query = ({"number": str(move.pick(rng))} if isinstance(move, engine.NumberChoice)
@@ -105,7 +105,7 @@ def test_a_whole_round_robin_through_the_emailed_links(
 
     with sqlite_database.session() as session:
         finished = session.get(Tournament, tournament_id)
-        games = session.exec(select(Game)).all()
+        games = session.exec(select(GameRecord)).all()
         rated = session.exec(select(RatingChange)).all()
         seats_of = {g.id: [s.player_id for s in session.exec(
             select(Seat).where(Seat.game_id == g.id).order_by(col(Seat.seat)))] for g in games}

@@ -16,7 +16,7 @@ from sqlmodel import col, select
 
 from pbem.admin.actions import adjudicate
 from pbem.db import Database
-from pbem.models import Game, GameStatus, OutboxEmail, Player, Seat
+from pbem.models import GameRecord, GameStatus, OutboxEmail, Player, Seat
 from pbem.services import PlayerSpec, ServiceError, Site, resign
 from pbem.tournaments.queries import TableGame, games_of, standings_view
 from pbem.tournaments.service import (
@@ -117,7 +117,7 @@ def test_a_round_robin_makes_every_game_at_once_in_one_thread_per_player(
     body = next(m for m in rounds if m.to_address == "a@example.test").text_body
     assert body.count(f"{site.links.base_url}/seat/") == 3 and "Round 3: against" in body
     with database.session() as session:  # the games count for ratings only when asked
-        assert not any(g.rated for g in session.exec(select(Game)))
+        assert not any(g.rated for g in session.exec(select(GameRecord)))
 
 
 def test_a_double_round_robin_meets_twice_with_seats_swapped(
@@ -347,7 +347,7 @@ def test_rifugio_plays_swiss_rounds_at_tables_of_three(
     games = _games(database, tournament_id)
     assert len(games) == 2 and all(len(g.players) == 3 for g in games)
     with database.session() as session:
-        rows = [session.get(Game, g.game_id) for g in games]
+        rows = [session.get(GameRecord, g.game_id) for g in games]
     assert all(r is not None and r.options["players"] == 3 for r in rows)
 
 
@@ -373,7 +373,7 @@ def test_a_withdrawal_at_a_table_of_three_leaves_the_others_playing(
             withdraw_player(session, now, site, tournament_id=tournament_id,
                             player_id=player_id, actor="boss")
     with database.session() as session:
-        rows = [session.get(Game, g.game_id) for g in (first, second)]
+        rows = [session.get(GameRecord, g.game_id) for g in (first, second)]
     assert all(r is not None and r.status == GameStatus.ACTIVE for r in rows)
     assert seat_of(second.game_id, plain).stand_in == "resigned"
     assert _status(database, tournament_id).status == TournamentStatus.RUNNING

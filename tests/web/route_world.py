@@ -32,7 +32,7 @@ from sqlmodel import select
 import engine
 from pbem import create_app
 from pbem.db import Database
-from pbem.models import CaughtMail, Game, OutboxEmail, Player, Seat
+from pbem.models import CaughtMail, GameRecord, OutboxEmail, Player, Seat
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, create_game, resign, submit_move
 from tests.support import (
@@ -253,9 +253,9 @@ def _populate(world: World) -> World:
     return world
 
 
-def _row(database: Database, game_pk: int) -> Game:
+def _row(database: Database, game_pk: int) -> GameRecord:
     with database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
     assert row is not None
     return row
 

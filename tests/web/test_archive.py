@@ -18,7 +18,7 @@ from sqlmodel import col, select
 import pbem.ratelimit  # its table must be on the metadata the test databases use
 import pbem.web.archive
 from pbem.db import Database
-from pbem.models import Game
+from pbem.models import GameRecord
 from pbem.services import PlayerSpec, Site, resign
 from tests.support import Cli, csrf_of, start_a_game
 
@@ -46,7 +46,7 @@ def running_game(database: Database, site: Site, names: tuple[str, str], *,
     pk = start_a_game(database, DAY, site, QUICK, QUICK_OPTIONS, players=_people(*names),
                       listed=listed)
     with database.session() as session:
-        row = session.get(Game, pk)
+        row = session.get(GameRecord, pk)
         assert row is not None
         return row.public_id
 
@@ -185,8 +185,8 @@ def test_the_dashboard_checkbox_makes_an_unlisted_game(
     box = re.search(r'<input type="checkbox" id="unlisted"[^>]*>', kept.text)
     assert box is not None and "checked" in box[0]
     with sqlite_database.session() as session:
-        assert [g.listed for g in session.exec(select(Game).order_by(col(Game.id)))] == [
-            True, False]
+        games = session.exec(select(GameRecord).order_by(col(GameRecord.id)))
+        assert [g.listed for g in games] == [True, False]
 
 
 def test_the_command_line_makes_an_unlisted_game(cli: Cli) -> None:
@@ -195,8 +195,8 @@ def test_the_command_line_makes_an_unlisted_game(cli: Cli) -> None:
                    "--player", "ann@example.test", "--player", "bob@example.test")
         assert made.exit_code == 0, made.output
     with cli.database.session() as session:
-        assert [g.listed for g in session.exec(select(Game).order_by(col(Game.id)))] == [
-            True, False]
+        games = session.exec(select(GameRecord).order_by(col(GameRecord.id)))
+        assert [g.listed for g in games] == [True, False]
 
 
 def test_the_archive_query_on_each_backend(database: Database, site: Site) -> None:

@@ -20,7 +20,7 @@ from sqlmodel import Session, select
 
 import engine
 from pbem.challenges.tables import Challenge, ChallengeStatus
-from pbem.models import Game, GameStatus, Player
+from pbem.models import GameRecord, GameStatus, Player
 from tests.browser_support import (
     Server,
     axe_violations,
@@ -85,9 +85,9 @@ def _play_a_move(page: Any, server: Server, game_id: int) -> None:
     page.wait_for_load_state()
 
 
-def _game(server: Server, game_id: int) -> Game:
+def _game(server: Server, game_id: int) -> GameRecord:
     with server.database.session() as session:
-        row = session.get(Game, game_id)
+        row = session.get(GameRecord, game_id)
     assert row is not None
     return row
 
@@ -154,5 +154,5 @@ def test_challenge_accept_play_resign_rematch(browser: Any, server: Server) -> N
     with server.database.session() as session:
         rematch = session.exec(select(Challenge).where(Challenge.rematch_of == game_id)).one()
         assert rematch.status == ChallengeStatus.STARTED and rematch.game_id is not None
-        new = session.get(Game, rematch.game_id)
+        new = session.get(GameRecord, rematch.game_id)
         assert new is not None and new.status == GameStatus.ACTIVE

@@ -19,7 +19,7 @@ from sqlmodel import select
 
 from pbem.db import Database
 from pbem.migrate import upgrade
-from pbem.models import Game, Player
+from pbem.models import GameRecord, Player
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, create_game
 from tests.browser_support import (
@@ -63,7 +63,7 @@ def _games(database: Database, site: Site, base: str) -> dict[str, str]:
         game_pk = start_a_game(database, now, site, kind, dict(options))
         kind = name
         with database.session() as session:
-            row = session.get(Game, game_pk)
+            row = session.get(GameRecord, game_pk)
             assert row is not None and row.to_move is not None
             seat, ply, public_id = row.to_move, row.ply, row.public_id
             game, state = current_state(row)
@@ -209,7 +209,7 @@ def test_axe_finds_no_violations_on_the_dashboard(served: Site_, new_page: Any) 
     page.fill("input[name=password]", "a long enough password")
     page.click("button[type=submit]")
     with served.database.session() as session:
-        game = session.exec(select(Game)).first()
+        game = session.exec(select(GameRecord)).first()
     assert game is not None
     for path in [*DASHBOARD[1:], f"/admin/games/{game.id}", f"/admin/games/{game.id}/extend",
                  f"/admin/games/{game.id}/replace"]:

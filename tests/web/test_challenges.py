@@ -14,7 +14,7 @@ from sqlmodel import select
 import pbem.ratelimit  # noqa: F401  (its table must be on the test databases' metadata)
 from pbem.challenges.tables import Challenge, ChallengeStatus
 from pbem.db import Database
-from pbem.models import Game, GameStatus, Player
+from pbem.models import GameRecord, GameStatus, Player
 from tests.support import Mailbox, csrf_of, smallest_options, two_player_game
 from tests.web.sessions import signed_in
 
@@ -79,7 +79,7 @@ def test_a_challenge_from_the_form_to_the_game(
     row = challenge(sqlite_database)
     assert row.status == ChallengeStatus.STARTED and row.game_id is not None
     with sqlite_database.session() as session:
-        made = session.get(Game, row.game_id)
+        made = session.get(GameRecord, row.game_id)
         assert made is not None and made.status == GameStatus.ACTIVE
     assert "The game has started" in bob.get(path).text
     turn = [m for m in mailbox.deliver() if m["To"].addresses[0].username == "bob"]
@@ -310,7 +310,7 @@ def test_an_unlisted_challenge_makes_an_unlisted_game(
     row = challenge(sqlite_database)
     assert not row.listed and row.game_id is not None
     with sqlite_database.session() as session:
-        made = session.get(Game, row.game_id)
+        made = session.get(GameRecord, row.game_id)
         assert made is not None and not made.listed
     listed = challenge_form(client, two_player_game(), invitees="bob@example.test")
     assert "Unlisted." not in client.get(listed.headers["Location"]).text

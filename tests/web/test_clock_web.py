@@ -11,7 +11,7 @@ from sqlmodel import select
 
 from pbem.clock.controls import Fischer, PerMove
 from pbem.db import Database
-from pbem.models import Game, Seat
+from pbem.models import GameRecord, Seat
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, create_game, start_game
 from pbem.services.clock_actions import pause_game
@@ -40,7 +40,7 @@ def test_the_game_page_shows_the_clock_and_a_pause(
     assert "has paused this game" in client.get(game_path).text
     # A move confirmed while paused is not played, and the page says why.
     with sqlite_database.session() as session:
-        game, state = current_state(session.get(Game, game_pk))  # type: ignore[arg-type]
+        game, state = current_state(session.get(GameRecord, game_pk))  # type: ignore[arg-type]
     move = str(game.random_move(state, random.Random(0)))
     move_path = site.links.move_url(game_pk, mover or 0, 0)[len("http://localhost"):]
     confirm = client.get(f"{move_path}/confirm", query_string={"move": move})
@@ -49,7 +49,7 @@ def test_the_game_page_shows_the_clock_and_a_pause(
                                                      "move": move})
     assert done.status_code == 409 and "paused this game" in done.text
     with sqlite_database.session() as session:
-        assert session.get(Game, game_pk).ply == 0  # type: ignore[union-attr]
+        assert session.get(GameRecord, game_pk).ply == 0  # type: ignore[union-attr]
 
 
 def test_a_new_time_zone_moves_the_weekend_and_the_deadline(
@@ -76,6 +76,6 @@ def test_a_new_time_zone_moves_the_weekend_and_the_deadline(
                                    "time_zone": "America/Los_Angeles", "language": "en"})
     assert saved.status_code == 303
     with sqlite_database.session() as session:
-        moved = session.get(Game, game_pk)
+        moved = session.get(GameRecord, game_pk)
     # 6 hours of Friday in Los Angeles, then Monday 00:00 PDT + 18 h = Tuesday 01:00 UTC.
     assert moved is not None and moved.deadline == datetime(2025, 3, 11, 1, 0, tzinfo=UTC)

@@ -14,7 +14,7 @@ from flask.testing import FlaskClient
 from sqlmodel import col, select
 
 from pbem.db import Database
-from pbem.models import Game, GameStatus, MoveSource, OutboxEmail, Player, Seat
+from pbem.models import GameRecord, GameStatus, MoveSource, OutboxEmail, Player, Seat
 from pbem.positions import current_state
 from pbem.scheduler import sweep
 from pbem.scheduler.bots import WIN_NOTE
@@ -39,9 +39,9 @@ def games_page(database: Database, site: Site,
     return "/account", player.id
 
 
-def new_games(database: Database, player_id: int) -> list[tuple[Game, list[Seat]]]:
+def new_games(database: Database, player_id: int) -> list[tuple[GameRecord, list[Seat]]]:
     with database.session() as session:
-        games = session.exec(select(Game).order_by(col(Game.id))).all()
+        games = session.exec(select(GameRecord).order_by(col(GameRecord.id))).all()
         found = []
         for game in games:
             seats = session.exec(select(Seat).where(Seat.game_id == game.id)
@@ -103,7 +103,7 @@ def test_the_computer_starts_and_the_sweep_plays_it(
     assert game.status == GameStatus.ACTIVE and game.to_move == 0
     sweep(sqlite_database, datetime.now(UTC), site)
     with sqlite_database.session() as session:
-        row = session.get(Game, game.id)
+        row = session.get(GameRecord, game.id)
         turn = session.exec(select(OutboxEmail).where(OutboxEmail.game_id == game.id,
                                                       OutboxEmail.kind == "turn")).all()
     assert row is not None and row.to_move == 2  # both computer seats moved
@@ -259,7 +259,7 @@ def test_a_game_left_by_its_player_ends_when_the_clock_runs_out(
     assert game.deadline is not None
     sweep(sqlite_database, game.deadline.replace(tzinfo=UTC) + timedelta(seconds=1), site)
     with sqlite_database.session() as session:
-        row = session.get(Game, game.id)
+        row = session.get(GameRecord, game.id)
         mail = [e.kind for e in session.exec(select(OutboxEmail).where(
             OutboxEmail.game_id == game.id, OutboxEmail.to_address == "p0@example.test"))]
     assert row is not None and row.status == GameStatus.FINISHED

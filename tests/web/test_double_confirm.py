@@ -21,7 +21,7 @@ from sqlalchemy import text
 from sqlmodel import select
 
 from pbem.links import Links
-from pbem.models import Game, Move
+from pbem.models import GameRecord, Move
 from pbem.positions import current_state
 from pbem.services import Site
 from tests.support import (
@@ -102,7 +102,7 @@ def test_the_losing_half_of_a_double_confirm_gets_the_not_played_page(
         for _ in range(ROUNDS):
             game_pk = start_a_game(database, datetime.now(UTC), site, GAME)
             with database.session() as session:
-                row = session.get(Game, game_pk)
+                row = session.get(GameRecord, game_pk)
             assert row is not None and row.to_move is not None
             game, state = current_state(row)
             move = str(game.random_move(state, rng))

@@ -12,7 +12,7 @@ from flask.testing import FlaskClient
 from sqlmodel import select
 
 from pbem.db import Database
-from pbem.models import AuditEntry, Game, Move, Player, PlayerAbsence
+from pbem.models import AuditEntry, GameRecord, Move, Player, PlayerAbsence
 from pbem.positions import current_state
 from pbem.services import Site
 from tests.support import csrf_of, start_a_game
@@ -24,7 +24,7 @@ CONTROL = ["Ann\nBcc: eve@example.test", "Ann\x1b[31m", "Ann\x00", "Ann\u202eevi
 def _snapshot(database: Database) -> tuple[Any, ...]:
     with database.session() as session:
         return tuple(sorted(repr(row.model_dump()) for row in session.exec(select(table)))
-                     for table in (Player, PlayerAbsence, AuditEntry, Game, Move))
+                     for table in (Player, PlayerAbsence, AuditEntry, GameRecord, Move))
 
 
 def _my_games(client: FlaskClient, site: Site, database: Database, now: datetime,
@@ -84,7 +84,7 @@ def test_a_move_note_with_control_characters_or_too_long_is_refused_and_nothing_
 ) -> None:
     game_pk = start_a_game(sqlite_database, now, site, any_game)
     with sqlite_database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
     assert row is not None and row.to_move is not None
     game, state = current_state(row)
     move = str(game.random_move(state, random.Random(1)))

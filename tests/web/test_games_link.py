@@ -16,7 +16,7 @@ from flask.testing import FlaskClient
 from sqlmodel import select
 
 from pbem.db import Database
-from pbem.models import AuditEntry, Game, OutboxEmail, Player, PlayerSignIn, SignInLink
+from pbem.models import AuditEntry, GameRecord, OutboxEmail, Player, PlayerSignIn, SignInLink
 from pbem.services import Site
 from pbem.services.common import site_from_config
 from pbem.web.email_links import KEEP_SIGN_INS
@@ -31,13 +31,13 @@ REPLACED = "This link was replaced"
 GAMES_LINK = re.compile(re.escape(BASE_URL) + r"/me/[A-Za-z0-9_.-]+")
 
 
-def _game(database: Database, now: datetime, site: Site) -> tuple[int, int, Game]:
+def _game(database: Database, now: datetime, site: Site) -> tuple[int, int, GameRecord]:
     """Alice and Bob in a started game: their ids and the game."""
     game_id = start_a_game(database, now, site, two_player_game(), players=ALICE_BOB)
     with database.session() as session:
         alice, bob = (session.exec(select(Player).where(Player.name == name)).one()
                       for name in ("Alice", "Bob"))
-        row = session.get(Game, game_id)
+        row = session.get(GameRecord, game_id)
     assert alice.id is not None and bob.id is not None and row is not None
     return alice.id, bob.id, row
 

@@ -14,7 +14,7 @@ from typing import Any
 from flask.testing import FlaskClient
 
 from pbem.db import Database
-from pbem.models import Game
+from pbem.models import GameRecord
 from pbem.positions import current_state
 from pbem.services import Site, submit_move
 from pbem.web.terms import name_generic_seats, seat_label, seat_names
@@ -23,16 +23,16 @@ from tests.support import start_a_game
 LAYS_PER_POSITION = 3  # a turn offers dozens of places to lay: a few of them are enough
 
 
-def _row(database: Database, game_pk: int) -> Game:
+def _row(database: Database, game_pk: int) -> GameRecord:
     with database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
     assert row is not None
     return row
 
 
 def _set_pile(database: Database, game_pk: int, pile: list[int]) -> None:
     with database.write() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
         assert row is not None
         row.state = {**row.state, "pile": pile}
         session.add(row)
@@ -43,7 +43,7 @@ def _without_csrf(page: str) -> str:
     return re.sub(r'name="csrf_token" value="[^"]*"', 'name="csrf_token"', page)
 
 
-def _pages(client: FlaskClient, site: Site, row: Game, moves: list[str]) -> dict[str, str]:
+def _pages(client: FlaskClient, site: Site, row: GameRecord, moves: list[str]) -> dict[str, str]:
     assert row.id is not None and row.to_move is not None
     url = site.links.move_url(row.id, row.to_move, row.ply)
     pages = {"move page": client.get(url).text,
@@ -56,7 +56,7 @@ def _pages(client: FlaskClient, site: Site, row: Game, moves: list[str]) -> dict
     return pages
 
 
-def _revealing(row: Game, rng: random.Random) -> list[str]:
+def _revealing(row: GameRecord, rng: random.Random) -> list[str]:
     game, state = current_state(row)
     found = [m for m in game.legal_moves(state) if game.reveals_hidden(state, m)]
     lays = [m for m in found if str(m).startswith("lay")]

@@ -11,16 +11,16 @@ from flask.testing import FlaskClient
 from sqlmodel import select
 
 from pbem.db import Database
-from pbem.models import Game, OutboxEmail
+from pbem.models import GameRecord, OutboxEmail
 from pbem.positions import current_state, move_key, resolve_typed
 from pbem.services import PlayerSpec, Site, submit_move
 from pbem.services.clock_actions import pause_game
 from tests.support import start_a_game
 
 
-def _row(database: Database, game_pk: int) -> Game:
+def _row(database: Database, game_pk: int) -> GameRecord:
     with database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
     assert row is not None
     return row
 

@@ -9,7 +9,7 @@ from datetime import datetime
 from flask.testing import FlaskClient
 
 from pbem.db import Database
-from pbem.models import Game
+from pbem.models import GameRecord
 from pbem.services import Site, submit_move
 from tests.support import start_a_game
 
@@ -27,7 +27,7 @@ def test_stigmergy_side_and_button_moves_read_as_words(
     with sqlite_database.write() as session:
         submit_move(session, now, site, game_id=game_pk, seat=0, ply=0, text="3")  # odd: button
     with sqlite_database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
         assert row is not None and row.to_move is not None
     page = client.get(site.links.move_url(game_pk, row.to_move, row.ply))
     buttons = _buttons(page.text)

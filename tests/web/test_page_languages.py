@@ -23,7 +23,7 @@ from sqlmodel import select
 from pbem import create_app
 from pbem.db import Database
 from pbem.i18n import LANGUAGE_COOKIE, LANGUAGES, Reader
-from pbem.models import Game, Player, Seat
+from pbem.models import GameRecord, Player, Seat
 from pbem.positions import current_state, resolve_typed
 from pbem.services import Site
 from pbem.web import rules
@@ -46,11 +46,11 @@ def _lang(page: str) -> str:
     return match[1]
 
 
-def _game(database: Database, now: datetime, site: Site) -> tuple[Game, int]:
+def _game(database: Database, now: datetime, site: Site) -> tuple[GameRecord, int]:
     """A started Mosey game and the id of the player to move."""
     game_pk = start_a_game(database, now, site, "mosey", {"order": 4}, players=ALICE_BOB)
     with database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
         assert row is not None and row.to_move is not None
         player_id = session.exec(select(Seat.player_id).where(
             Seat.game_id == game_pk, Seat.seat == row.to_move)).one()
@@ -66,7 +66,7 @@ def _speaks(database: Database, player_id: int, language: str,
         session.add(player)
 
 
-def _move_url(site: Site, row: Game) -> str:
+def _move_url(site: Site, row: GameRecord) -> str:
     assert row.id is not None and row.to_move is not None
     return site.links.move_url(row.id, row.to_move, row.ply)
 
@@ -111,7 +111,7 @@ def test_a_signed_in_player_gets_a_link_to_their_settings_on_their_own_pages(
     assert "you choose the language on your games page" in forwarded
 
 
-def _seats(database: Database, row: Game) -> list[Seat]:
+def _seats(database: Database, row: GameRecord) -> list[Seat]:
     with database.session() as session:
         return list(session.exec(select(Seat).where(Seat.game_id == row.id)))
 

@@ -12,7 +12,7 @@ from flask.testing import FlaskClient
 from sqlmodel import select
 
 from pbem.db import Database
-from pbem.models import Game, OutboxEmail, Player
+from pbem.models import GameRecord, OutboxEmail, Player
 from pbem.services import Site
 from pbem.web import rules
 from tests.support import ALICE_BOB, ALICE_BOB_CLEO, csrf_of, start_a_game, start_rifugio_of_three
@@ -81,7 +81,7 @@ def test_my_games_lists_opponents_deadlines_and_move_links(
 ) -> None:
     game_pk = start_a_game(sqlite_database, now, site, "mosey", {"order": 4}, players=ALICE_BOB)
     with sqlite_database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
         alice, bob = (session.exec(select(Player).where(Player.name == n)).one()
                       for n in ("Alice", "Bob"))
     assert row is not None and alice.id is not None and bob.id is not None
@@ -102,7 +102,7 @@ def test_my_games_offers_no_move_to_a_player_who_resigned_a_game_of_three(
 
     game_pk = start_rifugio_of_three(sqlite_database, now, site)
     with sqlite_database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
         assert row is not None and row.to_move is not None
         mover = session.exec(select(Player).where(
             Player.name == ALICE_BOB_CLEO[row.to_move].name)).one()

@@ -14,7 +14,7 @@ from sqlmodel import select
 
 import pbem.web.profiles
 from pbem.db import Database
-from pbem.models import Game, Player
+from pbem.models import GameRecord, Player
 from pbem.ratings.model import Rating
 from pbem.ratings.tables import PlayerRating, RatingChange
 from pbem.services import PlayerSpec, Site, resign
@@ -37,7 +37,7 @@ def game_between(database: Database, site: Site, first: str, second: str, *,
     with database.write() as session:
         if resigns is not None:
             resign(session, NOW + timedelta(hours=1), site, game_id=pk, seat=resigns)
-        row = session.get(Game, pk)
+        row = session.get(GameRecord, pk)
         assert row is not None
         return row.public_id
 
@@ -91,7 +91,7 @@ def test_ratings_with_their_history_graph(
     game = game_between(sqlite_database, site, "Alice", "Bob", resigns=1)
     alice = player_id(sqlite_database, "Alice")
     with sqlite_database.write() as session:
-        row = session.exec(select(Game).where(Game.public_id == game)).one()
+        row = session.exec(select(GameRecord).where(GameRecord.public_id == game)).one()
         session.add(RatingChange(game_id=row.id, player_id=alice, game_type="mosey",
                                  mu_before=25.0, sigma_before=25 / 3, mu_after=27.0,
                                  sigma_after=6.0, at=NOW))

@@ -18,7 +18,7 @@ from sqlmodel import select
 
 from pbem.db import Database
 from pbem.i18n import Reader
-from pbem.models import Game, Player
+from pbem.models import GameRecord, Player
 from pbem.ratings.model import Rating
 from pbem.ratings.tables import PlayerRating, RatingChange
 from pbem.services import Site
@@ -88,7 +88,7 @@ def test_public_rating_pages_show_no_addresses(
     _leaderboard(sqlite_database, now)
     game_pk = start_a_game(sqlite_database, now, site, "mosey", {"order": 4}, players=ALICE_BOB)
     with sqlite_database.write() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
         assert row is not None
         row.rated = True
         session.add(row)
@@ -174,7 +174,7 @@ def _alice_and_bob(database: Database, now: datetime, site: Site, games: int) ->
         assert alice.id is not None and bob.id is not None
         mu, sigma = 25.0, 25 / 3
         for number, game_pk in enumerate(game_pks[:games]):
-            row = session.get(Game, game_pk)
+            row = session.get(GameRecord, game_pk)
             assert row is not None
             row.rated = True
             session.add(row)
@@ -211,7 +211,7 @@ def test_a_rated_games_page_shows_each_players_rating(
     _alice, _bob, [game_pk, *_] = _alice_and_bob(sqlite_database, now, site, 1)
     unrated = start_a_game(sqlite_database, now, site, "mosey", {"order": 4}, players=ALICE_BOB)
     with sqlite_database.session() as session:
-        rated_row, unrated_row = session.get(Game, game_pk), session.get(Game, unrated)
+        rated_row, unrated_row = session.get(GameRecord, game_pk), session.get(GameRecord, unrated)
         assert rated_row is not None and unrated_row is not None
     page = client.get(f"/g/{rated_row.public_id}").text
     shown = Rating(26.0, 25 / 3 - 0.5, 1).shown
@@ -239,7 +239,7 @@ def rated_urls(served: Site_) -> dict[str, str]:  # noqa: F811 (the fixture abov
     now = datetime.now(UTC)
     ids = _leaderboard(served.database, now)
     with served.database.write() as session:
-        game = session.exec(select(Game).where(Game.game_type == "mosey")).first()
+        game = session.exec(select(GameRecord).where(GameRecord.game_type == "mosey")).first()
         assert game is not None and game.id is not None
         game.rated = True
         session.add(game)

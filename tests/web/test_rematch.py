@@ -11,7 +11,7 @@ from sqlmodel import select
 
 from pbem.challenges.tables import Challenge, ChallengeStatus
 from pbem.db import Database
-from pbem.models import Game, GameStatus, Seat
+from pbem.models import GameRecord, GameStatus, Seat
 from pbem.services import PlayerSpec, Site, resign
 from tests.support import BASE_URL, Mailbox, csrf_of, start_a_game, two_player_game
 
@@ -65,8 +65,8 @@ def test_a_rematch_from_the_game_over_emails(
     rematch = _rematch(sqlite_database)
     assert rematch is not None and rematch.status == ChallengeStatus.STARTED
     with sqlite_database.session() as session:
-        old = session.get(Game, game_id)
-        new = session.get(Game, rematch.game_id)
+        old = session.get(GameRecord, game_id)
+        new = session.get(GameRecord, rematch.game_id)
         assert old is not None and new is not None and new.status == GameStatus.ACTIVE
         assert new.options == old.options and new.game_type == old.game_type
         old_seats = [s.player_id for s in session.exec(

@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 from sqlmodel import select
 
 from pbem.db import Database
-from pbem.models import Game, Move
+from pbem.models import GameRecord, Move
 from pbem.positions import current_state, moves_of
 from pbem.services import Site, resign, submit_move
 from tests.support import ALICE_BOB, start_a_game
@@ -26,7 +26,7 @@ def play_random(database: Database, site: Site, pk: int, count: int, seed: int =
     rng = random.Random(seed)
     for _ in range(count):
         with database.write() as session:
-            row = session.get(Game, pk)
+            row = session.get(GameRecord, pk)
             assert row is not None
             if row.to_move is None:
                 return
@@ -38,7 +38,7 @@ def play_random(database: Database, site: Site, pk: int, count: int, seed: int =
 
 def public_id(database: Database, pk: int) -> str:
     with database.session() as session:
-        row = session.get(Game, pk)
+        row = session.get(GameRecord, pk)
         assert row is not None
         return row.public_id
 
@@ -95,7 +95,7 @@ def _shuffle_stored_piles(database: Database, pk: int, rng: random.Random) -> No
         return {**state, "pile": pile}
 
     with database.write() as session:
-        row = session.get(Game, pk)
+        row = session.get(GameRecord, pk)
         assert row is not None
         row.state, row.start_state = shuffled(row.state), shuffled(row.start_state)
         session.add(row)

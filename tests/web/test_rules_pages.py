@@ -16,7 +16,7 @@ from sqlmodel import col, select
 
 import engine
 from pbem.db import Database
-from pbem.models import Game, Move, OutboxEmail
+from pbem.models import GameRecord, Move, OutboxEmail
 from pbem.services import PlayerSpec, Site, create_game, resign, submit_move
 from pbem.web import rules
 from pbem.web.games import turns_of
@@ -32,9 +32,9 @@ def client(app: Flask) -> FlaskClient:
     return app.test_client()
 
 
-def _row(database: Database, game_pk: int) -> Game:
+def _row(database: Database, game_pk: int) -> GameRecord:
     with database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
     assert row is not None
     return row
 
@@ -228,7 +228,7 @@ def test_a_finished_game_without_a_stored_result_gets_a_sentence(
     game_pk = start_a_game(sqlite_database, now, site, "mosey", {"order": 4}, players=ALICE_BOB)
     _play_random(sqlite_database, now, site, game_pk, 3000, random.Random(5))
     with sqlite_database.write() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
         assert row is not None and row.status == "finished"
         row.result = ""
         session.add(row)

@@ -19,7 +19,7 @@ import engine
 from pbem.db import Database
 from pbem.models import (
     AuditEntry,
-    Game,
+    GameRecord,
     Move,
     OutboxEmail,
     Player,
@@ -31,7 +31,7 @@ from pbem.services import PlayerSpec, Site, create_game
 from pbem.web.player_sessions import issue_link
 from tests.support import csrf_of, start_a_game
 
-TABLES = (Game, Move, Seat, Player, OutboxEmail, PlayerAbsence, AuditEntry)
+TABLES = (GameRecord, Move, Seat, Player, OutboxEmail, PlayerAbsence, AuditEntry)
 
 
 @dataclass
@@ -78,7 +78,7 @@ def _probes(database: Database, now: datetime, site: Site, game_id: str,
             PlayerSpec("P0", "p0@example.test"), PlayerSpec("P1", "p1@example.test")])
         invited_pk = invited.id
     with database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
     assert row is not None and row.to_move is not None and invited_pk is not None
     game, state = current_state(row)
     move = str(game.legal_moves(state)[0])

@@ -19,7 +19,7 @@ from flask.testing import FlaskClient
 import engine
 from pbem import create_app
 from pbem.db import Database
-from pbem.models import CaughtMail, Game
+from pbem.models import CaughtMail, GameRecord
 from pbem.services import PlayerSpec, Site, create_game
 from pbem.templating import TEMPLATES
 from tests.support import start_a_game
@@ -57,7 +57,7 @@ def _pages(database: Database, now: datetime, site: Site, game_id: str) -> dict[
             PlayerSpec("P0", "p0@example.test"), PlayerSpec("P1", "p1@example.test")])
         invited_pk = invited.id
     with database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
     assert row is not None and row.to_move is not None and invited_pk is not None
     game = engine.new_game(row.game_type, **row.options)
     move = str(game.legal_moves(game.decode(row.state))[0])

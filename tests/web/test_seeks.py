@@ -14,7 +14,7 @@ from sqlmodel import select
 import engine
 from pbem.challenges.tables import Challenge, ChallengePlayer, ChallengeStatus
 from pbem.db import Database
-from pbem.models import Game, Seat
+from pbem.models import GameRecord, Seat
 from pbem.web.player_sessions import issue_link
 from tests.support import BACKENDS, csrf_of, make_database, start_gunicorn, two_player_game
 from tests.web.test_challenges import challenge_form, make_player, signed_in
@@ -61,7 +61,7 @@ def test_the_seeks_page_filters_and_joins(app: Flask, sqlite_database: Database)
     with sqlite_database.session() as session:
         row = session.exec(select(Challenge)).one()
         assert row.status == ChallengeStatus.STARTED and row.game_id is not None
-        assert session.get(Game, row.game_id) is not None
+        assert session.get(GameRecord, row.game_id) is not None
     assert seek not in visitor.get("/seeks").text  # a full seek is no longer listed
     assert "The game has started" in bobs.get(f"/challenges/{seek}").text
 

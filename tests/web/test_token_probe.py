@@ -19,7 +19,7 @@ from sqlmodel import select
 
 from pbem.db import Database
 from pbem.links import DamagedLink, Purpose
-from pbem.models import AuditEntry, Game, Move, OutboxEmail, Player, Seat
+from pbem.models import AuditEntry, GameRecord, Move, OutboxEmail, Player, Seat
 from pbem.services import PlayerSpec, Site, create_game
 from tests.support import SECRET, csrf_of, start_a_game
 
@@ -90,7 +90,7 @@ def _snapshot(database: Database) -> tuple[Any, ...]:
     with database.session() as session:
         return tuple(
             sorted(repr(row.model_dump()) for row in session.exec(select(table)))
-            for table in (Game, Move, Seat, Player, OutboxEmail, AuditEntry))
+            for table in (GameRecord, Move, Seat, Player, OutboxEmail, AuditEntry))
 
 
 @pytest.mark.parametrize(("path", "purpose", "form"), ROUTES)

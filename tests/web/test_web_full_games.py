@@ -18,7 +18,7 @@ from sqlmodel import select
 
 import engine
 from pbem.db import Database
-from pbem.models import Game, GameStatus, Move, MoveSource
+from pbem.models import GameRecord, GameStatus, Move, MoveSource
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, create_game
 
@@ -67,7 +67,7 @@ def test_a_whole_game_through_emailed_links(
             page = client.get(url)
             assert page.status_code == 200, page.text
             with sqlite_database.session() as session:
-                current = session.get(Game, game_pk)
+                current = session.get(GameRecord, game_pk)
             assert current is not None
             game, state = current_state(current)
             query = _choose(game, state, rng)
@@ -83,7 +83,7 @@ def test_a_whole_game_through_emailed_links(
         assert plies < 3000, "the game does not end"
 
     with sqlite_database.session() as session:
-        final = session.get(Game, game_pk)
+        final = session.get(GameRecord, game_pk)
         moves = session.exec(select(Move).where(Move.game_id == game_pk)).all()
     assert final is not None and final.status == GameStatus.FINISHED
     assert len(moves) == final.ply

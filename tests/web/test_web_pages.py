@@ -16,7 +16,7 @@ from sqlmodel import select
 
 import engine
 from pbem.db import Database
-from pbem.models import Game, Move
+from pbem.models import GameRecord, Move
 from pbem.positions import current_state, move_menu
 from pbem.services import PlayerSpec, Site, create_game, resign, submit_move
 from pbem.web.terms import name_generic_seats, seat_label, seat_names
@@ -24,9 +24,9 @@ from tests.support import start_a_game
 from tests.web.sessions import open_games_link
 
 
-def _row(database: Database, game_pk: int) -> Game:
+def _row(database: Database, game_pk: int) -> GameRecord:
     with database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
     assert row is not None
     return row
 

@@ -16,15 +16,15 @@ from flask.testing import FlaskClient
 import engine
 from engine.svg import TARGET
 from pbem.db import Database
-from pbem.models import Game
+from pbem.models import GameRecord
 from pbem.positions import current_state, moves_of
 from pbem.services import Site
 from tests.support import start_a_game, start_rifugio_of_three
 
 
-def _row(database: Database, game_pk: int) -> Game:
+def _row(database: Database, game_pk: int) -> GameRecord:
     with database.session() as session:
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
     assert row is not None
     return row
 
@@ -203,7 +203,7 @@ def test_each_rotation_is_a_button_with_a_picture_and_missing_ones_say_why(
     game, state, base, rotations = _position_with_rotations()
     game_pk = start_a_game(sqlite_database, now, site, "rifugio", {"players": 2})
     with sqlite_database.write() as session:  # the game jumps to that position
-        row = session.get(Game, game_pk)
+        row = session.get(GameRecord, game_pk)
         assert row is not None
         row.state, row.to_move = game.encode(state), game.to_move(state)
         session.add(row)
