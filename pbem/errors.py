@@ -6,6 +6,7 @@ has to import another to say no.
 
 from __future__ import annotations
 
+import engine
 from engine.text import Text
 from pbem.models import GameRecord
 
@@ -33,3 +34,12 @@ class NotYourTurn(ServiceError):
 
 class GameNotActive(ServiceError):
     pass
+
+
+def reason_of(error: Exception) -> str:
+    """Why a move or a service was refused, untranslated: the engine's :class:`Text` for an
+    illegal move, the message a service raised (a Text where the service wrote one) otherwise."""
+    if isinstance(error, engine.IllegalMove):
+        return error.text
+    found = getattr(error, "text", None) or (error.args[0] if error.args else "")
+    return found if isinstance(found, str) else str(error)

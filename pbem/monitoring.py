@@ -24,6 +24,7 @@ from prometheus_client.registry import Collector
 from sqlalchemy import func, text
 from sqlmodel import Session, col, select
 
+from pbem.clock.wall import utc_now
 from pbem.db import Database
 from pbem.inbound.imap import describe_url
 from pbem.models import JobState, MailStatus, Move, MoveSource, OutboxEmail, SchedulerLease
@@ -34,10 +35,6 @@ from pbem.scheduler.stats import last_sweep
 
 bp = Blueprint("monitoring", __name__)
 PENDING = (MailStatus.QUEUED, MailStatus.RETRYING, MailStatus.SENDING)
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 @dataclass(frozen=True)
@@ -218,7 +215,7 @@ class DatabaseCollector(Collector):
         committed = CounterMetricFamily("pbem_moves_committed", "Moves committed, by source",
                                         labels=["source"])
         # Every known source, 0 included, so that rates work from the first scrape.
-        known = {v: 0 for k, v in vars(MoveSource).items() if k.isupper()}
+        known = {str(source): 0 for source in MoveSource}
         for source, count in sorted({**known, **moves}.items()):
             committed.add_metric([str(source)], int(count))
         yield committed

@@ -60,15 +60,18 @@ class RateLimitCounter(SQLModel, table=True):
 
 class DatabaseStorage(Storage):
     """A ``limits`` storage (``pbem-db://``) on a :class:`pbem.db.Database`, given as the
-    ``database`` option."""
+    ``database`` option; ``clock`` (seconds since the epoch, ``time.time`` by default) lets
+    tests move time on instead of waiting for it."""
 
     STORAGE_SCHEME = ["pbem-db"]  # noqa: RUF012  (limits registers storages by this list)
 
     def __init__(self, uri: str = "pbem-db://", wrap_exceptions: bool = False,
-                 database: Database | None = None, **options: Any) -> None:
+                 database: Database | None = None, clock: Callable[[], float] = time.time,
+                 **options: Any) -> None:
         if database is None:
             raise ValueError("the pbem-db rate-limit storage needs the database option")
         self.database = database
+        self.clock = clock
         super().__init__(uri, wrap_exceptions=wrap_exceptions, **options)
 
     @property
@@ -76,7 +79,7 @@ class DatabaseStorage(Storage):
         return SQLAlchemyError
 
     def incr(self, key: str, expiry: int, amount: int = 1) -> int:
-        now = time.time()
+        now = self.clock()
         table = RateLimitCounter.__table__  # type: ignore[attr-defined]
         dialect = postgresql if not self.database.is_sqlite else sqlite
         fresh = table.c.expires_at <= now  # the stored window is over: start a new one
@@ -96,7 +99,7 @@ class DatabaseStorage(Storage):
         with self.database.session() as session:
             row = session.exec(select(RateLimitCounter).where(
                 RateLimitCounter.key == key[:MAX_KEY])).one_or_none()
-        return row if row is not None and row.expires_at > time.time() else None
+        return row if row is not None and row.expires_at > self.clock() else None
 
     def get(self, key: str) -> int:
         row = self._current(key)
@@ -104,7 +107,7 @@ class DatabaseStorage(Storage):
 
     def get_expiry(self, key: str) -> float:
         row = self._current(key)
-        return row.expires_at if row else time.time()
+        return row.expires_at if row else self.clock()
 
     def check(self) -> bool:
         try:
@@ -131,7 +134,7 @@ class DatabaseStorage(Storage):
         with self.database.write() as session:
             session.execute(update(table).where(
                 table.c.key == key[:MAX_KEY], table.c.count > 0,
-                table.c.expires_at > time.time()).values(count=table.c.count - 1))
+                table.c.expires_at > self.clock()).values(count=table.c.count - 1))
 
 
 def redis_address(url: str) -> str:

@@ -21,8 +21,9 @@ from pbem.admin.devices import forget_devices, remember
 from pbem.admin.passwords import MIN_PASSWORD_LENGTH, check_password
 from pbem.admin.sessions import end_all_sessions, start_session
 from pbem.admin.support import admin_blueprint, current_admin
+from pbem.clock.wall import utc_now
 from pbem.models import AdminUser
-from pbem.web.support import database, utc_now
+from pbem.web.support import database
 
 bp = admin_blueprint("admin_account")
 log = logging.getLogger(__name__)

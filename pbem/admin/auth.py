@@ -13,8 +13,9 @@ from pbem.admin.accounts import authenticate
 from pbem.admin.limits import forget_account_failures
 from pbem.admin.second_step import ask_for_code, finish_login, needs_code
 from pbem.admin.sessions import current_organiser, end_all_sessions, organiser_required
+from pbem.clock.wall import utc_now
 from pbem.web.redirects import safe_next
-from pbem.web.support import database, utc_now
+from pbem.web.support import database
 
 bp = Blueprint("admin_auth", __name__, url_prefix="/admin")
 

@@ -11,10 +11,11 @@ from werkzeug.wrappers import Response
 from pbem.admin.support import admin_blueprint, current_admin
 from pbem.challenges.service import cancel_challenge, people_of, players_by_id
 from pbem.challenges.tables import Challenge, ChallengeStatus
+from pbem.clock.wall import utc_now
 from pbem.errors import ServiceError
 from pbem.game_options import game_name
 from pbem.web.language import current_reader
-from pbem.web.support import database, reason_of, site, utc_now
+from pbem.web.support import database, shown_reason, site
 
 bp = admin_blueprint("admin_challenges")
 SHOWN = 200
@@ -27,7 +28,7 @@ def challenges() -> str:
     reader = current_reader()
     with database().session() as session:
         query = select(Challenge).order_by(col(Challenge.created_at).desc()).limit(SHOWN)
-        if status in (ChallengeStatus.OPEN, *ChallengeStatus.CLOSED):
+        if status in tuple(ChallengeStatus):
             query = query.where(Challenge.status == status)
         rows = list(session.exec(query))
         lines = []
@@ -39,7 +40,7 @@ def challenges() -> str:
                           "game_name": game_name(row.game_type, reader),
                           "people": [(players[p.player_id], p.status) for p in people]})
     return render_template("admin/challenges.html", lines=lines, status=status,
-                           statuses=(ChallengeStatus.OPEN, *ChallengeStatus.CLOSED))
+                           statuses=tuple(ChallengeStatus))
 
 
 @bp.post("/challenges/cancel")
@@ -53,5 +54,5 @@ def cancel() -> Response:
                              player_id=None, admin=current_admin().email)
         flash(_("The challenge was cancelled and its players told."))
     except ServiceError as error:
-        flash(_("Nothing was changed: %(reason)s.", reason=reason_of(error)))
+        flash(_("Nothing was changed: %(reason)s.", reason=shown_reason(error)))
     return redirect(url_for("admin_challenges.challenges"), 303)

@@ -11,9 +11,10 @@ from pbem.admin.actions import welcome_new_players
 from pbem.admin.forms import blank_form, read_form
 from pbem.admin.queries import BOUNCED, STATUSES, GameFilter, count_bounced, list_games
 from pbem.admin.support import PAGE_SIZE, actor, admin_blueprint, says
+from pbem.clock.wall import utc_now
 from pbem.services import ServiceError, create_game
 from pbem.services.common import audit
-from pbem.web.support import database, site, utc_now
+from pbem.web.support import database, site
 
 bp = admin_blueprint("admin")
 

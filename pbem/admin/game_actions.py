@@ -30,12 +30,13 @@ from pbem.admin.action_forms import (
 from pbem.admin.game_detail import load_game
 from pbem.admin.support import actor, admin_blueprint, current_admin, says
 from pbem.admin.words import word
+from pbem.clock.wall import utc_now
 from pbem.models import GameRecord, GameStatus, SeatStatus
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, ServiceError
 from pbem.services.common import players_of, seats_of
 from pbem.web.language import current_reader
-from pbem.web.support import database, site, utc_now
+from pbem.web.support import database, site
 
 bp = admin_blueprint("admin_action")
 

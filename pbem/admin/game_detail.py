@@ -11,6 +11,7 @@ from sqlmodel import Session, col, select
 
 from pbem.admin.queries import audit_actors, audit_page, is_overdue, mail_page
 from pbem.admin.support import admin_blueprint
+from pbem.clock.wall import utc_now
 from pbem.models import (
     AuditEntry,
     GameRecord,
@@ -26,7 +27,7 @@ from pbem.services.common import players_of, seats_of, shown_names
 from pbem.services.records import is_over
 from pbem.services.results import result_in
 from pbem.web.language import current_reader
-from pbem.web.support import board_svg, database, site, utc_now
+from pbem.web.support import board_svg, database, site
 
 bp = admin_blueprint("admin_game")
 

@@ -29,8 +29,9 @@ from pbem.admin.limits import forget_account_failures
 from pbem.admin.pending_code import PENDING, code_page
 from pbem.admin.sessions import client_fingerprint, start_session
 from pbem.admin.two_factor import check_code, is_on
+from pbem.clock.wall import utc_now
 from pbem.models import AdminUser
-from pbem.web.support import database, utc_now
+from pbem.web.support import database
 
 bp = Blueprint("admin_second_step", __name__, url_prefix="/admin")
 CODE_TIME = timedelta(minutes=5)

@@ -144,8 +144,9 @@ def read_form(info: engine.GameInfo) -> TournamentForm:
         errors["name"] = _("give the tournament a name")
     result.read_options()
     _players(result)
-    if values.get("format") not in TournamentFormat.ALL:
-        errors["format"] = _("choose one of %(choices)s", choices=", ".join(TournamentFormat.ALL))
+    formats = tuple(TournamentFormat)
+    if values.get("format") not in formats:
+        errors["format"] = _("choose one of %(choices)s", choices=", ".join(formats))
     for key in ("rounds", "table_size"):
         if not values.get(key, "").isdigit():
             errors[key] = _("type a whole number")

@@ -18,6 +18,7 @@ from pbem.admin.actions import welcome_new_players
 from pbem.admin.forms import default_language
 from pbem.admin.support import actor, admin_blueprint, says
 from pbem.admin.tournament_forms import ActionForm, blank_form, read_form
+from pbem.clock.wall import utc_now
 from pbem.models import Player
 from pbem.services import ServiceError
 from pbem.tournaments.queries import entries_of, points_text, standings_view
@@ -31,7 +32,7 @@ from pbem.tournaments.service import (
     withdraw_player,
 )
 from pbem.tournaments.tables import Tournament, TournamentStatus
-from pbem.web.support import database, site, utc_now
+from pbem.web.support import database, site
 from pbem.web.tournaments import game_name_here
 
 bp = admin_blueprint("admin_tournaments")

@@ -85,12 +85,13 @@ def check_waiting(row: Challenge, now: datetime) -> None:
     if row.status == ChallengeStatus.OPEN and row.expires_at <= now:
         raise ServiceError(Text("this challenge has expired"))
     if row.status != ChallengeStatus.OPEN:
-        raise ServiceError({
+        closed: dict[str, Text] = {
             ChallengeStatus.STARTED: Text("this challenge has become a game already"),
             ChallengeStatus.DECLINED: Text("this challenge was declined"),
             ChallengeStatus.EXPIRED: Text("this challenge has expired"),
             ChallengeStatus.CANCELLED: Text("this challenge was cancelled"),
-        }.get(row.status, Text("this challenge is closed")))
+        }
+        raise ServiceError(closed.get(row.status, Text("this challenge is closed")))
 
 
 def describe(row: Challenge, reader: Reader, names: Sequence[str] = ()) -> dict[str, object]:
@@ -118,9 +119,9 @@ def create_challenge(
     assert creator.id is not None
     rules.time_control(time_control)  # refuses anything the site did not approve
     policy = rules.policy(timeout_policy)
-    if seat_order not in SeatOrder.ALL:
+    if seat_order not in tuple(SeatOrder):
         raise ServiceError(Text("choose who sits first: %(choices)s",
-                                choices=", ".join(SeatOrder.ALL)))
+                                choices=", ".join(tuple(SeatOrder))))
     # Before the seat count: a name listed twice is the mistake to name, not "2 seats, not 3".
     addresses = [spec.email.lower() for spec in invitees if spec.bot_level is None]
     if creator.email in addresses:
@@ -253,7 +254,7 @@ def _clock(text: str) -> TimeControl:
     return parse_time_control(text)
 
 
-def close(session: Session, now: datetime, site: Site, row: Challenge, status: str, *,
+def close(session: Session, now: datetime, site: Site, row: Challenge, status: ChallengeStatus, *,
           by: Player | None) -> None:
     """Close ``row`` (declined, expired or cancelled) and tell everyone in it but ``by``."""
     assert row.id is not None

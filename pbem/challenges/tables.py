@@ -10,6 +10,7 @@ sits twice, whatever two requests do at once.
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import Column, UniqueConstraint
@@ -20,28 +21,24 @@ from pbem.models.columns import UTCDateTime, json_column
 __all__ = ["Challenge", "ChallengeKind", "ChallengePlayer", "ChallengeStatus", "SeatOrder"]
 
 
-class ChallengeKind:
+class ChallengeKind(StrEnum):
     INVITE = "invite"  # to named players, by email
     SEEK = "seek"  # listed for any signed-in player to join
     REMATCH = "rematch"  # the players of a finished game, seats rotated
 
 
-class ChallengeStatus:
+class ChallengeStatus(StrEnum):
     OPEN = "open"  # waiting for answers or for players
     STARTED = "started"  # its game exists (game_id)
     DECLINED = "declined"  # someone said no: it cannot start as planned
     EXPIRED = "expired"  # nobody (or not everyone) accepted in time
     CANCELLED = "cancelled"  # by its creator or an organiser
 
-    CLOSED = (STARTED, DECLINED, EXPIRED, CANCELLED)
 
-
-class SeatOrder:
+class SeatOrder(StrEnum):
     FIRST = "first"  # the creator takes seat 1
     SECOND = "second"  # the creator takes seat 2
     RANDOM = "random"
-
-    ALL = (FIRST, SECOND, RANDOM)
 
 
 class Challenge(SQLModel, table=True):

@@ -255,7 +255,7 @@ def seed_demo(database: Database, config: dict[str, Any]) -> tuple[str, list[str
     from pbem.services import create_game, parse_player, respond_to_invitation
 
     site = site_from_config(database, config)
-    game_id = "mosey" if "mosey" in engine.GAMES else next(iter(engine.GAMES))
+    game_id = next(iter(engine.GAMES))  # the catalogue's first game
     now = datetime.now(UTC)
     with database.write() as session:
         row = create_game(session, now, site, game_type=game_id,

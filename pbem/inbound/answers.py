@@ -29,7 +29,7 @@ from engine.text import N_
 from pbem.game_options import game_name
 from pbem.i18n import ENGLISH, Reader, supported
 from pbem.inbound.reading import command_words
-from pbem.models import GameRecord, GameStatus, InboundMail, OutboxEmail, Player, Seat
+from pbem.models import GameRecord, GameStatus, InboundMail, OutboxEmail, Player, ReplyOutcome, Seat
 from pbem.positions import current_state, last_notation
 from pbem.reply_addresses import message_id, token_in_address
 from pbem.services.common import Site, players_of, seats_of
@@ -103,7 +103,7 @@ def answered_this_hour(session: Session, now: datetime, outcomes: tuple[str, ...
 
 def refusals_left(session: Session, now: datetime, sender: str) -> bool:
     """Whether ``sender`` may still get a refusal this hour (robots must not loop)."""
-    return answered_this_hour(session, now, ("refused",),
+    return answered_this_hour(session, now, (ReplyOutcome.REFUSED,),
                               col(InboundMail.sender) == sender) < REFUSALS_PER_HOUR
 
 
@@ -118,16 +118,16 @@ def why_held_back(session: Session, now: datetime, *, sender: str, seat: Seat,
     this_seat = (col(InboundMail.game_id) == seat.game_id, col(InboundMail.seat) == seat.seat)
     holder_address = holder.email.lower()
     if sender != holder_address and answered_this_hour(
-            session, now, ("command", "refused"), *this_seat,
+            session, now, (ReplyOutcome.COMMAND, ReplyOutcome.REFUSED), *this_seat,
             col(InboundMail.sender) != holder_address) >= STRANGER_ANSWERS_PER_HOUR:
         return "the holder was told of a message from another address this hour"
     if refusal:
         return None if refusals_left(session, now, sender) else \
             f"{REFUSALS_PER_HOUR} refusals to this sender this hour"
-    if answered_this_hour(session, now, ("command",),
+    if answered_this_hour(session, now, (ReplyOutcome.COMMAND,),
                           col(InboundMail.sender) == sender) >= ANSWERS_PER_HOUR:
         return f"{ANSWERS_PER_HOUR} answers to this sender's commands this hour"
-    if answered_this_hour(session, now, ("command",), *this_seat) >= ANSWERS_PER_HOUR:
+    if answered_this_hour(session, now, (ReplyOutcome.COMMAND,), *this_seat) >= ANSWERS_PER_HOUR:
         return f"{ANSWERS_PER_HOUR} answers to commands about this seat this hour"
     return None
 

@@ -39,6 +39,7 @@ from sqlmodel import Session
 import engine
 from engine.text import Text
 from pbem.clock.arithmetic import local_date
+from pbem.errors import reason_of
 from pbem.i18n import Reader
 from pbem.inbound.answers import (
     Thread,
@@ -50,7 +51,7 @@ from pbem.inbound.answers import (
 )
 from pbem.inbound.reading import Reply, command_words
 from pbem.inbound.words import CommandName
-from pbem.models import GameRecord, GameStatus, MoveSource, Player, Seat, SeatStatus
+from pbem.models import GameRecord, GameStatus, MoveSource, Player, ReplyOutcome, Seat, SeatStatus
 from pbem.positions import current_state
 from pbem.reply_addresses import ReplyFields, ReplyPurpose, make_reply_token, reply_address
 from pbem.services import ServiceError, resign, respond_to_invitation
@@ -60,13 +61,12 @@ from pbem.services.vacations import add_absence
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """What became of a message: ``kind`` is played, command, refused, ignored, bounce, advisory
-    (a delivery report that proves nothing) or duplicate; ``detail`` says why (for the log and
-    the dashboard); ``answered``: an email went back (to the sender, or to the seat's holder);
-    ``seat``: the seat its reply address named."""
+class Handled:
+    """What became of a message: ``kind`` (a :class:`~pbem.models.ReplyOutcome`); ``detail``
+    says why (for the log and the dashboard); ``answered``: an email went back (to the sender,
+    or to the seat's holder); ``seat``: the seat its reply address named."""
 
-    kind: str
+    kind: ReplyOutcome
     detail: str = ""
     game_id: int | None = None
     answered: bool = False
@@ -119,36 +119,28 @@ class Context:
         return why_held_back(self.session, self.now, sender=self.thread.sender, seat=self.seat,
                              holder=self.holder, refusal=refusal)
 
-    def refuse(self, reason: str, text: str, **values: Any) -> Outcome:
+    def refuse(self, reason: str, text: str, **values: Any) -> Handled:
         """Refuse with ``text`` (a :class:`Text`, said in the holder's language)."""
         if why := self.held_back(refusal=True):
-            return self.done("refused", f"{reason}: {text} (not answered: {why})",
+            return self.done(ReplyOutcome.REFUSED, f"{reason}: {text} (not answered: {why})",
                              answered=False)
         self.send("reply_refused", reason=self.reader.text(text), **values)
-        return self.done("refused", f"{reason}: {text}")
+        return self.done(ReplyOutcome.REFUSED, f"{reason}: {text}")
 
     def reply(self, kind: str, detail: str, *, purpose: ReplyPurpose = "move",
-              **values: Any) -> Outcome:
+              **values: Any) -> Handled:
         """Answer a command with email/<kind>, unless this hour's answers are used up."""
         if why := self.held_back(refusal=False):
-            return self.done("command", f"{detail} (not answered: {why})", answered=False)
+            return self.done(ReplyOutcome.COMMAND, f"{detail} (not answered: {why})",
+                             answered=False)
         self.send(kind, purpose=purpose, **values)
-        return self.done("command", detail)
+        return self.done(ReplyOutcome.COMMAND, detail)
 
-    def done(self, kind: str, detail: str, *, answered: bool = True) -> Outcome:
-        return Outcome(kind, detail, self.row.id, answered=answered, seat=self.seat.seat)
-
-
-def reason_of(error: Exception) -> str:
-    """Why a move or a service was refused: the engine's :class:`Text` for an illegal move, the
-    message a service raised (a Text where the service wrote one) otherwise."""
-    if isinstance(error, engine.IllegalMove):
-        return error.text
-    found = getattr(error, "text", None) or (error.args[0] if error.args else "")
-    return found if isinstance(found, str) else str(error)
+    def done(self, kind: ReplyOutcome, detail: str, *, answered: bool = True) -> Handled:
+        return Handled(kind, detail, self.row.id, answered=answered, seat=self.seat.seat)
 
 
-def run(context: Context, reply: Reply) -> Outcome:
+def run(context: Context, reply: Reply) -> Handled:
     """Carry out ``reply`` for the seat of ``context``."""
     if context.fields.purpose != "move":
         return confirmed(context, reply)
@@ -167,7 +159,7 @@ def run(context: Context, reply: Reply) -> Outcome:
     return play(context, reply.steps, reply.note)
 
 
-def confirmed(context: Context, reply: Reply) -> Outcome:
+def confirmed(context: Context, reply: Reply) -> Handled:
     """A reply to the mail that asked the holder to confirm a command: that command, or
     nothing (the reply token's purpose names it)."""
     purpose = context.fields.purpose
@@ -182,7 +174,7 @@ def confirmed(context: Context, reply: Reply) -> Outcome:
         "nothing was changed", command=f'"{context.words[purpose]}"'))
 
 
-def ask_to_confirm(context: Context, reply: Reply) -> Outcome:
+def ask_to_confirm(context: Context, reply: Reply) -> Handled:
     """Ask the seat's holder to confirm a command of :data:`CONFIRMED`: their own resignation,
     or a command that came from another address (which is named, and is not carried out)."""
     assert reply.command is not None
@@ -198,7 +190,7 @@ def ask_to_confirm(context: Context, reply: Reply) -> Outcome:
                          stranger=False)
 
 
-def play(context: Context, steps: tuple[str, ...], note: str) -> Outcome:
+def play(context: Context, steps: tuple[str, ...], note: str) -> Handled:
     """All ``steps`` of a turn in one savepoint, or none of them."""
     session, row = context.session, context.row
     assert row.id is not None
@@ -223,10 +215,10 @@ def play(context: Context, steps: tuple[str, ...], note: str) -> Outcome:
                               tried="; ".join(steps))
     played = "; ".join(steps)
     context.send("reply_receipt", with_board=True, played=played, note=note)  # never held back
-    return context.done("played", played)
+    return context.done(ReplyOutcome.PLAYED, played)
 
 
-def not_started(context: Context) -> Outcome:
+def not_started(context: Context) -> Handled:
     """A move (or ``pass``, ``resign``) for a game still waiting for its players' answers."""
     if context.seat.status == SeatStatus.ACCEPTED:
         return context.refuse("not-started", Text(
@@ -238,7 +230,7 @@ def not_started(context: Context) -> Outcome:
         accept=f'"{context.words["accept"]}"', decline=f'"{context.words["decline"]}"'))
 
 
-def answer_invitation(context: Context, reply: Reply) -> Outcome:
+def answer_invitation(context: Context, reply: Reply) -> Handled:
     """``accept`` or ``decline``: the invitation link's buttons, by mail, from the invited
     address only (a forwarded invitation is answered with its link)."""
     assert reply.command is not None and context.row.id is not None
@@ -261,7 +253,7 @@ def answer_invitation(context: Context, reply: Reply) -> Outcome:
                          accepted=accept, started=row.status == GameStatus.ACTIVE)
 
 
-def resign_now(context: Context) -> Outcome:
+def resign_now(context: Context) -> Handled:
     assert context.row.id is not None
     if context.row.status != GameStatus.ACTIVE:
         return context.refuse("moved-on", Text("this game is over; nothing was changed"))
@@ -272,34 +264,35 @@ def resign_now(context: Context) -> Outcome:
     except ServiceError as error:  # already out of the game (resigned or forfeited)
         return context.refuse("resign", Text("%(reason)s; nothing was changed",
                                              reason=reason_of(error)))
-    return context.done("command", "resigned")  # the resignation's own emails tell everyone
+    # the resignation's own emails tell everyone
+    return context.done(ReplyOutcome.COMMAND, "resigned")
 
 
-def send_help(context: Context, reply: Reply, *, detail: str = "help") -> Outcome:
+def send_help(context: Context, reply: Reply, *, detail: str = "help") -> Handled:
     game, state = current_state(context.row)
     return context.reply("reply_help", detail,
                          examples=example_moves(game, state, context.seat.seat),
                          your_turn=context.row.to_move == context.seat.seat)
 
 
-def send_board(context: Context, reply: Reply) -> Outcome:
+def send_board(context: Context, reply: Reply) -> Handled:
     return context.reply("reply_board", "board", with_board=True)
 
 
-def send_status(context: Context, reply: Reply) -> Outcome:
+def send_status(context: Context, reply: Reply) -> Handled:
     game, state = current_state(context.row)
     outcome = game.outcome(state)
     return context.reply("reply_status", "status", to_move=context.row.to_move, outcome=outcome,
                          your_turn=context.row.to_move == context.seat.seat)
 
 
-def send_games(context: Context, reply: Reply) -> Outcome:
+def send_games(context: Context, reply: Reply) -> Handled:
     assert context.holder.id is not None
     return context.reply("reply_games", "games", games=games_of(
         context.session, context.site, context.holder.id, context.reader))
 
 
-def take_vacation(context: Context, reply: Reply) -> Outcome:
+def take_vacation(context: Context, reply: Reply) -> Handled:
     assert reply.command is not None and context.holder.id is not None
     days = reply.command.days or 1
     start = local_date(context.now, context.holder.time_zone)
@@ -316,7 +309,7 @@ def take_vacation(context: Context, reply: Reply) -> Outcome:
                          last_day=format_date(end, "medium", locale=context.reader.locale))
 
 
-Handler = Callable[[Context, Reply], Outcome]
+Handler = Callable[[Context, Reply], Handled]
 
 COMMANDS: dict[CommandName, Handler] = {
     "help": send_help, "board": send_board, "status": send_status, "games": send_games,

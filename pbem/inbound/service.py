@@ -40,9 +40,9 @@ from pbem.db import Database
 from pbem.inbound import bounces, commands, robots
 from pbem.inbound.answers import Thread, answer, reader_for, refusals_left
 from pbem.inbound.bouncing import bounced_emails, record_bounce
-from pbem.inbound.commands import Outcome
+from pbem.inbound.commands import Handled
 from pbem.inbound.reading import read_reply, reply_text
-from pbem.models import GameRecord, InboundMail, MailStatus, OutboxEmail, Player, Seat
+from pbem.models import GameRecord, InboundMail, MailStatus, OutboxEmail, Player, ReplyOutcome, Seat
 from pbem.reply_addresses import (
     BadReplyToken,
     bounce_token_in_address,
@@ -93,7 +93,7 @@ def body_digest(raw: bytes) -> str:
 
 
 def receive(database: Database, now: datetime, site: Site, raw: bytes, *,
-            recipients: list[str] | None = None) -> Outcome:
+            recipients: list[str] | None = None) -> Handled:
     """Handle ``raw`` (a whole message) once, whatever it is; ``recipients`` are the envelope's
     (SMTP's RCPT TO); without them the headers say whom it was for."""
     message = parse(raw)
@@ -107,7 +107,7 @@ def receive(database: Database, now: datetime, site: Site, raw: bytes, *,
                     or_(col(InboundMail.body_digest) == digest,
                         col(InboundMail.body_digest) == ""))  # stored before digests
                     ).first() is not None:
-                return Outcome("duplicate", "this message was handled before")
+                return Handled(ReplyOutcome.DUPLICATE, "this message was handled before")
             record = InboundMail(message_id=message_id, sender=sender, body_digest=digest,
                                  received_at=now, recipient=", ".join(recipients or []))
             session.add(record)
@@ -119,14 +119,14 @@ def receive(database: Database, now: datetime, site: Site, raw: bytes, *,
             except SQLAlchemyError:
                 raise  # ...but a database that is down is worth retrying: the mail comes back
             except Exception as error:  # ...and is recorded, so it is not retried for ever
-                outcome = Outcome("ignored", f"could not be handled: {error!r}")
+                outcome = Handled(ReplyOutcome.IGNORED, f"could not be handled: {error!r}")
             record.outcome, record.detail = outcome.kind, outcome.detail[:500]
             record.game_id, record.seat = outcome.game_id, outcome.seat
             record.answered = outcome.answered
             session.add(record)
             return outcome
     except IntegrityError:
-        return Outcome("duplicate", "this message is being handled by another process")
+        return Handled(ReplyOutcome.DUPLICATE, "this message is being handled by another process")
 
 
 def accepts_recipient(site: Site, address: str) -> bool:
@@ -147,7 +147,7 @@ def addressed_to(message: EmailMessage, recipients: list[str]) -> list[str]:
 
 
 def dispatch(session: Session, now: datetime, site: Site, message: EmailMessage,
-             message_id: str, recipients: list[str], sender: str) -> Outcome:
+             message_id: str, recipients: list[str], sender: str) -> Handled:
     to = addressed_to(message, recipients)
     base = site.reply_address
     bounce_tokens = [t for a in to if (t := bounce_token_in_address(a, base))]
@@ -156,7 +156,7 @@ def dispatch(session: Session, now: datetime, site: Site, message: EmailMessage,
     own = [parseaddr(site.mail_from)[1], base]
     why = robots.why_not_answer(message, own_addresses=own)
     if why is not None:
-        return Outcome("ignored", why)
+        return Handled(ReplyOutcome.IGNORED, why)
     thread = Thread(sender, message_id, "")  # a refusal repeats nobody's subject
     tokens = [t for a in to if (t := token_in_address(a, base))]
     tokens += token_in_message_ids([str(v) for key in ("In-Reply-To", "References")
@@ -188,7 +188,7 @@ def dispatch(session: Session, now: datetime, site: Site, message: EmailMessage,
 
 
 def refuse(session: Session, now: datetime, site: Site, thread: Thread, reason: str,
-           text: str, *, row: GameRecord | None = None) -> Outcome:
+           text: str, *, row: GameRecord | None = None) -> Handled:
     """Answer with ``text`` (a :class:`Text`, in the sender's language) when the sender is a
     player of ours whom we have mailed before and has had no more than
     :data:`~pbem.inbound.answers.REFUSALS_PER_HOUR` refusals this hour. Anybody can write any
@@ -203,11 +203,11 @@ def refuse(session: Session, now: datetime, site: Site, thread: Thread, reason: 
     elif not refusals_left(session, now, thread.sender):
         why = "too many refusals this hour"
     if player is None or why is not None:
-        return Outcome("refused", f"{reason}: {text} (not answered: {why})", game_id)
+        return Handled(ReplyOutcome.REFUSED, f"{reason}: {text} (not answered: {why})", game_id)
     reader = reader_for(site, player)
     answer(session, now, site, thread, kind="reply_refused", row=row, reader=reader,
            player=player, reason=reader.text(text))
-    return Outcome("refused", f"{reason}: {text}", game_id, answered=True)
+    return Handled(ReplyOutcome.REFUSED, f"{reason}: {text}", game_id, answered=True)
 
 
 def sender_player(session: Session, sender: str) -> Player | None:
@@ -223,7 +223,7 @@ def mailed_before(session: Session, address: str) -> bool:
 
 
 def bounce(session: Session, now: datetime, site: Site, message: EmailMessage,
-           tokens: list[str]) -> Outcome:
+           tokens: list[str]) -> Handled:
     """Mark the bounced email, flag its player, alert the organiser and hold the game: when the
     report proves which email of ours bounced (see :func:`bounced_emails`). Anything else is
     advisory: kept with its outcome, changing nothing."""
@@ -236,18 +236,19 @@ def bounce(session: Session, now: datetime, site: Site, message: EmailMessage,
     failed = bounces.bounced_recipients(message)
     reported = ", ".join(sorted(failed)) or "no address"
     if outbox_ids and not reports_failure(message, failed):
-        return Outcome("advisory", "a message to a return path that reports no failure "
-                                   f"(a delay or an auto-reply); failed: {reported}")
+        return Handled(ReplyOutcome.ADVISORY, "a message to a return path that reports no "
+                       f"failure (a delay or an auto-reply); failed: {reported}")
     original = bounces.original_headers(message)
     original_id = " ".join(str(original.get("Message-ID", "")).split()) \
         if original is not None else ""
     emails = bounced_emails(session, site, outbox_ids=outbox_ids, addresses=failed,
                             message_id=original_id)
     if not emails:
-        return Outcome("advisory", "a delivery report that names no email of ours (no valid "
-                                   f"return path, no Message-ID we sent there); failed: {reported}")
+        return Handled(ReplyOutcome.ADVISORY, "a delivery report that names no email of ours "
+                       "(no valid return path, no Message-ID we sent there); "
+                       f"failed: {reported}")
     found = record_bounce(session, now, site, emails)
-    return Outcome("bounce", f"bounced: {', '.join(sorted(found))}")
+    return Handled(ReplyOutcome.BOUNCE, f"bounced: {', '.join(sorted(found))}")
 
 
 def reports_failure(message: EmailMessage, failed: set[str]) -> bool:

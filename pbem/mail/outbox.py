@@ -37,6 +37,7 @@ from pbem.logs import mask_secrets
 from pbem.mail.boards import board_png
 from pbem.mail.compose import UnsendableEmail, render_message
 from pbem.models import MailStatus, OutboxEmail
+from pbem.models.mail import WAITING
 from pbem.reply_addresses import bounce_address, make_bounce_token
 
 log = logging.getLogger(__name__)
@@ -134,7 +135,7 @@ def default_holder() -> str:
 
 
 def _due(now: datetime) -> Any:
-    waiting = and_(col(OutboxEmail.status).in_(MailStatus.WAITING),
+    waiting = and_(col(OutboxEmail.status).in_(WAITING),
                    col(OutboxEmail.next_attempt_at) <= now)
     abandoned = and_(col(OutboxEmail.status) == MailStatus.SENDING,
                      col(OutboxEmail.claimed_until) < now)

@@ -12,6 +12,7 @@ Times are timezone-aware UTC in Python; the database stores them as UTC.
 from __future__ import annotations
 
 from datetime import date, datetime
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import Column, Date, UniqueConstraint
@@ -20,20 +21,20 @@ from sqlmodel import Field, SQLModel
 from pbem.models.columns import UTCDateTime, json_column, time_column
 
 
-class GameStatus:
+class GameStatus(StrEnum):
     INVITED = "invited"  # waiting for every seat to accept
     ACTIVE = "active"
     FINISHED = "finished"
     ABORTED = "aborted"
 
 
-class SeatStatus:
+class SeatStatus(StrEnum):
     INVITED = "invited"
     ACCEPTED = "accepted"
     DECLINED = "declined"
 
 
-class MoveSource:
+class MoveSource(StrEnum):
     LINK = "link"
     ADMIN = "admin"
     TIMEOUT = "timeout"
@@ -271,5 +272,6 @@ from pbem.models.mail import CaughtMail as CaughtMail  # noqa: E402
 from pbem.models.mail import InboundMail as InboundMail  # noqa: E402
 from pbem.models.mail import MailStatus as MailStatus  # noqa: E402
 from pbem.models.mail import OutboxEmail as OutboxEmail  # noqa: E402
+from pbem.models.mail import ReplyOutcome as ReplyOutcome  # noqa: E402
 from pbem.models.organisers import OrganiserRecoveryCode as OrganiserRecoveryCode  # noqa: E402
 from pbem.models.organisers import OrganiserSecurity as OrganiserSecurity  # noqa: E402

@@ -7,6 +7,7 @@ Imported back into :mod:`pbem.models`, so ``from pbem.models import OutboxEmail`
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 
 from sqlalchemy import Column, Index, LargeBinary, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
@@ -16,7 +17,7 @@ from pbem.models.columns import time_column
 __all__ = ["BoardImage", "CaughtMail", "InboundMail", "MailStatus", "OutboxEmail"]
 
 
-class MailStatus:
+class MailStatus(StrEnum):
     QUEUED = "queued"  # never tried
     RETRYING = "retrying"  # tried, deferred (4xx, server down); next_attempt_at says when
     SENDING = "sending"  # claimed by a delivery process until claimed_until
@@ -24,8 +25,21 @@ class MailStatus:
     BOUNCED = "bounced"  # sent, then a delivery report said it never arrived
     FAILED = "failed"  # refused for good (5xx) or out of attempts: organisers are shown it
 
-    WAITING = (QUEUED, RETRYING)
 
+WAITING = (MailStatus.QUEUED, MailStatus.RETRYING)
+"""The statuses of mail still to be tried."""
+
+
+class ReplyOutcome(StrEnum):
+    """What became of an incoming message (InboundMail.outcome)."""
+
+    PLAYED = "played"  # a move or a turn was played
+    COMMAND = "command"  # a command was carried out (resign, board, vacation, ...)
+    REFUSED = "refused"  # not carried out; the sender is told why unless answers are limited
+    IGNORED = "ignored"  # nothing to act on: no token, autoresponder, could not be read
+    BOUNCE = "bounce"  # a delivery report proving one of our emails did not arrive
+    ADVISORY = "advisory"  # a delivery report that proves nothing: kept, changes nothing
+    DUPLICATE = "duplicate"  # handled before (or being handled by another process)
 
 class OutboxEmail(SQLModel, table=True):
     """One email to send. Written in the same transaction as what caused it; sent later."""
@@ -111,6 +125,6 @@ class InboundMail(SQLModel, table=True):
     received_at: datetime = time_column()
     game_id: int | None = Field(default=None, foreign_key="games.id", index=True)
     seat: int | None = None  # the seat its reply address named, once that was read
-    outcome: str = ""  # played, command, refused, ignored, bounce, advisory
+    outcome: str = ""  # a ReplyOutcome
     detail: str = ""
     answered: bool = False  # an email went back (to the sender, or to the seat's holder)

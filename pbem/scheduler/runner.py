@@ -31,6 +31,7 @@ from apscheduler.schedulers.background import BackgroundScheduler  # type: ignor
 from apscheduler.schedulers.base import BaseScheduler  # type: ignore[import-untyped]
 from apscheduler.schedulers.blocking import BlockingScheduler  # type: ignore[import-untyped]
 
+from pbem.clock.wall import utc_now
 from pbem.db import Database
 from pbem.mail.outbox import DeliveryReport, SmtpSettings, deliver_pending
 from pbem.scheduler.bots import BotResult, play_bots
@@ -60,10 +61,6 @@ SWEEP_EVERY_SECONDS = 60
 DELIVER_EVERY_SECONDS = 5
 BOT_EVERY_SECONDS = 2
 BOT_RETRY = timedelta(minutes=1)  # a failed bot's next try at the same position
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 @dataclass

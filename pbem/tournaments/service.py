@@ -73,9 +73,9 @@ def seat_count_options(info: engine.GameInfo) -> set[str]:
 def _check_shape(info: engine.GameInfo, fmt: str, count: int, rounds: int,
                  table_size: int) -> int:
     """The number of rounds, or a ServiceError saying what does not fit."""
-    if fmt not in TournamentFormat.ALL:
+    if fmt not in tuple(TournamentFormat):
         raise ServiceError(Text("choose one of %(choices)s",
-                                choices=", ".join(TournamentFormat.ALL)))
+                                choices=", ".join(tuple(TournamentFormat))))
     if table_size == 2:
         if not info.min_players <= 2 <= info.max_players:
             raise ServiceError(Text("%(game)s is not played by two: choose a table size of "

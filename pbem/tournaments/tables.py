@@ -8,6 +8,7 @@ through ``tournament_games``, so every game page, clock and email works as for a
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import JSON, Column, UniqueConstraint
@@ -19,14 +20,13 @@ __all__ = ["Tournament", "TournamentEntry", "TournamentFormat", "TournamentGame"
            "TournamentStatus"]
 
 
-class TournamentFormat:
+class TournamentFormat(StrEnum):
     ROUND_ROBIN = "round-robin"
     DOUBLE_ROUND_ROBIN = "double-round-robin"
     SWISS = "swiss"  # also multi-player tables (Rifugio): rounds paired by score
-    ALL = (ROUND_ROBIN, DOUBLE_ROUND_ROBIN, SWISS)
 
 
-class TournamentStatus:
+class TournamentStatus(StrEnum):
     PENDING = "pending"  # created, entries known, no game yet
     RUNNING = "running"
     FINISHED = "finished"

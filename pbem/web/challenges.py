@@ -35,6 +35,7 @@ from pbem.challenges.service import (
     players_by_id,
 )
 from pbem.challenges.tables import Challenge, ChallengePlayer, ChallengeStatus, SeatOrder
+from pbem.clock.wall import utc_now
 from pbem.errors import ServiceError
 from pbem.game_options import game_name
 from pbem.links import DamagedLink
@@ -49,10 +50,9 @@ from pbem.web.support import (
     database,
     message_page,
     read_as_player,
-    reason_of,
+    shown_reason,
     site,
     unknown_game_reason,
-    utc_now,
     within_limits,
 )
 
@@ -116,7 +116,7 @@ def new_challenge() -> tuple[str, int] | Response:
                 seek=seek, rated=rated, listed=listed)
             public_id = row.public_id
     except (ServiceError, engine.UnknownGame, BadAddress, BadName) as error:
-        return _form(info, values, reason_of(error)), 400
+        return _form(info, values, shown_reason(error)), 400
     # Counted only once the challenge is made (after its transaction: the limiter's storage may
     # be this database), so a form refused for a typo costs nothing.
     within_limits("pbem-challenge", CHALLENGE_LIMIT, player.email)
@@ -214,7 +214,7 @@ def challenge_action(public_id: str) -> tuple[str, int] | Response:
             else:
                 raise ServiceError(_("choose accept, decline or cancel"))
     except ServiceError as error:
-        return _page(*found, viewer=player.id, error=reason_of(error), status=409)
+        return _page(*found, viewer=player.id, error=shown_reason(error), status=409)
     return redirect(url_for("challenges.challenge_page", public_id=public_id), 303)
 
 
@@ -260,7 +260,7 @@ def invitation(token: str) -> tuple[str, int] | Response:
         except ServiceError as error:
             found = _load(row.public_id)
             assert found is not None
-            return _page(*found, viewer=player_id, token=token, error=reason_of(error),
+            return _page(*found, viewer=player_id, token=token, error=shown_reason(error),
                          status=409)
         return redirect(url_for("challenges.invitation", token=token), 303)
     found = _load(row.public_id)
@@ -297,7 +297,7 @@ def rematch(token: str) -> tuple[str, int]:
                 answer_rematch(session, utc_now(), site(), rules(), game_id=game_id,
                                seat=seat, player_id=player_id, accept=action == "accept")
         except ServiceError as error_:
-            error, status = reason_of(error_), 409
+            error, status = shown_reason(error_), 409
         if not error and action == "decline":
             return message_page(_("Rematch declined"), _("Thank you for answering; the other "
                                                          "players will be told."),

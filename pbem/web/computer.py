@@ -16,6 +16,7 @@ from werkzeug.wrappers import Response
 import engine
 from engine.bots import DEFAULT_LEVEL, LEVELS
 from pbem.clock.deadlines import DEFAULT_TIME_CONTROL
+from pbem.clock.wall import utc_now
 from pbem.clock.wording import describe_control
 from pbem.errors import ServiceError
 from pbem.links import DamagedLink, ReplacedPlayerLink
@@ -31,10 +32,9 @@ from pbem.web.support import (
     database,
     load_token,
     read_as_player,
-    reason_of,
+    shown_reason,
     site,
     unknown_game_reason,
-    utc_now,
 )
 
 bp = Blueprint("computer", __name__)
@@ -92,9 +92,8 @@ def play_the_computer() -> tuple[str, int] | Response:
             mine = next(s for s in seats_of(session, row.id) if s.player_id == player.id)
             target = _where_to_go(row.status, row.to_move, mine, row.id, row.ply)
     except (ServiceError, engine.UnknownGame) as error:
-        return _form(info, values, reason_of(error), 400)
+        return _form(info, values, shown_reason(error), 400)
     return redirect(target, 303)
-
 
 
 def _where_to_go(status: str, to_move: int | None, mine: Seat, game: int, ply: int) -> str:

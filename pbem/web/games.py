@@ -16,7 +16,6 @@ from flask import (
 )
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from markupsafe import Markup, escape
 from sqlmodel import select
 
 import engine
@@ -37,10 +36,11 @@ from pbem.web.support import (
     damaged_link,
     database,
     game_of_token,
+    named_svg,
     seat_out_of_game,
     site,
 )
-from pbem.web.terms import label_seats, name_generic_seats, seat_names, terms_for
+from pbem.web.terms import label_seats, name_numbered_players, seat_names, terms_for
 
 bp = Blueprint("games", __name__)
 COMPUTER_REFRESH_SECONDS = 5  # how often a page waiting for the computer's move looks again
@@ -96,12 +96,6 @@ def result_text(row: GameRecord, labels: list[str], seats: list[Seat] | None = N
         return result_in(row, seats, player_names, reader)
     game, state = current_state(row)
     return result_sentence(game, state, labels, reader) or ""
-
-
-def named_board(svg: Markup, labels: list[str]) -> Markup:
-    """The board's title and alt text with players' names instead of "Player 1"; the labels
-    are escaped, as everything else in the engine's SVG is."""
-    return Markup(name_generic_seats(str(svg), [str(escape(label)) for label in labels]))
 
 
 def computer_wait() -> dict[str, Any]:
@@ -181,10 +175,10 @@ def render_game_page(
         terms_open=viewer is None or all(m.seat != viewer for m in moves),
         rules_url=url_for("rules.rules_page", game_id=row.game_type)
         if "rules.rules_page" in current_app.view_functions else None,
-        board=named_board(board_svg(game, state, viewer,
+        board=named_svg(labels, board_svg(game, state, viewer,
                                      moves[shown - 1].notation if shown else None,
-                                     over=ended_here), labels),
-        describe=name_generic_seats(reader.text(game.describe(state, viewer)), labels),
+                                     over=ended_here)),
+        describe=name_numbered_players(reader.text(game.describe(state, viewer)), labels),
         # A resignation, forfeit or adjudication ends a game whose position the rules did not
         # end, so the engine would still say "Light to move": the result is said instead.
         ended=is_over(row) and shown == len(moves),

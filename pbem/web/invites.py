@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, render_template, request, url_for
 from flask_babel import gettext as _
 
+from pbem.clock.wall import utc_now
 from pbem.models import GameRecord, GameStatus, Player, Seat
 from pbem.positions import current_state
 from pbem.services import ServiceError, respond_to_invitation
@@ -17,9 +18,9 @@ from pbem.web.support import (
     database,
     game_of_token,
     message_page,
-    reason_of,
+    named_svg,
+    shown_reason,
     site,
-    utc_now,
 )
 from pbem.web.terms import label_seats, seat_names, terms_for
 
@@ -53,7 +54,7 @@ def invitation(token: str) -> tuple[str, int]:
                 # Read while the session is open: never touch its objects once it has ended.
                 started = answered.status == GameStatus.ACTIVE
         except ServiceError as error:
-            return message_page(_("Your answer was not recorded"), reason_of(error), 409)
+            return message_page(_("Your answer was not recorded"), shown_reason(error), 409)
         if answer == "decline":
             return message_page(_("Invitation declined"), _(
                 "You declined. The other players and the organiser will be told. Thank you for "
@@ -70,7 +71,7 @@ def _invitation_page(row: GameRecord, seat: Seat, token: str, seats: list[Seat],
                      players: dict[int, Player], organiser: str) -> tuple[str, int]:
     """Everything a player weighs before accepting: who plays which colour, the clock and what
     happens when it runs out, who organises, the rules, and the board they will play on."""
-    from pbem.web.games import clock_text, named_board  # worded as on the game page
+    from pbem.web.games import clock_text  # worded as on the game page
 
     game, state = current_state(row)  # drawn as the public sees it: no one's secrets
     reader = current_reader()
@@ -80,7 +81,7 @@ def _invitation_page(row: GameRecord, seat: Seat, token: str, seats: list[Seat],
         "invite.html", row=row, info=game.info, options=game.options, seat=seat, token=token,
         lineup=list(zip(seats, labels, strict=True)), organiser=organiser,
         open=row.status == GameStatus.INVITED,
-        board=named_board(board_svg(game, state, None), labels),
+        board=named_svg(labels, board_svg(game, state, None)),
         terms=terms_for(row.game_type, game.options, reader=reader),
         rules_url=url_for("rules.rules_page", game_id=row.game_type)
         if "rules.rules_page" in current_app.view_functions else None,

@@ -18,6 +18,7 @@ from werkzeug.wrappers import Response
 import engine
 from engine.text import Text
 from pbem.addresses import has_control_characters
+from pbem.clock.wall import utc_now
 from pbem.models import GameRecord, GameStatus
 from pbem.positions import (
     MoveMenu,
@@ -47,12 +48,11 @@ from pbem.web.support import (
     named_svg,
     needs_zoom,
     read_as_seat,
-    reason_of,
     seat_labels,
     seat_out_of_game,
+    shown_reason,
     site,
     steps_played,
-    utc_now,
     with_names,
 )
 from pbem.web.terms import seat_names, terms_for
@@ -308,7 +308,7 @@ def _commit(row: GameRecord, seat: int, ply: int, move: str, note: str) -> Page:
         return message_page(_("Your move was not played"), current_reader().text(error.text),
                             409)
     except ServiceError as error:
-        return message_page(_("Your move was not played"), reason_of(error),
+        return message_page(_("Your move was not played"), shown_reason(error),
                             409)
     links = site().links
     fresh = game_or_none(game_id)
@@ -350,6 +350,6 @@ def resign_page(token: str) -> Page:
         with database().write() as session:
             resign(session, utc_now(), site(), game_id=row.id, seat=fields["seat"])
     except ServiceError as error:
-        return message_page(_("Not resigned"), reason_of(error), 409)
+        return message_page(_("Not resigned"), shown_reason(error), 409)
     return redirect(url_for("games.seat_page", token=site().links.sign(
         "seat-view", game=row.id, seat=fields["seat"])), 303)

@@ -30,6 +30,7 @@ from engine.text import Text
 from pbem.addresses import BadName, check_name
 from pbem.clock.controls import DEFAULT_ALLOWANCE_DAYS, BadAbsence, local_date
 from pbem.clock.deadlines import recompute_deadlines_of
+from pbem.clock.wall import utc_now
 from pbem.game_options import game_name
 from pbem.i18n import LANGUAGES
 from pbem.links import DamagedLink, ReplacedPlayerLink
@@ -63,9 +64,8 @@ from pbem.web.support import (
     message_page,
     queue_player_mail,
     read_as_player,
-    reason_of,
+    shown_reason,
     site,
-    utc_now,
     within_limits,
 )
 from pbem.web.terms import label_seats, seat_names
@@ -183,7 +183,7 @@ def account_page(player_id: int) -> Response | tuple[str, int]:
         except BadName as error:
             return _my_games_page(player_id, settings_error=_(
                 "%(problem)s. Nothing was saved; correct it and save again.",
-                problem=reason_of(error)), status=400)
+                problem=shown_reason(error)), status=400)
         with database().write() as session:
             player = session.get(Player, player_id)
             if player is None:
@@ -345,7 +345,7 @@ def _change_absences(player_id: int) -> tuple[str, int] | Response:
                 add_absence(session, utc_now(), player_id=player_id, start=start, end=end,
                             allowance_days=allowance)
     except (AbsenceRefused, BadAbsence) as error:
-        return _my_games_page(player_id, absence_error=reason_of(error), status=400)
+        return _my_games_page(player_id, absence_error=shown_reason(error), status=400)
     return redirect(url_for("signin.account", saved=1), 303)
 
 

@@ -15,6 +15,7 @@ import engine
 from pbem.challenges.seeks import SeatTaken, join_seek, open_seeks
 from pbem.challenges.service import describe, people_of, players_by_id
 from pbem.challenges.tables import Challenge
+from pbem.clock.wall import utc_now
 from pbem.errors import ServiceError
 from pbem.models import Player
 from pbem.services.common import shown_name
@@ -22,7 +23,7 @@ from pbem.web.challenges import rules
 from pbem.web.csrf import check_csrf
 from pbem.web.language import current_reader
 from pbem.web.player_sessions import current_player
-from pbem.web.support import damaged_link, database, reason_of, site, utc_now
+from pbem.web.support import damaged_link, database, shown_reason, site
 
 bp = Blueprint("seeks", __name__)
 
@@ -74,7 +75,7 @@ def join(public_id: str) -> tuple[str, int] | Response:
             assert me is not None
             join_seek(session, utc_now(), site(), rules(), challenge_id=row.id, player=me)
     except SeatTaken as error:
-        return _seeks_page(game_type if game_type in engine.GAMES else "", reason_of(error), 409)
+        return _seeks_page(game_type if game_type in engine.GAMES else "", shown_reason(error), 409)
     except ServiceError as error:
-        return _seeks_page(game_type if game_type in engine.GAMES else "", reason_of(error), 400)
+        return _seeks_page(game_type if game_type in engine.GAMES else "", shown_reason(error), 400)
     return redirect(url_for("challenges.challenge_page", public_id=public_id), 303)

@@ -34,6 +34,7 @@ from sqlmodel import select
 from werkzeug.wrappers import Response
 
 from pbem.addresses import BadAddress, check_address
+from pbem.clock.wall import utc_now
 from pbem.models import Player, SignInLink
 from pbem.services.common import audit
 from pbem.web.csrf import check_csrf
@@ -56,13 +57,7 @@ from pbem.web.player_sessions import (
 from pbem.web.players import account_page
 from pbem.web.redirects import safe_next
 from pbem.web.signup import enqueue_signup
-from pbem.web.support import (
-    database,
-    message_page,
-    read_as_player,
-    utc_now,
-    within_limits,
-)
+from pbem.web.support import database, message_page, read_as_player, within_limits
 
 bp = Blueprint("signin", __name__)
 

@@ -20,13 +20,14 @@ from sqlmodel import Session, select
 from werkzeug.wrappers import Response
 
 from pbem.addresses import BadAddress, BadName, check_address, check_name
+from pbem.clock.wall import utc_now
 from pbem.models import OutboxEmail, Player
 from pbem.services.common import audit
 from pbem.templating import render_email
 from pbem.web.csrf import check_csrf
 from pbem.web.language import current_reader
 from pbem.web.player_sessions import LINK_MINUTES, begin_session, go_on, signed_in_with_link
-from pbem.web.support import database, message_page, reason_of, site, utc_now
+from pbem.web.support import database, message_page, shown_reason, site
 
 bp = Blueprint("signup", __name__)
 
@@ -79,7 +80,7 @@ def sign_up(token: str) -> Response | tuple[str, int]:
         try:
             name = check_name(request.form.get("name", ""), default=address.partition("@")[0])
         except BadName as problem:
-            error = reason_of(problem)
+            error = shown_reason(problem)
         else:
             with database().write() as db_session:
                 if db_session.exec(select(Player.id).where(Player.email == address)).first():

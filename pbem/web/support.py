@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from flask import current_app, g, render_template
 from flask_babel import gettext as _
 from flask_babel import refresh
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from sqlalchemy import or_
 from sqlmodel import col, select
 
 import engine
 from pbem.db import Database
+from pbem.errors import reason_of
 from pbem.i18n import Reader
 from pbem.links import DamagedLink, Purpose
 from pbem.models import GameRecord, Player, Seat
@@ -23,6 +24,7 @@ from pbem.positions import has_moved, played_this_turn
 from pbem.services import Site
 from pbem.services.common import shown_names
 from pbem.web.language import current_reader, read_as
+from pbem.web.terms import name_numbered_players
 
 
 def database() -> Database:
@@ -35,10 +37,6 @@ def site() -> Site:
     return value
 
 
-def utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
 def load_token(purpose: Purpose, token: str) -> dict[str, Any]:
     return site().links.load(purpose, token)
 
@@ -47,10 +45,9 @@ def message_page(title: str, text: str, status: int = 200, **context: Any) -> tu
     return render_template("message.html", title=title, text=text, **context), status
 
 
-def reason_of(error: Exception) -> str:
+def shown_reason(error: Exception) -> str:
     """Why ``error`` refused, in the page's language (an engine's or a service's Text)."""
-    reason = error.args[0] if error.args else ""
-    return current_reader().text(reason if isinstance(reason, str) else str(error))
+    return current_reader().text(reason_of(error))
 
 
 def damaged_link() -> tuple[str, int]:
@@ -201,15 +198,12 @@ def seat_labels(row: GameRecord, game: engine.Game, state: Any) -> list[str]:  #
 def with_names(labels: list[str], text: str) -> str:
     """The engine's words, in the page's language, with "Player 2" replaced by that seat's
     label."""
-    from pbem.web.terms import name_generic_seats
-
-    return name_generic_seats(current_reader().text(text), labels)
+    return name_numbered_players(current_reader().text(text), labels)
 
 
 def named_svg(labels: list[str], svg: Markup) -> Markup:
-    """A board whose title and text alternative name players rather than "Player 1"."""
-    from markupsafe import escape
-
+    """A board whose title and text alternative name players rather than "Player 1"; the labels
+    are escaped, as everything else in the engine's SVG is."""
     return Markup(with_names([str(escape(label)) for label in labels], str(svg)))
 
 

@@ -22,7 +22,7 @@ from pbem.game_options import seat_colours
 from pbem.i18n import ENGLISH, Reader
 from pbem.models import Seat
 
-__all__ = ["label_seats", "move_label", "name_generic_seats", "seat_label",
+__all__ = ["label_seats", "move_label", "name_numbered_players", "seat_label",
            "seat_names", "status_word", "terms_for", "words"]
 
 _GENERIC_SEAT = re.compile(r"(?:player|seat) ([0-9]+)", re.IGNORECASE)
@@ -92,7 +92,7 @@ def terms_for(game_id: str, options: Mapping[str, object], *,
     return game.glossary(reader.catalog)
 
 
-def name_generic_seats(text: str, labels: Sequence[str]) -> str:
+def name_numbered_players(text: str, labels: Sequence[str]) -> str:
     """The engine's sentences with "Player 2" replaced by that seat's label ("Bob (Blue)");
     other seat names (Light, Black) are words that may mean something else, so they stay."""
     def label(match: re.Match[str]) -> str:

@@ -21,6 +21,7 @@ from markupsafe import Markup
 
 import engine
 from engine.text import Text
+from pbem.clock.wall import utc_now
 from pbem.models import GameRecord, GameStatus
 from pbem.positions import MoveMenu, move_menu, resolve_typed
 from pbem.services import GameMovedOn, ServiceError
@@ -34,11 +35,10 @@ from pbem.web.support import (
     game_or_none,
     message_page,
     named_svg,
-    reason_of,
     seat_labels,
+    shown_reason,
     site,
     steps_played,
-    utc_now,
     with_names,
 )
 from pbem.web.terms import seat_names
@@ -224,7 +224,7 @@ def _commit(row: GameRecord, seat: int, ply: int, steps: list[str], note: str) -
         return moved_on(fresh, seat)
     except (ServiceError, engine.IllegalMove) as error:
         return message_page(_("Your turn was not played"),
-                            _("Nothing was played: %(reason)s.", reason=reason_of(error)), 409)
+                            _("Nothing was played: %(reason)s.", reason=shown_reason(error)), 409)
     fresh = game_or_none(game_id)
     links = site().links
     if fresh is not None and fresh.status == GameStatus.ACTIVE and fresh.to_move == seat:

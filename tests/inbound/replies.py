@@ -18,7 +18,7 @@ from typing import Any
 from sqlmodel import select
 
 from pbem.db import Database
-from pbem.inbound.commands import Outcome
+from pbem.inbound.commands import Handled
 from pbem.inbound.service import accepts_recipient, receive
 from pbem.inbound.smtp import InboundServer
 from pbem.links import Links, seat_holder_for
@@ -67,7 +67,7 @@ class ReplyTable:
     site: Site
     mailbox: Mailbox
     server: InboundServer
-    outcomes: list[Outcome] = field(default_factory=list)
+    outcomes: list[Handled] = field(default_factory=list)
     inbox: list[EmailMessage] = field(default_factory=list)
     rng: random.Random = field(default_factory=lambda: random.Random(7))
 
@@ -95,7 +95,7 @@ class ReplyTable:
                 return message
         raise AssertionError(f"no mail to {address}")
 
-    def send(self, raw: bytes, *, recipient: str | None = None, sender: str = "") -> Outcome:
+    def send(self, raw: bytes, *, recipient: str | None = None, sender: str = "") -> Handled:
         """Hand ``raw`` to pbem inbound over SMTP; the outcome of handling it."""
         from email import message_from_bytes
 
@@ -126,7 +126,7 @@ class ReplyTable:
         game, state = current_state(self.game(game_id))
         return str(game.random_move(state, self.rng))
 
-    def play_one(self, game_id: int) -> Outcome:
+    def play_one(self, game_id: int) -> Handled:
         """The player to move answers their latest email with a random legal move."""
         self.fetch()
         address = self.player_to_move(game_id)
@@ -134,13 +134,13 @@ class ReplyTable:
         return self.send(answer(self.latest(address), move))
 
 
-def deliver_to(database: Database, site: Site, outcomes: list[Outcome]) -> Any:
+def deliver_to(database: Database, site: Site, outcomes: list[Handled]) -> Any:
     def deliver(raw: bytes, sender: str, recipients: list[str]) -> None:
         outcomes.append(receive(database, datetime.now(UTC), site, raw, recipients=recipients))
     return deliver
 
 
-def inbound_server(database: Database, site: Site, outcomes: list[Outcome]) -> Iterator[
+def inbound_server(database: Database, site: Site, outcomes: list[Handled]) -> Iterator[
         InboundServer]:
     server = InboundServer("127.0.0.1", free_port(), lmtp=False,
                            accept_recipient=lambda address: accepts_recipient(site, address),

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from sqlmodel import col, select
 
 from pbem.db import Database
-from pbem.inbound.commands import Outcome
+from pbem.inbound.commands import Handled
 from pbem.inbound.service import receive
 from pbem.models import InboundMail, Move, OutboxEmail, Seat
 from pbem.positions import current_state
@@ -46,7 +46,7 @@ def test_two_fetchers_at_once_play_the_move_once(database: Database) -> None:
     game = start_a_game(database, datetime.now(UTC), site, "mosey", smallest_options("mosey"),
                         players=players)
     raw = a_reply(database, game)
-    outcomes: list[Outcome] = []
+    outcomes: list[Handled] = []
     start = threading.Barrier(2)
 
     def fetcher() -> None:

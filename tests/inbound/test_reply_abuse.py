@@ -23,7 +23,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import SQLModel, col, select
 
 from pbem.db import Database
-from pbem.inbound.commands import Outcome
+from pbem.inbound.commands import Handled
 from pbem.inbound.service import receive
 from pbem.migrate import downgrade, upgrade
 from pbem.models import (
@@ -225,7 +225,7 @@ def test_four_deliveries_at_once_and_a_look_alike(database: Database) -> None:
     raw = a_reply(database, game)
     look_alike = raw.replace(b"Subject: Re: your turn", b"Subject: hello").rsplit(
         b"\r\n\r\n", 1)[0] + b"\r\n\r\nhelp\r\n"
-    outcomes: list[Outcome] = []
+    outcomes: list[Handled] = []
     start_together = threading.Barrier(5)
 
     def deliver(message: bytes) -> None:

@@ -17,7 +17,7 @@ from pbem.db import Database
 from pbem.models import GameRecord
 from pbem.positions import current_state
 from pbem.services import Site, submit_move
-from pbem.web.terms import name_generic_seats, seat_label, seat_names
+from pbem.web.terms import name_numbered_players, seat_label, seat_names
 from tests.support import start_a_game
 
 LAYS_PER_POSITION = 3  # a turn offers dozens of places to lay: a few of them are enough
@@ -111,7 +111,7 @@ def test_the_preview_of_a_blind_draw_says_what_it_does_and_shows_the_position_no
     labels = [seat_label(f"P{n}", names[n]) for n in range(game.num_players)]
 
     def named(svg: str) -> str:  # pages name the players where the engine says "Player 1"
-        return name_generic_seats(svg, labels)
+        return name_numbered_players(svg, labels)
 
     assert named(game.render_svg(state, row.to_move, None)) in page.text
     drawn = game.play(state, "take blind")

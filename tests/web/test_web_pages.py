@@ -19,7 +19,7 @@ from pbem.db import Database
 from pbem.models import GameRecord, Move
 from pbem.positions import current_state, move_menu
 from pbem.services import PlayerSpec, Site, create_game, resign, submit_move
-from pbem.web.terms import name_generic_seats, seat_label, seat_names
+from pbem.web.terms import name_numbered_players, seat_label, seat_names
 from tests.support import start_a_game
 from tests.web.sessions import open_games_link
 
@@ -235,7 +235,7 @@ def test_hidden_information_stays_hidden_on_public_pages(
               for n, name in enumerate(seat_names(game_id, game.seat_names(state)))]
 
     def svg(viewer: int | None) -> str:
-        return name_generic_seats(game.render_svg(state, viewer, last), labels)
+        return name_numbered_players(game.render_svg(state, viewer, last), labels)
 
     assert svg(None) in public
     for seat in range(game.num_players):
