@@ -12,17 +12,27 @@ True
 A move page passes ``chosen`` (the cells clicked so far) and ``targets`` (what the next click may
 use): targets get a ring, captures a ring and a cross, chosen cells a dark outline, and each link
 is named by what its cell holds.
+
+Every shape of :mod:`engine.hexboard` is drawn alike. ``edge_colours`` marks some of the board's
+edges, each with a band of its colour along the outside (the sides each player must join); a side
+two edges share, at a blunt corner, is split halfway:
+
+>>> from engine.hexboard import rhombus
+>>> svg = draw_hex_board(rhombus(5), stones={}, edge_colours={"top": "#c0392b", "left": INK})
+>>> svg.count('class="edge"')
+2
 """
 
 from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from engine.base import Game
-from engine.hexboard import HexBoard
+from engine.hexboard import HexGrid
 from engine.strokefont import stroke_text
 from engine.svg import (
     BOARD,
@@ -50,14 +60,21 @@ NEUTRAL_FILL = "#8c8c8c"
 LABEL_INK = "#6b5a3e"
 
 _LINE = 18  # height of a header or footer line
+EDGE_BAND = 0.3
+"""How far an edge's band shows outside its cells, in cell radii."""
+# Each corner of a cell, counter-clockwise from the one at 30 degrees (upper right), from its
+# centre in half cell widths across and half radii up: whole numbers, so that the corners two
+# cells share are equal, and an edge's sides join up by their corners.
+_CORNERS = ((1, 1), (0, 2), (-1, 1), (-1, -1), (0, -2), (1, -1))
 
 
 def draw_hex_board(
-    board: HexBoard,
+    board: HexGrid,
     *,
     stones: Mapping[int, str],
     marks: Iterable[int] = (),
     dots: Mapping[int, str] | None = None,
+    edge_colours: Mapping[str, str] | None = None,
     cell_href: Callable[[str], str | None] | None = None,
     header: Sequence[str] = (),
     footer: Sequence[str] = (),
@@ -74,9 +91,11 @@ def draw_hex_board(
     """A standalone SVG of ``board``.
 
     ``stones`` maps cell index to a kind in :data:`STONE_KINDS`; ``marks`` outlines cells (the last
-    move); ``dots`` puts a small marker of a kind on a cell (e.g. who controls it); ``cell_href``
-    turns each cell whose label it maps to a URL into a link; ``header`` and ``footer`` are lines of
-    text above and below the board.
+    move); ``dots`` puts a small marker of a kind on a cell (e.g. who controls it);
+    ``edge_colours`` maps names of the board's edges to colours, each drawn as a band along the
+    outside of that edge (the sides a player must join); ``cell_href`` turns each cell whose label
+    it maps to a URL into a link; ``header`` and ``footer`` are lines of text above and below the
+    board.
 
     For a move page: ``chosen`` (cells clicked so far; None for a page that does not say) and
     ``targets`` (cell -> whether clicking it captures) are marked; ``names`` (stone kind -> "Light
@@ -97,7 +116,9 @@ def draw_hex_board(
     ys = [-1.5 * radius * r for _, r in board.coords]
     # Narrow sides (just room for the row numbers) keep the default boards' cells 24 CSS px or
     # more apart when the board is scaled to a 390 px phone (tests/engine/test_board_size.py).
-    margin = side = radius
+    # Edge bands push the coordinates out by their width.
+    band = EDGE_BAND * radius if edge_colours else 0.0
+    margin = side = radius + band
     left, top = min(xs) - side - w / 2, min(ys) - margin - radius
     # Whole units, so that the PNG's edge pixels are fully covered: a fractional width left a
     # partly drawn last column, a grey line down the right edge of every emailed board.
@@ -124,6 +145,8 @@ def draw_hex_board(
         sub(root, "text", line, x=width / 2, y=_LINE * (n + 1), font_size=13,
             text_anchor="middle", fill=INK)
 
+    if edge_colours:
+        _edge_bands(root, board, edge_colours, centre, radius)
     dots = dots or {}
     picked = set(chosen or ())
     targets = targets or {}
@@ -152,7 +175,7 @@ def draw_hex_board(
             stroke=HIGHLIGHT, stroke_width=3)
     _click_marks(root, stones, picked, targets, centre, radius)
 
-    _coordinates(root, board, at, radius)
+    _coordinates(root, board, at, radius, band)
     for n, line in enumerate(footer):
         sub(root, "text", line, x=width / 2, y=head + board_height + _LINE * (n + 1) - 4,
             font_size=13, text_anchor="middle", fill=INK)
@@ -160,7 +183,7 @@ def draw_hex_board(
 
 
 def selection(
-    game: Game[Any, Any], state: Any, board: HexBoard, chosen: Sequence[str] | None
+    game: Game[Any, Any], state: Any, board: HexGrid, chosen: Sequence[str] | None
 ) -> tuple[list[int] | None, dict[int, bool]]:
     """``chosen`` and the next click's targets as cell indexes, for :func:`draw_hex_board`."""
     if chosen is None:
@@ -196,34 +219,109 @@ def _pieces(root: ET.Element, kind: str, centres: list[tuple[float, float]], r: 
 
 def _coordinates(
     root: ET.Element,
-    board: HexBoard,
+    board: HexGrid,
     at: Callable[[float, float], tuple[float, float]],
     radius: float,
+    band: float,
 ) -> None:
-    """Row numbers at both ends of each row, column letters below each column's lowest cell.
+    """Row numbers at both ends of each row, column letters below each column's lowest cell, both
+    ``band`` further out (the width of the edge bands, if any).
 
-    The lower-right edge carries the column letters, so rows below the widest one are numbered on
-    the left only. All labels are one stroke-font path.
+    A row number gives way where a column letter stands within half a cell of it: on a hexagon the
+    lower-right edge carries the column letters, so rows below the widest one are numbered on the
+    left only. All labels are one stroke-font path.
     """
     size = radius * 0.62
     dy = size * 0.5
-    paths = []
-    for start, end in board.row_ranges():
-        (q0, r), (q1, _) = board.coords[start], board.coords[end - 1]
-        ends = (q0 - 0.74, q1 + 0.74) if r >= board.a - 1 else (q0 - 0.74,)
-        for q in ends:
-            x, y = at(q, r)
-            paths.append(stroke_text(str(r + 1), x, y + dy, size, anchor="middle"))
     lowest: dict[int, int] = {}
     for q, r in board.coords:
         lowest[q] = min(r, lowest.get(q, r))
-    for q, r in lowest.items():
-        x, y = at(q, r - 0.8)
-        paths.append(stroke_text(chr(ord("A") + q), x, y + dy, size, anchor="middle"))
+    below = 0.8 + band / (1.5 * radius)  # in rows
+    beside = 0.74 + band / (SQRT3 * radius)  # in cells
+    letters = [(chr(ord("A") + q), at(q, r - below)) for q, r in lowest.items()]
+    clearance = radius * SQRT3 / 2
+    paths = []
+    for start, end in board.row_ranges():
+        if start == end:
+            continue
+        (q0, r), (q1, _) = board.coords[start], board.coords[end - 1]
+        for place in (q0 - beside, q1 + beside):
+            x, y = at(place, r)
+            if all(math.dist((x, y), spot) >= clearance for _, spot in letters):
+                paths.append(stroke_text(str(r + 1), x, y + dy, size, anchor="middle"))
+    for letter, (x, y) in letters:
+        paths.append(stroke_text(letter, x, y + dy, size, anchor="middle"))
     # The links name their cells, so the labels are hidden from assistive technology.
     sub(root, "path", d="".join(paths), fill="none", stroke=LABEL_INK, stroke_width=1.3,
         stroke_linecap="round", stroke_linejoin="round", class_="coordinates",
         aria_hidden="true")
+
+
+def _edge_bands(
+    root: ET.Element,
+    board: HexGrid,
+    edge_colours: Mapping[str, str],
+    centre: Callable[[int], tuple[float, float]],
+    radius: float,
+) -> None:
+    """A band of its colour along the outside of each edge named in ``edge_colours``.
+
+    Each band is the edge's outline stroked twice as wide as it shows, drawn beneath the cells,
+    which cover its inner half. A side that two edges share (a blunt corner) is split at its
+    middle, half to each, whether or not the other edge is coloured.
+    """
+    shared = Counter(side for edge in board.edges.values() for side in edge.sides)
+    half_width = radius * SQRT3 / 2
+
+    def corner(cell: int, k: int) -> tuple[float, float]:
+        x, y = centre(cell)
+        across, up = _CORNERS[k % 6]
+        return x + across * half_width, y - up * radius / 2
+
+    for name, colour in edge_colours.items():
+        runs = []
+        for run in _outline(board, board.edge(name).sides):
+            points = [corner(cell, d - 1) for cell, d in run] + [corner(*run[-1])]
+            if len(run) > 1 and shared[run[0]] > 1:
+                points[0] = _middle(points[0], points[1])
+            if len(run) > 1 and shared[run[-1]] > 1:
+                points[-1] = _middle(points[-2], points[-1])
+            runs.append("M" + "L".join(f"{fmt(x)} {fmt(y)}" for x, y in points))
+        sub(root, "path", d="".join(runs), fill="none", stroke=colour,
+            stroke_width=2 * EDGE_BAND * radius, stroke_linejoin="round", class_="edge",
+            data_edge=name)
+
+
+def _outline(board: HexGrid, sides: Sequence[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """``sides`` (cell, direction) joined end to end into runs along the board's outline, each
+    counter-clockwise around the board: the side facing direction d runs from its cell's corner
+    d - 1 to its corner d."""
+
+    def vertex(cell: int, k: int) -> tuple[int, int]:
+        q, r = board.coords[cell]
+        across, up = _CORNERS[k % 6]
+        return 2 * q - r + across, 3 * r + up
+
+    after = {vertex(cell, d - 1): (cell, d) for cell, d in sides}
+    ends = {vertex(cell, d) for cell, d in sides}
+    # Runs start where no side ends; a closed loop (an edge all round) starts anywhere.
+    heads = [side for side in sides if vertex(side[0], side[1] - 1) not in ends]
+    runs: list[list[tuple[int, int]]] = []
+    seen: set[tuple[int, int]] = set()
+    for head in [*heads, *sides]:
+        run: list[tuple[int, int]] = []
+        side: tuple[int, int] | None = head
+        while side is not None and side not in seen:
+            seen.add(side)
+            run.append(side)
+            side = after.get(vertex(*side))
+        if run:
+            runs.append(run)
+    return runs
+
+
+def _middle(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
+    return (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
 
 
 def _click_marks(
@@ -298,7 +396,7 @@ def counted(singular: str, plural: str) -> tuple[str, str]:
     return singular, plural
 
 
-def stone_list(board: HexBoard, stones: Mapping[int, str], names: Mapping[str, str],
+def stone_list(board: HexGrid, stones: Mapping[int, str], names: Mapping[str, str],
                lists: Mapping[str, tuple[str, str]] | None = None) -> Text:
     """Where the stones are, for a text alternative.
 
