@@ -8,10 +8,12 @@ True
 """
 
 from engine.base import (
+    AnyGame,
+    Ending,
     Game,
     GameInfo,
     IllegalMove,
-    NumberChoice,
+    NumberRange,
     Option,
     Outcome,
     Term,
@@ -21,10 +23,12 @@ from engine.registry import GAMES, family_of, game_class, new_game
 
 __all__ = [
     "GAMES",
+    "AnyGame",
+    "Ending",
     "Game",
     "GameInfo",
     "IllegalMove",
-    "NumberChoice",
+    "NumberRange",
     "Option",
     "Outcome",
     "Term",

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine.base import Game, IllegalMove, NumberChoice
+from engine.base import AnyGame, IllegalMove
 from engine.bots import DEFAULT_LEVEL, LEVELS, Bot
 from engine.registry import GAMES, new_game
 
@@ -43,18 +43,16 @@ def _options(extra: Sequence[str]) -> dict[str, str]:
     return options
 
 
-def _list_moves(game: Game[Any, Any], state: Any) -> str:
-    parts = []
-    for move in game.legal_moves(state):
-        if isinstance(move, NumberChoice):
-            parts.append(f"a whole number from {move.low} to {move.high} ({move.name})")
-        else:
-            parts.append(str(move))
+def _list_moves(game: AnyGame, state: Any) -> str:
+    moves, numbers = game.move_choices(state)
+    parts = [str(move) for move in moves]
+    if numbers is not None:
+        parts.insert(0, f"a whole number from {numbers.low} to {numbers.high} ({numbers.name})")
     return ", ".join(parts)
 
 
 def play(
-    game: Game[Any, Any],
+    game: AnyGame,
     *,
     seed: int | None,
     computer_seats: set[int],
@@ -103,7 +101,7 @@ def play(
     return state
 
 
-def render(game: Game[Any, Any], moves: Sequence[str], *, seed: int | None, viewer: int | None,
+def render(game: AnyGame, moves: Sequence[str], *, seed: int | None, viewer: int | None,
            output: str, scale: float) -> None:
     state, last = game.start(seed=seed), None
     for number, text in enumerate(moves, start=1):

@@ -416,15 +416,26 @@ class HexMove:
         return tuple(c for c in (self.origin, self.target) if c is not None)
 
     @classmethod
-    def parse(cls, text: str, words: tuple[str, ...] = ("pass",)) -> HexMove:
-        """Read a move; ``words`` are the single-word moves the game knows."""
+    def parse(cls, text: str, words: tuple[str, ...] = ("pass",),
+              examples: Sequence[str] = ()) -> HexMove:
+        """Read a move; ``words`` are the single-word moves the game knows, ``examples`` a few
+        moves of the game (its own: a placement game does not suggest C2-E2) that the answer to
+        text that is no move at all suggests.
+
+        >>> HexMove.parse("jump", examples=("D4", "pass"))
+        Traceback (most recent call last):
+        ...
+        engine.base.IllegalMove: 'jump' is not a move (try e.g. D4, pass)
+        """
         cleaned = " ".join(text.split()).lower()
         if cleaned in words:
             return cls(word=cleaned)
         match = _MOVE.match(cleaned.replace(" ", ""))
-        if not match:
+        if not match and examples:
             raise IllegalMove(Text("%(move)s is not a move (try e.g. %(examples)s)",
-                                   move=repr(text.strip()), examples=_examples(words)))
+                                   move=repr(text.strip()), examples=", ".join(examples)))
+        if not match:
+            raise IllegalMove(Text("%(move)s is not a move", move=repr(text.strip())))
         if match.group(1):
             return cls(
                 origin=f"{match.group(1).upper()}{int(match.group(2))}",
@@ -434,7 +445,3 @@ class HexMove:
         return cls(target=f"{match.group(6).upper()}{int(match.group(7))}",
                    capture=bool(match.group(8)))
 
-
-def _examples(words: tuple[str, ...]) -> str:
-    """Examples of the notation (the same in every language: not translated)."""
-    return ", ".join(("D4", "C2-E2", "C2xE4", *words))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 from types import MappingProxyType
 
-from engine.base import Game, GameInfo, UnknownGame
+from engine.base import AnyGame, GameInfo, UnknownGame
 from engine.text import Text
 
 # Each package of engine/games lists its games in GAME_CLASSES; the catalogue keeps this order.
@@ -26,8 +26,8 @@ _PACKAGES = (
 )
 
 
-def _load() -> dict[str, type[Game]]:  # type: ignore[type-arg]
-    classes: dict[str, type[Game]] = {}  # type: ignore[type-arg]
+def _load() -> dict[str, type[AnyGame]]:
+    classes: dict[str, type[AnyGame]] = {}
     for name in _PACKAGES:
         for cls in importlib.import_module(name).GAME_CLASSES:
             classes[cls.info.id] = cls
@@ -45,7 +45,7 @@ GAMES: MappingProxyType[str, GameInfo] = MappingProxyType(
 """Game id -> what the catalogue says about it (name, players, options, rules summary)."""
 
 
-def game_class(game_id: str) -> type[Game]:  # type: ignore[type-arg]
+def game_class(game_id: str) -> type[AnyGame]:
     key = game_id.strip().lower()
     key = _ALIASES.get(key, key)
     if key not in _CLASSES:
@@ -64,6 +64,6 @@ def family_of(game_id: str) -> str:
     return _FAMILIES[game_class(game_id).info.id]
 
 
-def new_game(game_id: str, **options: object) -> Game:  # type: ignore[type-arg]
+def new_game(game_id: str, **options: object) -> AnyGame:
     """The game ``game_id`` with ``options`` (defaults for the rest); errors name the choices."""
     return game_class(game_id)(**options)

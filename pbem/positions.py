@@ -12,7 +12,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 import engine
-from engine import NumberChoice
+from engine import AnyGame, NumberRange
 from engine.text import N_, Text
 from pbem.i18n import ENGLISH, Reader
 from pbem.models import GameRecord, Move
@@ -20,11 +20,11 @@ from pbem.models import GameRecord, Move
 TURN_STEPS_SHOWN = 40  # more steps than any turn has (Rifugio: two lays and a long walk)
 
 
-def engine_game(row: GameRecord) -> engine.Game:  # type: ignore[type-arg]
+def engine_game(row: GameRecord) -> AnyGame:
     return engine.new_game(row.game_type, **row.options)
 
 
-def current_state(row: GameRecord) -> tuple[engine.Game, Any]:  # type: ignore[type-arg]
+def current_state(row: GameRecord) -> tuple[AnyGame, Any]:
     game = engine_game(row)
     return game, game.decode(row.state)
 
@@ -59,7 +59,7 @@ def has_moved(session: Session, game_id: int, seat: int) -> bool:
                         .limit(1)).first() is not None
 
 
-def state_at(game: engine.Game, row: GameRecord, moves: list[Move], ply: int) -> Any:  # type: ignore[type-arg]
+def state_at(game: AnyGame, row: GameRecord, moves: list[Move], ply: int) -> Any:
     """The position after ``ply`` moves (0: the start)."""
     if ply <= 0:
         return game.decode(row.start_state)
@@ -74,12 +74,10 @@ class MoveMenu:
     next_cells: dict[str, tuple[str, ...]]  # clickable cell -> the new prefix
     complete: list[str]  # moves whose cells are exactly the prefix (buttons when several)
     buttons: list[str]  # moves without cells (pass, take-button, ...)
-    numbers: list[NumberChoice]
+    numbers: list[NumberRange]
 
 
-def move_menu(
-    game: engine.Game, state: Any, prefix: tuple[str, ...]  # type: ignore[type-arg]
-) -> MoveMenu:
+def move_menu(game: AnyGame, state: Any, prefix: tuple[str, ...]) -> MoveMenu:
     """Group the legal moves by their clicked cells so a page can offer one click at a time.
 
     Without a prefix the clickable cells are every legal move's first cell; after clicking C2 they
@@ -89,11 +87,8 @@ def move_menu(
     next_cells: dict[str, tuple[str, ...]] = {}
     complete: list[str] = []
     buttons: list[str] = []
-    numbers: list[NumberChoice] = []
-    for move in game.legal_moves(state):
-        if isinstance(move, NumberChoice):
-            numbers.append(move)
-            continue
+    moves, numbers = game.move_choices(state)
+    for move in moves:
         cells = tuple(c.upper() for c in game.move_cells(move))
         if not cells:
             buttons.append(str(move))
@@ -102,7 +97,7 @@ def move_menu(
                 complete.append(str(move))
             else:
                 next_cells.setdefault(cells[len(prefix)], (*prefix, cells[len(prefix)]))
-    return MoveMenu(prefix, next_cells, complete, buttons, numbers)
+    return MoveMenu(prefix, next_cells, complete, buttons, [] if numbers is None else [numbers])
 
 
 # -- typed moves ----------------------------------------------------------------------------------
@@ -135,34 +130,34 @@ class TypedMove:
     examples: tuple[str, ...] = ()
 
 
-def resolve_typed(game: engine.Game, state: Any, text: str, *,  # type: ignore[type-arg]
+def resolve_typed(game: AnyGame, state: Any, text: str, *,
                   reader: Reader = ENGLISH) -> TypedMove:
     """Read ``text`` as the engine does; when that is not a legal move as written, accept the one
     legal move it matches once written uniformly, or say why not with this position's moves."""
     try:
         parsed = game.parse_move(text)
-        if game.is_legal(state, parsed):
+        why = game.why_illegal(state, parsed)
+        if why is None:
             return TypedMove(str(parsed))
-        reason: str = game.explain_illegal(state, parsed)
+        reason: str = why
     except engine.IllegalMove as error:
         reason = without_hint(error.text)
-    legal = game.legal_moves(state)
     key = move_key(text)
-    matches = tuple(str(m) for m in legal
-                    if not isinstance(m, NumberChoice) and move_key(str(m)) == key)
+    matches = tuple(str(m) for m in game.move_choices(state)[0] if move_key(str(m)) == key)
     if len(matches) == 1:
         return TypedMove(matches[0])
     if matches:
         return TypedMove(None, Text("%(typed)s could be %(moves)s: choose one",
                                     typed=text.strip(), moves=_or(matches)), choices=matches)
-    return TypedMove(None, reason, examples=examples_for(game, legal, text, reader=reader))
+    return TypedMove(None, reason, examples=examples_for(game, state, text, reader=reader))
 
 
-def examples_for(game: engine.Game, legal: list[Any], text: str, *,  # type: ignore[type-arg]
+def examples_for(game: AnyGame, state: Any, text: str, *,
                  reader: Reader = ENGLISH) -> tuple[str, ...]:
     """A few legal moves to show after a mistake, those that start like ``text`` first."""
-    words = [number_words(m, reader=reader) for m in legal if isinstance(m, NumberChoice)]
-    plain = [str(m) for m in legal if not isinstance(m, NumberChoice)]
+    moves, numbers = game.move_choices(state)
+    words = [] if numbers is None else [number_words(numbers, reader=reader)]
+    plain = [str(m) for m in moves]
     start = move_key(text)[:2]
     alike = [m for m in plain if start and move_key(m).startswith(start)]
     rest = [m for m in plain if m not in alike]
@@ -186,7 +181,7 @@ def without_hint(reason: Text) -> Text:
 N_("%(move)s is not a move")
 
 
-def number_words(choice: NumberChoice, *, reader: Reader = ENGLISH) -> str:
+def number_words(choice: NumberRange, *, reader: Reader = ENGLISH) -> str:
     name = choice.label or choice.name
     name = reader.text(name) if isinstance(name, Text) else reader.gettext(name) if name else ""
     return reader.gettext("%(name)s: a whole number from %(low)d to %(high)d",
@@ -224,11 +219,11 @@ def _or(items: tuple[str, ...]) -> str:
     return Text("%(some)s or %(last)s", some=", ".join(items[:-1]), last=items[-1])
 
 
-def has_several_steps(game: engine.Game, state: Any, seat: int) -> bool:  # type: ignore[type-arg]
+def has_several_steps(game: AnyGame, state: Any, seat: int) -> bool:
     """Whether this turn goes on after a first step (checked on a few moves: a game's turns are
     either always one move or made of steps)."""
     for move in game.legal_moves(state)[:3]:
-        if isinstance(move, NumberChoice) or game.reveals_hidden(state, move):
+        if game.reveals_hidden(state, move):
             continue
         if game.to_move(game.play(state, move)) == seat:
             return True

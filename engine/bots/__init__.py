@@ -4,7 +4,7 @@
 >>> from engine.bots import Bot
 >>> game = new_game("refugia", board="2-3")
 >>> move, confidence = Bot.at("easy", seed=1).choose(game, game.start(), 0)
->>> game.is_legal(game.start(), move)
+>>> move in game.legal_moves(game.start())
 True
 """
 

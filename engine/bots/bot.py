@@ -4,7 +4,7 @@
 >>> game = new_game("mosey", order=4)
 >>> bot = Bot.at("easy", seed=7)
 >>> move, confidence = bot.choose(game, game.start(), 0)
->>> game.is_legal(game.start(), move), 0.0 <= confidence <= 1.0
+>>> move in game.legal_moves(game.start()), 0.0 <= confidence <= 1.0
 (True, True)
 >>> bot.choose(game, game.start(), 0) == (move, confidence)   # same seed and budget
 True
@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.base import JSON, Game, NumberChoice, Search
+from engine.base import JSON, AnyGame, Search
 from engine.bots.mcts import Observer, Sampler, Tree
 
 NORMAL_PLAYOUTS = 400
@@ -85,7 +85,7 @@ class Bot:
             default_playouts, default_seconds = None, float(seconds)
         return cls(level, default_playouts, default_seconds, exploration, seed, cutoff)
 
-    def choose(self, game: Game[Any, Any], state: Any, seat: int) -> tuple[Any, float]:
+    def choose(self, game: AnyGame, state: Any, seat: int) -> tuple[Any, float]:
         """(the move for ``seat`` to play in ``state``, the bot's confidence in 0..1).
 
         The confidence is the chosen move's mean reward in the search: near 1 the bot expects
@@ -110,7 +110,7 @@ class Bot:
         special = search.special_move(state, rng, self.playouts or NORMAL_PLAYOUTS)
         if special is not None:
             return special
-        if len(legal) == 1 and not isinstance(legal[0], NumberChoice):
+        if len(legal) == 1:
             # One move: search only enough to say how things look.
             playouts, seconds = max(1, (self.playouts or NORMAL_PLAYOUTS) // 8), None
         if seconds is None and self.cutoff is not None:

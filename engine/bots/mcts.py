@@ -22,7 +22,7 @@ reward for the searching seat is the confidence.
 >>> tree = Tree(game, 0, random.Random(1), exploration=0.7)
 >>> tree.run(lambda rng: game.start(), playouts=20)
 >>> move, confidence = tree.best()
->>> game.is_legal(game.start(), move) and 0.0 <= confidence <= 1.0
+>>> move in game.legal_moves(game.start()) and 0.0 <= confidence <= 1.0
 True
 """
 
@@ -34,7 +34,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.base import Game, NumberChoice, Outcome
+from engine.base import AnyGame, NumberRange, Outcome
 
 Sampler = Callable[[random.Random], Any]
 """Makes a determinization: a full state consistent with the searching seat's view."""
@@ -43,35 +43,35 @@ Observer = Callable[[Any], Hashable]
 """The public result of chance after a move (e.g. Rifugio's hand and display); None: no chance."""
 
 KOMI_STEPS = (0, 1, -1, 2, -2, 3, -3, 5, -5, 7, -7, 10, -10)
-"""Candidate values for a :class:`NumberChoice` (see :func:`number_candidates`)."""
+"""Candidate values for a :class:`NumberRange` (see :func:`number_candidates`)."""
 
 
-def number_candidates(choice: NumberChoice) -> list[int]:
+def number_candidates(choice: NumberRange) -> list[int]:
     """The handful of values the search tries for a numeric choice: 0 and small numbers either
     side, clipped to the legal range (the range's ends stand in when 0 is outside it).
 
     Stigmergy's komi under random playouts is balanced near 0, and the opponent chooses sides
     afterwards, so the search looks for the komi that leaves the side-chooser the least edge.
 
-    >>> number_candidates(NumberChoice("komi", -62, 62))
+    >>> number_candidates(NumberRange("komi", -62, 62))
     [-10, -7, -5, -3, -2, -1, 0, 1, 2, 3, 5, 7, 10]
-    >>> number_candidates(NumberChoice("n", 4, 6))
+    >>> number_candidates(NumberRange("n", 4, 6))
     [4, 5, 6]
     """
     values = {min(max(v, choice.low), choice.high) for v in KOMI_STEPS}
     return sorted(values)
 
 
-def expand_moves(game: Game[Any, Any], state: Any) -> list[tuple[str, Any]]:
-    """(notation, move) for every move the search considers, numeric choices expanded."""
+def expand_moves(game: AnyGame, state: Any) -> list[tuple[str, Any]]:
+    """(notation, move) for every move the search considers: of a range of number moves only
+    the :func:`number_candidates` (first, as ``random_move`` counts the range), then the rest."""
+    moves, numbers = game.move_choices(state)
     found: list[tuple[str, Any]] = []
-    for move in game.legal_moves(state):
-        if isinstance(move, NumberChoice):
-            for value in number_candidates(move):
-                real = game.number_to_move(state, move, value)
-                found.append((str(real), real))
-        else:
+    if numbers is not None:
+        for value in number_candidates(numbers):
+            move = game.parse_move(str(value))
             found.append((str(move), move))
+    found.extend((str(move), move) for move in moves)
     return found
 
 
@@ -142,7 +142,7 @@ class Node:
 class Tree:
     """One search tree for ``seat`` (the seat to move at the root)."""
 
-    def __init__(self, game: Game[Any, Any], seat: int, rng: random.Random, *,
+    def __init__(self, game: AnyGame, seat: int, rng: random.Random, *,
                  exploration: float, observe: Observer | None = None,
                  margin: bool = False, fixed: bool = False) -> None:
         self.game, self.seat, self.rng = game, seat, rng

@@ -132,7 +132,7 @@ def why_held_back(session: Session, now: datetime, *, sender: str, seat: Seat,
     return None
 
 
-def example_moves(game: engine.Game, state: Any, seat: int) -> list[str]:  # type: ignore[type-arg]
+def example_moves(game: engine.AnyGame, state: Any, seat: int) -> list[str]:
     """A few legal moves for ``seat`` now, as a player would type them (none if not its turn)."""
     if game.to_move(state) != seat:
         return []

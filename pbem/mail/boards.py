@@ -6,8 +6,9 @@ kept: the words on a board (headers, scores) are in its reader's language, and a
 calls "Player 1" is named as the email's text names it ("Alice (Red)").
 
 A game that ended off the board (resigned, forfeited on time, adjudicated) stops where the rules
-still have someone to move; its last position is drawn as over (``render_svg(over=True)``: "game
-over", not "Light to move"), a picture kept apart from the one drawn at that ply while it ran.
+still have someone to move; its last position is drawn as over (``render_svg(ending=...)`` with
+that ending: "game over", not "Light to move"), a picture kept apart from the one drawn at that
+ply while it ran.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pbem.i18n import Reader, translations
 from pbem.models import BoardImage, GameRecord, GameStatus, Move
 from pbem.positions import engine_game
 from pbem.services.common import players_of, seats_of, shown_names
-from pbem.services.results import labels_for, name_generic_seats
+from pbem.services.results import ending_of, labels_for, name_generic_seats
 
 SCALE = 2
 
@@ -64,8 +65,9 @@ def board_png(database: Database, game_id: int, ply: int, viewer: int,
         reader = Reader(language)
         labels = [escape(label) for label in labels_for(
             game, state, shown_names(seats, players, reader), reader)]
+        ending = ending_of(row, seats, game, state) if over else None
     svg = game.render_svg(state, None if viewer < 0 else viewer, last.notation if last else None,
-                          translator=translations(language), over=over)
+                          translator=translations(language), ending=ending)
     svg = name_generic_seats(svg, game.seat_names(state), labels, reader)
     png = svg_to_png(svg)
     try:

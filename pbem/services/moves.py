@@ -47,6 +47,7 @@ from pbem.services.notify import (
 )
 from pbem.services.results import (
     end_of_play,
+    ending_of,
     in_words,
     labels_for,
     outcome_for,
@@ -66,7 +67,7 @@ class Position:
     a turn: each move played replaces ``state`` (so the moves, the automatic moves after them
     and the emails never decode the stored state again)."""
 
-    game: engine.Game  # type: ignore[type-arg]
+    game: engine.AnyGame
     state: Any
 
     @classmethod
@@ -168,7 +169,7 @@ def apply_move(
     return record
 
 
-def seat_labels(session: Session, game: engine.Game, state: Any, game_id: int  # type: ignore[type-arg]
+def seat_labels(session: Session, game: engine.AnyGame, state: Any, game_id: int
                 ) -> list[str]:
     """"Alice (Light)" per seat: how results and emails name the players."""
     seats = seats_of(session, game_id)
@@ -260,7 +261,7 @@ class _Mailing:
     each reader their own language."""
 
     row: GameRecord
-    game: engine.Game  # type: ignore[type-arg]
+    game: engine.AnyGame
     state: Any
     players: dict[int, Player]
     moves: list[Move]
@@ -273,7 +274,7 @@ class _Mailing:
     contexts: dict[Reader, dict[str, Any]] = field(default_factory=dict, compare=False)
 
     @classmethod
-    def of(cls, session: Session, row: GameRecord, game: engine.Game,  # type: ignore[type-arg]
+    def of(cls, session: Session, row: GameRecord, game: engine.AnyGame,
            state: Any, seats: list[Seat]) -> _Mailing:
         players = players_of(session, seats)
         context = game_context(row, game, state, seats, players)
@@ -301,8 +302,8 @@ class _Mailing:
         line = in_words(self.game.describe(self.state, seat), self.context["names"],
                         self.context_in(reader)["labels"], reader)
         if self.game.to_move(self.state) == seat:
-            hints = [reader.gettext(m.hint) for m in self.game.legal_moves(self.state)
-                     if isinstance(m, engine.NumberChoice) and m.hint]
+            numbers = self.game.move_choices(self.state)[1]
+            hints = [reader.gettext(numbers.hint)] if numbers and numbers.hint else []
             line = " ".join([line, *hints])
         return line
 
@@ -312,9 +313,10 @@ class _Mailing:
         key = (board_viewer(self.game.info, seat), over)
         if key not in self.boards:
             last = self.moves[-1].notation if self.moves else None
-            self.boards[key] = board_ref(self.game, self.state, self.row.ply, seat, last,
-                                         self.context["labels"],
-                                         player_names=self.context["player_names"], over=over)
+            self.boards[key] = board_ref(
+                self.game, self.state, self.row.ply, seat, last, self.context["labels"],
+                player_names=self.context["player_names"],
+                ending=ending_of(self.row, self.seats, self.game, self.state) if over else None)
         return self.boards[key]
 
     def context_for(self, seat: Seat, reader: Reader = ENGLISH, **extra: Any) -> dict[str, Any]:
@@ -336,7 +338,7 @@ class _Mailing:
 
 def send_turn_notice(
     session: Session, now: datetime, site: Site, row: GameRecord,
-    game: engine.Game, state: Any, seats: list[Seat],  # type: ignore[type-arg]
+    game: engine.AnyGame, state: Any, seats: list[Seat],
     mail: _Mailing | None = None, *, welcome: bool = False,
 ) -> None:
     """The essential email: it is your turn, here is the board and your move link. A player
@@ -362,7 +364,7 @@ def send_turn_notice(
 
 def send_updates(
     session: Session, now: datetime, site: Site, row: GameRecord,
-    game: engine.Game, state: Any, seats: list[Seat], *, mover: int,  # type: ignore[type-arg]
+    game: engine.AnyGame, state: Any, seats: list[Seat], *, mover: int,
     mail: _Mailing | None = None,
 ) -> None:
     """Short, non-essential news for the players who neither moved nor move next. None while
@@ -395,7 +397,7 @@ def send_updates(
 
 def send_game_over(
     session: Session, now: datetime, site: Site, row: GameRecord,
-    game: engine.Game, state: Any, seats: list[Seat],  # type: ignore[type-arg]
+    game: engine.AnyGame, state: Any, seats: list[Seat],
     mail: _Mailing | None = None,
 ) -> GameFinished | None:
     """Everyone learns the result, as it is for them: won, lost, shared or a draw.

@@ -68,17 +68,18 @@ def board_viewer(info: engine.GameInfo, seat: int | None) -> int:
 
 
 def board_ref(
-    game: engine.Game, state: Any, ply: int, seat: int | None, last_move: str | None,  # type: ignore[type-arg]
-    labels: Sequence[str] = (), *, player_names: Sequence[str] | None = None, over: bool = False,
+    game: engine.AnyGame, state: Any, ply: int, seat: int | None, last_move: str | None,
+    labels: Sequence[str] = (), *, player_names: Sequence[str] | None = None,
+    ending: engine.Ending | None = None,
 ) -> BoardRef:
     """The picture for ``seat``; its alt text names the players where ``labels`` are given
-    (``player_names`` lets other languages name the colours their own way). ``over``: the game
-    ended off the board in this position (resigned, forfeited, adjudicated), so the alt text
-    says "Game over." where it would say who is to move, as the picture does
-    (:mod:`pbem.mail.boards`)."""
+    (``player_names`` lets other languages name the colours their own way). ``ending``: how the
+    game ended (None: it runs); where it ended off the board in this position (resigned,
+    forfeited, adjudicated), the alt text says "Game over." where it would say who is to move,
+    as the picture does (:mod:`pbem.mail.boards`)."""
     viewer = board_viewer(game.info, seat)
-    over = over and game.to_move(state) is not None
-    svg = game.render_svg(state, None if viewer < 0 else viewer, last_move, over=over)
+    over = game.ended_off_board(state, ending)
+    svg = game.render_svg(state, None if viewer < 0 else viewer, last_move, ending=ending)
     match = _SIZE.search(svg)
     width, height = (round(float(match[1])), round(float(match[2]))) if match else (400, 400)
     described = (Text("Game over.") if over
@@ -278,7 +279,7 @@ def moves_for(moves: Sequence[Move], reader: Reader = ENGLISH) -> list[ShownMove
     return [ShownMove(m.ply, m.seat, m.notation, shown_note(m, reader)) for m in moves]
 
 
-def text_board(game: engine.Game, state: Any, seat: int | None,  # type: ignore[type-arg]
+def text_board(game: engine.AnyGame, state: Any, seat: int | None,
                labels: Sequence[str], reader: Reader = ENGLISH) -> str:
     """The engine's text diagram as ``seat`` sees it (hidden information stays hidden), with
     made-up seat names ("Player 1") replaced by the seats' labels ("Alice (Red)", so that two
@@ -289,8 +290,8 @@ def text_board(game: engine.Game, state: Any, seat: int | None,  # type: ignore[
 
 
 def game_context(
-    row: GameRecord, game: engine.Game, state: Any, seats: list[Seat], players: dict[int, Player],  # type: ignore[type-arg]
-    reader: Reader = ENGLISH,
+    row: GameRecord, game: engine.AnyGame, state: Any, seats: list[Seat],
+    players: dict[int, Player], reader: Reader = ENGLISH,
 ) -> dict[str, Any]:
     """What every email about this game may show, in ``reader``'s language. Seats are named by
     player and colour (``labels``: "Alice (Light)"); ``names`` are the engine's own seat names,

@@ -15,6 +15,7 @@ from typing import Any
 import engine
 from pbem.game_options import seat_colours
 from pbem.i18n import ENGLISH, Reader
+from pbem.models import GameRecord, GameStatus, Seat
 
 # Seat names the engine makes up when a game has no colours of its own (engine.base.Game).
 _GENERIC = re.compile(r"(?:Player|Seat) \d+")
@@ -33,7 +34,7 @@ def seat_role(seat_name: str, reader: Reader = ENGLISH) -> str:
     return "" if not seat_name or _GENERIC.fullmatch(seat_name) else reader.text(seat_name)
 
 
-def labels_for(game: engine.Game, state: Any, player_names: Sequence[str],  # type: ignore[type-arg]
+def labels_for(game: engine.AnyGame, state: Any, player_names: Sequence[str],
                reader: Reader = ENGLISH) -> list[str]:
     """A label per seat: the engine's colour ("Alice (Light)"), else the colour the seat is
     drawn in ("Alice (Red)" in Rifugio, whose engine says "Player 1"), as pages label them."""
@@ -152,7 +153,7 @@ def _sentence(text: str) -> str:
     return f"{text}." if text else ""
 
 
-def result_sentence(game: engine.Game, state: Any, names: list[str],  # type: ignore[type-arg]
+def result_sentence(game: engine.AnyGame, state: Any, names: list[str],
                     reader: Reader = ENGLISH) -> str:
     """The result of a game its rules ended, e.g. "Alice (Light) won: Bob (Dark) has no move;
     in Mosey the last player to move wins." ``names`` holds a label per seat (:func:`seat_label`,
@@ -204,7 +205,7 @@ def left_sentence(names: Sequence[str], left: Sequence[int], winners: Sequence[i
         winners=join_names([names[w] for w in winners], reader)))
 
 
-def end_of_play(game: engine.Game, state: Any, names: list[str],  # type: ignore[type-arg]
+def end_of_play(game: engine.AnyGame, state: Any, names: list[str],
                 out: Sequence[int], reader: Reader = ENGLISH) -> tuple[list[int], str]:
     """The winners and the result sentence of a game its rules ended (see
     :func:`winners_in_play`; ``out`` the seats that had left it); no winners and "" while
@@ -257,7 +258,7 @@ def adjudication_sentence(names: Sequence[str], winners: Sequence[int], reason: 
     return f"{verdict} {_sentence(reason[:1].upper() + reason[1:])}".strip()
 
 
-def shown_result(stored: str, game: engine.Game, state: Any,  # type: ignore[type-arg]
+def shown_result(stored: str, game: engine.AnyGame, state: Any,
                  winners: Sequence[int], resigned: Sequence[int], forfeited: Sequence[int],
                  labels: Callable[[Reader], Sequence[str]], reader: Reader) -> str:
     """A game's stored (English) result in ``reader``'s language, where the server wrote it: the
@@ -283,6 +284,23 @@ def shown_result(stored: str, game: engine.Game, state: Any,  # type: ignore[typ
         if sentence(ENGLISH) == stored:
             return sentence(reader)
     return stored
+
+
+def ending_of(row: GameRecord, seats: Sequence[Seat], game: engine.AnyGame,
+              final: Any) -> engine.Ending:
+    """How the game of ``row``, which is over, ended; ``final`` is its last position. By its
+    rules where that position says so; else aborted, left by its last seats in play (a
+    resignation, a forfeit on time) or adjudicated. Where seats left in different ways (three
+    or more players), a resignation names it."""
+    if game.to_move(final) is None:
+        return engine.Ending.RULES
+    if row.status == GameStatus.ABORTED:
+        return engine.Ending.ABORT
+    if any(seat.resigned for seat in seats):
+        return engine.Ending.RESIGNATION
+    if any(seat.forfeited for seat in seats):
+        return engine.Ending.TIME
+    return engine.Ending.ADJUDICATION
 
 
 def result_in(row: Any, seats: Sequence[Any], player_names: Sequence[str],

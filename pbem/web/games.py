@@ -26,7 +26,7 @@ from pbem.models import GameRecord, GameStatus, Move, Player, Seat
 from pbem.positions import current_state, engine_game, moves_of, state_at
 from pbem.services.common import others_in_play, players_of, seats_of, shown_name, shown_names
 from pbem.services.records import is_over
-from pbem.services.results import result_in, result_sentence
+from pbem.services.results import ending_of, result_in, result_sentence
 from pbem.web.language import current_reader
 from pbem.web.ratings import seat_ratings
 from pbem.web.replay import record_links
@@ -176,8 +176,9 @@ def render_game_page(
         rules_url=url_for("rules.rules_page", game_id=row.game_type)
         if "rules.rules_page" in current_app.view_functions else None,
         board=named_svg(labels, board_svg(game, state, viewer,
-                                     moves[shown - 1].notation if shown else None,
-                                     over=ended_here)),
+                                          moves[shown - 1].notation if shown else None,
+                                          ending=ending_of(row, seats, game, state)
+                                          if ended_here else None)),
         describe=name_numbered_players(reader.text(game.describe(state, viewer)), labels),
         # A resignation, forfeit or adjudication ends a game whose position the rules did not
         # end, so the engine would still say "Light to move": the result is said instead.

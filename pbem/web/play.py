@@ -86,7 +86,7 @@ class OpenTurn:
     row: GameRecord
     seat: int
     ply: int
-    game: engine.Game  # type: ignore[type-arg]
+    game: engine.AnyGame
     state: Any
 
 
@@ -145,8 +145,8 @@ def move_page(token: str, error: str = "", status: int = 200, text: str = "",
         names=seat_names(row.game_type, game.seat_names(state), reader=reader),
         describe=with_names(labels, game.describe(state, seat)), error=error,
         text=text, typed=typed, board=board, zoom=zoom, can_zoom=zoom or needs_zoom(board),
-        legal=[(number_words(m, reader=reader), False) if isinstance(m, engine.NumberChoice)
-               else (str(m), not str(m).startswith("<")) for m in game.legal_moves(state)],
+        legal=[*((number_words(n, reader=reader), False) for n in menu.numbers),
+               *((str(m), True) for m in game.move_choices(state)[0])],
         paused=paused(row), played=steps_played(row, seat),
         terms=terms_for(row.game_type, game.options, reader=reader),
         terms_open=first_turn(row, seat),
@@ -200,7 +200,7 @@ class UnclearMove(engine.IllegalMove):
         return reason if isinstance(reason, Text) else Text.verbatim(str(reason))
 
 
-def _chosen_move(game: engine.Game, state: Any) -> str:  # type: ignore[type-arg]
+def _chosen_move(game: engine.AnyGame, state: Any) -> str:
     """The notation the form sent: a button or text (``move``) or a number field (``number``)."""
     text = request.values.get("move", "").strip()
     if has_control_characters(text):
@@ -212,17 +212,17 @@ def _chosen_move(game: engine.Game, state: Any) -> str:  # type: ignore[type-arg
         return typed.move
     number = request.values.get("number", "").strip()
     if number:
-        choices = [m for m in game.legal_moves(state) if isinstance(m, engine.NumberChoice)]
+        choices = game.move_choices(state)[1]
         try:
             value = int(number)
         except ValueError:
             raise engine.IllegalMove(Text("%(number)s is not a whole number",
                                           number=repr(number))) from None
-        if not choices or value not in choices[0]:
-            low, high = (choices[0].low, choices[0].high) if choices else (0, 0)
+        if choices is None or value not in choices:
+            low, high = (choices.low, choices.high) if choices else (0, 0)
             raise engine.IllegalMove(Text("choose a whole number from %(low)d to %(high)d",
                                           low=low, high=high))
-        return str(game.number_to_move(state, choices[0], value))
+        return str(value)  # a number move's notation is the number
     raise engine.IllegalMove(Text("choose a move first"))
 
 
@@ -264,7 +264,7 @@ def note_problem(note: str) -> str:
     return ""
 
 
-def _preview(row: GameRecord, seat: int, token: str, game: engine.Game,  # type: ignore[type-arg]
+def _preview(row: GameRecord, seat: int, token: str, game: engine.AnyGame,
              state: Any, move: Any, after: Any) -> tuple[str, int]:
     """The confirm page: the position after the move, unless the move would reveal something.
 

@@ -26,7 +26,7 @@ from pbem.models import GameRecord, Move, Player, Seat
 from pbem.positions import engine_game, moves_of, state_at
 from pbem.services.common import players_of, seats_of, shown_names
 from pbem.services.records import game_record, is_over, record_sgf, record_text
-from pbem.services.results import result_in
+from pbem.services.results import ending_of, result_in
 from pbem.web.language import current_reader
 from pbem.web.support import board_svg, database, message_page, named_svg, with_names
 from pbem.web.terms import label_seats, seat_names
@@ -112,8 +112,8 @@ def replay(public_id: str) -> tuple[str, int]:
     # ended off the board at the position shown: the board says so, not who is to move
     board = named_svg(labels, board_svg(game, state, viewer,
                                         moves[shown - 1].notation if shown else None,
-                                        over=over and shown == total
-                                        and game.to_move(state) is not None))
+                                        ending=ending_of(row, seats, game, state)
+                                        if over and shown == total else None))
     reader = current_reader()
     return render_template(
         "replay.html", row=row, info=game.info, moves=moves, shown=shown, total=total,

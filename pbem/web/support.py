@@ -83,19 +83,20 @@ def read_as_seat(game_id: int, seat: int) -> Reader | None:
 
 
 def board_svg(
-    game: engine.Game, state: Any, viewer: int | None, last_move: str | None = None,  # type: ignore[type-arg]
+    game: engine.AnyGame, state: Any, viewer: int | None, last_move: str | None = None,
     cell_href: Callable[[str], str | None] | None = None, *,
-    chosen: Sequence[str] | None = None, over: bool = False,
+    chosen: Sequence[str] | None = None, ending: engine.Ending | None = None,
 ) -> Markup:
     """The engine's SVG, inline so its cell links work without JavaScript; with ``chosen`` (the
     cells clicked so far, maybe none) the engine outlines them and marks where the next click
-    can go, captures apart. ``over``: the game ended off the board here (a resignation, a
-    timeout, an adjudication), so the board says "game over" rather than who is to move.
+    can go, captures apart. ``ending``: how the game ended, at its last position (None: it
+    runs, or another position is shown); where it ended off the board (a resignation, a
+    timeout, an adjudication), the board says "game over" rather than who is to move.
 
     The engine builds SVG with ElementTree, which escapes every text, so it is safe to inline.
     """
     return Markup(anchor_cells(game.render_svg(state, viewer, last_move, cell_href,
-                                               chosen=chosen, over=over,
+                                               chosen=chosen, ending=ending,
                                                translator=current_reader().catalog)))
 
 
@@ -182,7 +183,7 @@ def game_of_token(purpose: Purpose, token: str) -> tuple[GameRecord, dict[str, A
 __all__ = ["DamagedLink"]
 
 
-def seat_labels(row: GameRecord, game: engine.Game, state: Any) -> list[str]:  # type: ignore[type-arg]
+def seat_labels(row: GameRecord, game: engine.AnyGame, state: Any) -> list[str]:
     """"Alice (Light)" for each seat: the player's name and the seat's colour."""
     from pbem.services.common import players_of, seats_of
     from pbem.web.terms import label_seats, seat_names

@@ -71,7 +71,7 @@ def split_steps(raw: str) -> list[str]:
     return [s.strip() for s in raw.split(SEPARATOR) if s.strip()][:MAX_STEPS]
 
 
-def build(game: engine.Game, state: Any, seat: int, texts: list[str]) -> Built:  # type: ignore[type-arg]
+def build(game: engine.AnyGame, state: Any, seat: int, texts: list[str]) -> Built:
     built = Built(shown=state)
     for text in texts:
         if not built.open:
@@ -123,7 +123,7 @@ def turn_page(token: str) -> Page:
     return _commit(row, seat, ply, built.steps, note)
 
 
-def _show(row: GameRecord, seat: int, token: str, game: engine.Game,  # type: ignore[type-arg]
+def _show(row: GameRecord, seat: int, token: str, game: engine.AnyGame,
           built: Built, *, status: int = 200, error: str = "") -> Page:
     prefix = tuple(c for c in request.args.get("cells", "").upper().split(".") if c)
     menu = move_menu(game, built.shown, prefix if built.open else ())
@@ -173,7 +173,7 @@ class Choice:
     picture: Markup | None
 
 
-def _choices(game: engine.Game, built: Built, seat: int,  # type: ignore[type-arg]
+def _choices(game: engine.AnyGame, built: Built, seat: int,
              menu: MoveMenu) -> list[Choice]:
     if len(menu.complete) < 2:
         return [Choice(m, None) for m in menu.complete]
@@ -187,7 +187,7 @@ def _choices(game: engine.Game, built: Built, seat: int,  # type: ignore[type-ar
     return pictures
 
 
-def _missing(game: engine.Game, state: Any, menu: MoveMenu) -> list[str]:  # type: ignore[type-arg]
+def _missing(game: engine.AnyGame, state: Any, menu: MoveMenu) -> list[str]:
     """Why the rotations that are not offered at the clicked cell are missing, from the engine."""
     found = [_ROTATION.match(m) for m in menu.complete]
     bases = {m["base"] for m in found if m}
@@ -200,7 +200,7 @@ def _missing(game: engine.Game, state: Any, menu: MoveMenu) -> list[str]:  # typ
         if turn in offered:
             continue
         try:
-            why: str = game.explain_illegal(state, game.parse_move(f"{base} r{turn}"))
+            why: str = game.why_illegal(state, game.parse_move(f"{base} r{turn}")) or ""
         except engine.IllegalMove as error:
             why = error.text
         reasons.append(current_reader().gettext("%(step)s: %(reason)s", step=f"r{turn}",

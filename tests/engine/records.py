@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from engine import AnyGame
+
 REFERENCE_FOLDERS = [Path(__file__).parent / "data" / "reference-games",
                      Path(__file__).parents[3] / "shared" / "reference-games"]
 
@@ -28,3 +30,11 @@ def reference_records(games: Collection[str] | None = None) -> list[Any]:
                 if games is None or record["game"] in games:
                     records.append(pytest.param(record, id=f"{path.stem}#{number}"))
     return records
+
+
+def listed_notations(game: AnyGame, state: Any) -> list[str]:
+    """The legal moves as the reference records list them: sorted notations, a range of number
+    moves (Stigmergy's komi) as one marker, ``<komi>``, which every record of that turn holds."""
+    moves, numbers = game.move_choices(state)
+    marker = [] if numbers is None else [f"<{numbers.name}>"]
+    return sorted([*marker, *(str(m) for m in moves)])

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from engine import GAMES, new_game
-from engine.base import Game, NumberChoice, Search
+from engine.base import Game, NumberRange, Search
 from engine.bots import LEVELS, Bot, number_candidates
 from engine.bots.mcts import Tree, expand_moves
 from engine.cli import main, play
@@ -46,10 +46,7 @@ def random_position(game: Game[Any, Any], plies: int, seed: int) -> Any:
 
 
 def legal(game: Game[Any, Any], state: Any, move: Any) -> bool:
-    if isinstance(move, KomiMove):
-        return any(isinstance(m, NumberChoice) and move.value in m
-                   for m in game.legal_moves(state))
-    return bool(game.is_legal(state, move))
+    return game.why_illegal(state, move) is None and move in game.legal_moves(state)
 
 
 @pytest.mark.parametrize("gid", list(GAMES))
@@ -135,7 +132,7 @@ def test_a_time_budget_reads_the_clock_it_is_given() -> None:
     bot = replace(Bot.at("strong", seconds=5), clock=lambda: float(next(ticks)))
     game = small("mosey")
     move, _ = bot.choose(game, game.start(), 0)
-    assert game.is_legal(game.start(), move)
+    assert game.why_illegal(game.start(), move) is None
     assert next(ticks) == 6  # read at 0 for the deadline, then at 1-4 (go on) and 5 (stop)
 
 
@@ -317,8 +314,8 @@ def test_a_few_lucky_playouts_do_not_make_the_bot_confident() -> None:
 def test_stigmergy_bot_names_a_komi_in_the_legal_range() -> None:
     game = small("stigmergy")
     state = game.start()
-    (choice,) = game.legal_moves(state)
-    assert isinstance(choice, NumberChoice)
+    choice = game.number_range(state)
+    assert choice is not None
     move, _ = Bot.at("easy", seed=2, playouts=30).choose(game, state, 0)
     assert isinstance(move, KomiMove)
     assert move.value in choice
@@ -327,13 +324,13 @@ def test_stigmergy_bot_names_a_komi_in_the_legal_range() -> None:
 
 
 def test_numeric_choices_expand_to_a_handful_of_candidates() -> None:
-    assert number_candidates(NumberChoice("komi", -62, 62)) == [
+    assert number_candidates(NumberRange("komi", -62, 62)) == [
         -10, -7, -5, -3, -2, -1, 0, 1, 2, 3, 5, 7, 10]
-    assert number_candidates(NumberChoice("komi", 0, 2)) == [0, 1, 2]
+    assert number_candidates(NumberRange("komi", 0, 2)) == [0, 1, 2]
     game = small("stigmergy")
     expanded = expand_moves(game, game.start())
     assert [key for key, _ in expanded] == [str(v) for v in number_candidates(
-        NumberChoice("komi", -game.komi_limit, game.komi_limit))]
+        NumberRange("komi", -game.komi_limit, game.komi_limit))]
     assert all(isinstance(move, KomiMove) for _, move in expanded)
 
 

@@ -16,8 +16,7 @@ from typing import Any
 
 import pytest
 
-from engine import GAMES, IllegalMove, NumberChoice, UnknownGame, new_game
-from engine.base import Game
+from engine import GAMES, AnyGame, Ending, IllegalMove, UnknownGame, new_game
 
 MAX_PLIES = 5_000
 
@@ -36,15 +35,25 @@ def _settings() -> list[Any]:
 SETTINGS = _settings()
 
 
-def _check_number_choice(game: Game, state: Any, choice: NumberChoice) -> None:  # type: ignore[type-arg]
-    for value in (choice.low, choice.high, (choice.low + choice.high) // 2):
+def _check_numbers(game: AnyGame, state: Any, legal: list[Any]) -> None:
+    """The number moves are exactly the numbers of the range, each a move of its own in
+    ascending order; play accepts the ends and the middle and refuses the numbers outside."""
+    moves, numbers = game.move_choices(state)
+    listed = [str(m) for m in legal if str(m).lstrip("-").isdigit()]
+    if numbers is None:
+        assert not listed, "a move is a number, but number_range gives no range"
+        assert moves == legal
+        return
+    assert listed == [str(n) for n in range(numbers.low, numbers.high + 1)]
+    assert [m for m in legal if not numbers.covers(m)] == moves
+    for value in (numbers.low, numbers.high, (numbers.low + numbers.high) // 2):
         game.play(state, str(value))
-    for value in (choice.low - 1, choice.high + 1):
+    for value in (numbers.low - 1, numbers.high + 1):
         with pytest.raises(IllegalMove):
             game.play(state, str(value))
 
 
-def _roundtrip(game: Game, state: Any) -> None:  # type: ignore[type-arg]
+def _roundtrip(game: AnyGame, state: Any) -> None:
     data = json.loads(json.dumps(game.encode(state)))
     assert game.decode(data) == state
 
@@ -69,20 +78,23 @@ def test_random_games_keep_the_contract(gid: str, options: dict[str, Any]) -> No
             texts = {str(m) for m in legal}
             assert len(texts) == len(legal), "a move is listed twice"
             seen |= texts
-            for move in legal:
-                if isinstance(move, NumberChoice):
-                    _check_number_choice(game, state, move)
+            _check_numbers(game, state, legal)
             before = game.encode(state)
             # Listed moves are accepted (a sample, to keep the test quick on big boards).
             for move in rng.sample(legal, min(len(legal), 4)):
-                if not isinstance(move, NumberChoice):
-                    game.play(state, str(move), seat=seat)
+                assert game.why_illegal(state, move) is None
+                game.play(state, str(move), seat=seat)
             # Moves legal elsewhere but not listed here are refused with a reason.
-            outsiders = sorted(t for t in seen - texts if not t.startswith("<"))
+            outsiders = sorted(seen - texts)
             for text in rng.sample(outsiders, min(len(outsiders), 4)):
                 with pytest.raises(IllegalMove) as refused:
                     game.play(state, text, seat=seat)
                 assert str(refused.value)
+                try:
+                    parsed = game.parse_move(text)
+                except IllegalMove:
+                    continue  # not a move of this game at all: the parser refused it
+                assert game.why_illegal(state, parsed)
             if game.num_players > 1:
                 with pytest.raises(IllegalMove, match="not your turn"):
                     game.play(state, str(legal[0]), seat=(seat + 1) % game.num_players)
@@ -140,9 +152,9 @@ TO_MOVE = re.compile(r"\bto (move|take|walk|lay|swap|choose|name)\b")
 
 @pytest.mark.parametrize("gid", list(GAMES))
 def test_a_game_ended_off_the_board_is_drawn_as_over(gid: str) -> None:
-    """``over=True`` (a resignation, a timeout, an adjudication) says "game over" where the
-    board would say who is to move, in the heading and the text alternative; the rest stays,
-    and a position the rules ended is drawn the same either way."""
+    """An ending other than the rules' (a resignation, a timeout, an adjudication, an abort)
+    says "game over" where the board would say who is to move, in the heading and the text
+    alternative; the rest stays, and a position the rules ended is drawn the same either way."""
     game = new_game(gid)
     rng = random.Random(3)
     state = game.start(seed=2)
@@ -152,7 +164,10 @@ def test_a_game_ended_off_the_board_is_drawn_as_over(gid: str) -> None:
         assert game.to_move(state) is not None
         for viewer in (None, *range(game.num_players)):
             running = game.render_svg(state, viewer)
-            ended = game.render_svg(state, viewer, over=True)
+            assert game.render_svg(state, viewer, ending=Ending.RULES) == running
+            ended = game.render_svg(state, viewer, ending=Ending.RESIGNATION)
+            for ending in (Ending.TIME, Ending.ADJUDICATION, Ending.ABORT):
+                assert game.render_svg(state, viewer, ending=ending) == ended
             assert TO_MOVE.search(running), running
             assert not TO_MOVE.search(ended), ended
             assert "game over" in ended.lower() and "game over" not in running.lower()
@@ -161,7 +176,7 @@ def test_a_game_ended_off_the_board_is_drawn_as_over(gid: str) -> None:
     final = game.playout(state, rng)
     assert game.to_move(final) is None
     for viewer in (None, *range(game.num_players)):
-        assert game.render_svg(final, viewer, over=True) == game.render_svg(final, viewer)
+        assert game.render_svg(final, viewer, ending=Ending.TIME) == game.render_svg(final, viewer)
 
 
 def test_catalogue_describes_every_game() -> None:
@@ -185,3 +200,15 @@ def test_unknown_game_and_option_values_name_the_choices() -> None:
     assert all(str(choice) in str(error.value) for choice in option.choices)
     with pytest.raises(ValueError, match="has no option"):
         new_game(gid, colour="purple")
+
+
+@pytest.mark.parametrize(("gid", "options"), SETTINGS)
+def test_a_parse_error_suggests_moves_of_the_game_only(gid: str, options: dict[str, Any]) -> None:
+    """Text that is no move at all is answered with examples of this game's notation, each of
+    which it reads (no placement game is offered a Mosey slide such as C2xE4)."""
+    game = new_game(gid, **options)
+    with pytest.raises(IllegalMove) as caught:
+        game.parse_move("garbage!")
+    examples = str(caught.value.text.values.get("examples", ""))
+    for example in filter(None, examples.split(", ")):
+        game.parse_move(example)

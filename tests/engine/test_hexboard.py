@@ -86,8 +86,10 @@ def test_notation_round_trips(text: str, canonical: str) -> None:
 
 
 @pytest.mark.parametrize("text", ["", "D", "4D", "C2--E2", "C2-", "hello", "C2xE4x"])
-def test_malformed_notation_is_refused_with_examples(text: str) -> None:
-    with pytest.raises(IllegalMove, match="is not a move"):
+def test_malformed_notation_is_refused_with_the_games_examples(text: str) -> None:
+    with pytest.raises(IllegalMove, match=r"is not a move \(try e\.g\. D4, pass\)$"):
+        HexMove.parse(text, examples=("D4", "pass"))
+    with pytest.raises(IllegalMove, match=r"is not a move$"):  # no examples of another game
         HexMove.parse(text)
 
 

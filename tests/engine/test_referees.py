@@ -17,8 +17,7 @@ from typing import Any
 import pytest
 
 from engine import GAMES, new_game
-from engine.base import NumberChoice
-from tests.engine.records import reference_records
+from tests.engine.records import listed_notations, reference_records
 from tests.engine.referees import make_referee
 
 MOSEY_FAMILY = ("mosey", "dont-mosey", "keep-a-riding", "firestorm", "conflagration", "backfire")
@@ -78,13 +77,12 @@ def _cross_check(game_id: str, options: dict[str, Any], seed: int) -> int:
         assert seat == referee.to_move(pos), f"{where()}: seat {seat} vs {referee.to_move(pos)}"
         if seat is None:
             break
-        listed = game.legal_moves(state)
-        ours = sorted(str(m) for m in listed)
+        ours = listed_notations(game, state)
         theirs = referee.legal(pos)
         assert ours == theirs, (
             f"{where()}: engine only {sorted(set(ours) - set(theirs))}, "
             f"referee only {sorted(set(theirs) - set(ours))}")
-        choice = next((m for m in listed if isinstance(m, NumberChoice)), None)
+        choice = game.number_range(state)
         if choice is not None:
             # Stigmergy's komi: a whole number from -(cells+1) to cells+1.
             cells = len(referee.board.labels)

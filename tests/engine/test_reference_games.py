@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from engine import GAMES, new_game
-from tests.engine.records import reference_records
+from tests.engine.records import listed_notations, reference_records
 
 
 @pytest.mark.parametrize("record", reference_records())
@@ -22,7 +22,7 @@ def test_reference_game_replays_exactly(record: dict[str, Any]) -> None:
     state = game.start()
     for ply, step in enumerate(record["plies"]):
         assert game.to_move(state) == step["seat"], f"ply {ply}: wrong seat to move"
-        legal = sorted(str(m) for m in game.legal_moves(state))
+        legal = listed_notations(game, state)
         assert legal == step["legal"], f"ply {ply}: legal moves differ"
         state = game.play(state, step["move"], seat=step["seat"])
     result = game.outcome(state)

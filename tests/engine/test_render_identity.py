@@ -5,9 +5,9 @@ spread of plies (the start, the end and about ten between) every output that pbe
 hashed (SHA-256, its first 20 hex digits), for every viewer (the public and each seat):
 
 - ``render_svg`` as mail draws it (with the last move), as a finished-off-the-board game
-  (``over=True``), as the move page draws it (cell links, ``chosen`` before and after the first
-  click), and through a translator that marks every message (so every word still goes through
-  the catalog);
+  (``ending=Ending.RESIGNATION``), as the move page draws it (cell links, ``chosen`` before and
+  after the first click), and through a translator that marks every message (so every word
+  still goes through the catalog);
 - the text board (``render_text``), ``describe``, ``piece_list``, ``view``, ``seat_names``;
 - ``encode``, the legal moves, the click targets, which moves reveal hidden information and
   what a preview of them says, and the refusals (``play``'s reason) of moves seen earlier in the
@@ -38,7 +38,7 @@ from typing import Any
 
 import pytest
 
-from engine import GAMES, IllegalMove, NumberChoice, new_game
+from engine import GAMES, Ending, IllegalMove, Outcome, new_game
 from engine.base import Game
 from engine.bots import Bot
 
@@ -110,9 +110,26 @@ def _plies(length: int) -> list[int]:
 
 def _first_cells(game: Game[Any, Any], legal: list[Any]) -> tuple[str, ...]:
     for move in legal:
-        if not isinstance(move, NumberChoice) and game.move_cells(move):
+        if game.move_cells(move):
             return game.move_cells(move)[:1]
     return ()
+
+
+def _listed(game: Game[Any, Any], state: Any) -> list[str]:
+    """The legal moves as recorded: a range of number moves (Stigmergy's komi, alone in its
+    turn) as one marker ``<komi>`` first, as when the range stood in the list for its numbers."""
+    moves, numbers = game.move_choices(state)
+    return ([] if numbers is None else [f"<{numbers.name}>"]) + [str(m) for m in moves]
+
+
+def _outcome(outcome: Outcome | None) -> str:
+    """The outcome as recorded, from before it said how the game ended (every game's own
+    outcome ends by its rules)."""
+    if outcome is None:
+        return repr(None)
+    assert outcome.ending is Ending.RULES
+    return (f"Outcome(winners={outcome.winners!r}, scores={outcome.scores!r}, "
+            f"reason={outcome.reason!r})")
 
 
 def outputs(game: Game[Any, Any], state: Any, last: str | None, earlier: list[str],
@@ -124,17 +141,17 @@ def outputs(game: Game[Any, Any], state: Any, last: str | None, earlier: list[st
     legal = game.legal_moves(state)
     yield "encode", game.encode(state)
     yield "seat_names", list(game.seat_names(state))
-    yield "legal", [str(m) for m in legal]
-    yield "outcome", repr(game.outcome(state))
+    listed = _listed(game, state)
+    yield "legal", listed
+    yield "outcome", _outcome(game.outcome(state))
     first = _first_cells(game, legal)
     yield "targets", [game.click_targets(state, ()), game.click_targets(state, first)]
-    reveals = [str(m) for m in legal
-               if not isinstance(m, NumberChoice) and game.reveals_hidden(state, m)]
+    reveals = [str(m) for m in legal if game.reveals_hidden(state, m)]
     yield "reveals", reveals
     if reveals:
         effect = game.hidden_effect(state, game.parse_move(reveals[0]))
         yield "hidden_effect", [effect, getattr(effect, "msgid", None)]
-    texts = {str(m) for m in legal}
+    texts = {*listed, *(str(m) for m in legal)}
     refusals = []
     for text in sorted(set(earlier) - texts)[:3]:
         try:
@@ -152,7 +169,8 @@ def outputs(game: Game[Any, Any], state: Any, last: str | None, earlier: list[st
         at = "public" if viewer is None else f"seat{viewer}"
         yield f"svg/{at}", game.render_svg(state, viewer, last)
         if mover is not None and (viewer is None or game.info.hidden_information):
-            yield f"svg_over/{at}", game.render_svg(state, viewer, last, over=True)
+            yield f"svg_over/{at}", game.render_svg(state, viewer, last,
+                                                    ending=Ending.RESIGNATION)
         if viewer is not None and viewer == mover:
             yield f"svg_page/{at}", game.render_svg(state, viewer, last, _href, chosen=())
             yield f"svg_chosen/{at}", game.render_svg(state, viewer, last, _href, chosen=first)

@@ -20,8 +20,6 @@ def test_moves_reveal_only_in_games_with_hidden_information(game_id: str) -> Non
         if game.to_move(state) is None:
             break
         for move in game.legal_moves(state):
-            if isinstance(move, engine.NumberChoice):
-                continue
             reveals = game.reveals_hidden(state, move)
             assert isinstance(reveals, bool)
             revealing += reveals

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 import pytest
 
-from engine import IllegalMove, NumberChoice, new_game
+from engine import IllegalMove, new_game
 from engine.base import Game
 from engine.games.stigmergy.rules import KomiMove, Stigmergy, StigmergyState, parse_move
 
@@ -217,8 +217,10 @@ def test_the_game_ends_after_two_successive_passes() -> None:
 def test_the_komi_is_a_whole_number_within_one_more_than_the_cell_count() -> None:
     game = game5()
     start = game.start()
-    [choice] = game.legal_moves(start)
-    assert isinstance(choice, NumberChoice) and (choice.low, choice.high) == (-62, 62)
+    choice = game.number_range(start)
+    assert choice is not None and (choice.low, choice.high) == (-62, 62)
+    assert [str(m) for m in game.legal_moves(start)] == [str(k) for k in range(-62, 63)]
+    assert game.move_choices(start) == ([], choice)
     assert game.play(start, "62").komi == 62
     assert game.play(start, "-62").komi == -62
     assert game.play(start, "+4").komi == 4

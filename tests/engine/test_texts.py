@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from engine import GAMES, IllegalMove, NumberChoice, UnknownGame, new_game
+from engine import GAMES, IllegalMove, UnknownGame, new_game
 from engine.base import Game
 from engine.games.rifugio import drawing as rifugio_draw
 from engine.strokefont import stroke_text, text_width
@@ -104,7 +104,7 @@ def positions(gid: str, seeds: range = range(3), plies: int = 40, every: int = 4
 
 
 def _candidates(game: Game[Any, Any], state: Any) -> list[str]:
-    """Move texts, most of them illegal here, for explain_illegal."""
+    """Move texts, most of them illegal here, for why_illegal."""
     if game.info.id == "rifugio":
         return ["take 1", "take 3", "take blind", "swap 2", "lay 0,0", "lay 1,0", "lay 1,0 r1",
                 "lay 1,-1 r4", "lay 9,9", "step E", "step NW", "step SW", "build", "end"]
@@ -117,12 +117,16 @@ def _candidates(game: Game[Any, Any], state: Any) -> list[str]:
 
 
 def illegal_moves(game: Game[Any, Any], state: Any) -> Iterator[Any]:
+    """Moves the seat to move may not make (none once the game is over: play refuses every
+    move then, with the base class's "the game is over")."""
+    if game.to_move(state) is None:
+        return
     for text in _candidates(game, state):
         try:
             move = game.parse_move(text)
         except IllegalMove:
             continue
-        if not game.is_legal(state, move):
+        if game.why_illegal(state, move) is not None:
             yield move
 
 
@@ -145,7 +149,9 @@ def test_reasons_for_illegal_moves_are_translated_texts(gid: str) -> None:
     seen = 0
     for game, state in positions(gid, plies=30, every=6):
         for move in illegal_moves(game, state):
-            assert_translatable(game.explain_illegal(state, move), f"{gid} {move}")
+            reason = game.why_illegal(state, move)
+            assert reason is not None
+            assert_translatable(reason, f"{gid} {move}")
             with pytest.raises(IllegalMove) as caught:
                 game.play(state, move)
             assert_translatable(caught.value.text, f"{gid} play {move}")
@@ -173,7 +179,6 @@ def test_hidden_effects_are_translated_texts() -> None:
     game = new_game("rifugio", players=2)
     state = game.start(seed=3)
     for move in game.legal_moves(state):
-        assert not isinstance(move, NumberChoice)
         if game.reveals_hidden(state, move):
             assert_translatable(game.hidden_effect(state, move), f"hidden effect of {move}")
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
+from engine import Ending
 from pbem.db import Database
 from pbem.models import GameRecord
 from pbem.positions import current_state
@@ -132,3 +133,29 @@ def test_the_game_page_and_replay_of_a_resigned_game_end_with_game_over(
         earlier = client.get(url, query_string={"ply": 1}).text
         svg = earlier[earlier.index("<svg"):earlier.index("</svg>")]
         assert TO_MOVE.search(svg) and "game over" not in svg
+
+
+def test_how_a_game_ended_is_named_from_its_row_and_last_position(
+    sqlite_database: Database, now: datetime, site: Site,
+) -> None:
+    """What the pictures of the last position are drawn with: the rules' ending where the
+    position is over, else how the game was left (here, a resignation)."""
+    from pbem.services.common import seats_of
+    from pbem.services.results import ending_of
+
+    def ending(game_pk: int) -> Ending:
+        row = _row(sqlite_database, game_pk)
+        game, state = current_state(row)
+        with sqlite_database.session() as session:
+            return ending_of(row, seats_of(session, game_pk), game, state)
+
+    ruled = start_a_game(sqlite_database, now, site, "mosey")
+    _play(sqlite_database, now, site, ruled, None, random.Random(8))
+    assert ending(ruled) is Ending.RULES
+    resigned = start_a_game(sqlite_database, now, site, "mosey")
+    _play(sqlite_database, now, site, resigned, 2, random.Random(3))
+    seat = _row(sqlite_database, resigned).to_move
+    assert seat is not None
+    with sqlite_database.write() as session:
+        resign(session, now, site, game_id=resigned, seat=seat)
+    assert ending(resigned) is Ending.RESIGNATION

@@ -34,10 +34,8 @@ def play_random(database: Database, site: Site, pk: int, count: int = 10_000,
                 return
             game = engine.new_game(row.game_type, **row.options)
             state = game.decode(row.state)
-            legal = game.legal_moves(state)
-            move = rng.choice(legal)
-            text = str(game.number_to_move(state, move, move.low)
-                       if isinstance(move, engine.NumberChoice) else move)
+            moves, numbers = game.move_choices(state)
+            text = str(numbers.low) if numbers is not None else str(rng.choice(moves))
             submit_move(session, NOW + timedelta(minutes=n), site, game_id=pk,
                         seat=row.to_move, ply=row.ply, text=text,
                         note="thinking [hard] \\o/" if n == 1 else "")
@@ -51,7 +49,7 @@ def record_of(database: Database, pk: int) -> tuple[GameRecord, dict[str, object
         return row, json.loads(json.dumps(game_record(session, row)))
 
 
-def replayed(record: dict[str, object]) -> tuple[engine.Game, object]:  # type: ignore[type-arg]
+def replayed(record: dict[str, object]) -> tuple[engine.AnyGame, object]:
     game = engine.new_game(str(record["game"]), **record["options"])  # type: ignore[arg-type]
     state = game.decode(record["start_state"])  # type: ignore[arg-type]
     for move in record["moves"]:  # type: ignore[attr-defined]

@@ -17,7 +17,6 @@ from typing import Any
 from flask.testing import FlaskClient
 from sqlmodel import col, select
 
-import engine
 from pbem.db import Database
 from pbem.models import GameRecord, GameStatus, Player, Seat
 from pbem.positions import current_state
@@ -52,8 +51,9 @@ def _play_turn(client: FlaskClient, database: Database, mailbox: Mailbox, messag
         with database.session() as session:
             row = session.exec(select(GameRecord).where(GameRecord.public_id == public_id)).one()
         game, state = current_state(row)
-        move = rng.choice(game.legal_moves(state))
-        query = ({"number": str(move.pick(rng))} if isinstance(move, engine.NumberChoice)
+        move = game.random_move(state, rng)
+        numbers = game.move_choices(state)[1]
+        query = ({"number": str(move)} if numbers is not None and numbers.covers(move)
                  else {"move": str(move)})
         confirm = client.get(f"{url}/confirm", query_string=query)
         assert confirm.status_code == 200, confirm.text

@@ -60,14 +60,11 @@ class _Alike:
     def parse_move(self, text: str) -> str:
         return text.strip()
 
-    def is_legal(self, state: object, move: str) -> bool:
-        return move in self.moves
+    def why_illegal(self, state: object, move: str) -> str | None:
+        return None if move in self.moves else f"{move} is not a legal move here"
 
-    def explain_illegal(self, state: object, move: str) -> str:
-        return f"{move} is not a legal move here"
-
-    def legal_moves(self, state: object) -> list[str]:
-        return list(self.moves)
+    def move_choices(self, state: object) -> tuple[list[str], None]:
+        return list(self.moves), None
 
 
 def test_several_matches_are_named_and_none_is_guessed() -> None:

@@ -23,11 +23,12 @@ from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, create_game
 
 
-def _choose(game: engine.Game, state: Any, rng: random.Random) -> dict[str, str]:  # type: ignore[type-arg]
+def _choose(game: engine.AnyGame, state: Any, rng: random.Random) -> dict[str, str]:
     """The confirm page's query for a random legal move: a number field or a move."""
-    move = rng.choice(game.legal_moves(state))
-    if isinstance(move, engine.NumberChoice):
-        return {"number": str(move.pick(rng))}
+    move = game.random_move(state, rng)
+    numbers = game.move_choices(state)[1]
+    if numbers is not None and numbers.covers(move):
+        return {"number": str(move)}
     return {"move": str(move)}
 
 

@@ -60,8 +60,7 @@ def test_clicking_cells_leads_to_the_move(
         game, state = current_state(row)
         if row.to_move is None:
             break
-        board_moves = [m for m in game.legal_moves(state)
-                       if not isinstance(m, engine.NumberChoice) and game.move_cells(m)]
+        board_moves = [m for m in game.legal_moves(state) if game.move_cells(m)]
         url = site.links.move_url(game_pk, row.to_move, row.ply)
         page = client.get(url)
         assert page.status_code == 200
@@ -106,7 +105,7 @@ def test_typed_illegal_moves_get_the_engines_reason(
         page = client.get(f"{url}/confirm", query_string={"move": text})
         assert page.status_code == 422
         try:
-            expected = game.explain_illegal(state, game.parse_move(text))
+            expected = game.why_illegal(state, game.parse_move(text))
         except engine.IllegalMove as error:
             # The engine's generic "(try e.g. ...)" gives way to moves of this position.
             expected = re.sub(r"\s*\(try\b[^)]*\)", "", str(error))
@@ -117,7 +116,7 @@ def test_typed_illegal_moves_get_the_engines_reason(
 
 def _opens_with_a_number(game_id: str) -> bool:
     game = engine.new_game(game_id)
-    return any(isinstance(m, engine.NumberChoice) for m in game.legal_moves(game.start()))
+    return game.move_choices(game.start())[1] is not None
 
 
 @pytest.mark.parametrize("game_id", [g for g in engine.GAMES if _opens_with_a_number(g)])
@@ -127,7 +126,8 @@ def test_number_choices_get_a_number_field(
     game_pk = start_a_game(sqlite_database, now, site, game_id)
     row = _row(sqlite_database, game_pk)
     game, state = current_state(row)
-    choice = next(m for m in game.legal_moves(state) if isinstance(m, engine.NumberChoice))
+    choice = game.number_range(state)
+    assert choice is not None
     url = site.links.move_url(game_pk, row.to_move, row.ply)
     page = client.get(url)
     assert (f'type="number" name="number" min="{choice.low}" max="{choice.high}"') in page.text
@@ -136,7 +136,7 @@ def test_number_choices_get_a_number_field(
     value = (choice.low + choice.high) // 2
     confirm = client.get(f"{url}/confirm", query_string={"number": value})
     assert confirm.status_code == 200
-    expected = str(game.number_to_move(state, choice, value))
+    expected = str(game.parse_move(str(value)))
     assert f'name="move" value="{html.escape(expected)}"' in confirm.text
 
 

@@ -218,7 +218,7 @@ def test_each_rotation_is_a_button_with_a_picture_and_missing_ones_say_why(
     assert text.count('<div class="thumb">') == pictures
     offered = {r.rsplit(" r", 1)[1] for r in rotations}
     for turn in sorted({str(n) for n in range(6)} - offered):
-        why = game.explain_illegal(state, game.parse_move(f"{base} r{turn}"))
+        why = game.why_illegal(state, game.parse_move(f"{base} r{turn}"))
         assert f"r{turn}: {why}" in text
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from engine.base import CellHref, Presentation
+from engine.base import CellHref, Ending, Presentation
 from engine.games.mosey.state import MoseyState
 from engine.hexboard import HexMove
 from engine.hexsvg import counted, draw_hex_board, selection, stone_list
@@ -54,11 +54,11 @@ class MoseyPresentation(Presentation["MoseyGame", MoseyState, HexMove]):
         *,
         chosen: Sequence[str] | None = None,
         translator: Translator = ENGLISH,
-        over: bool = False,
+        ending: Ending | None = None,
     ) -> str:
         game, board = self.game, self.game.board
         stones = self._stones(state)
-        ended = over and game.outcome(state) is None  # ended off the board: nobody is to move
+        ended = game.ended_off_board(state, ending)  # nobody is to move
         move = game.last_move_of(last_move)
         marks = [board.index(c) for c in move.cells if c in board] if move else []
         picked, targets = selection(game, state, board, chosen)

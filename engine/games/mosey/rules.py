@@ -13,7 +13,7 @@ docs/rules/mosey.md.
 >>> state = game.position(light=["C3", "E3", "G7"], dark=["C5"])
 >>> [str(move) for move in game.legal_moves(state)]
 ['C3-D3', 'C3xC5', 'E3-D3']
->>> game.explain_illegal(state, game.parse_move("G7-G6"))
+>>> game.why_illegal(state, game.parse_move("G7-G6"))
 'G7-G6 does not make a larger group: a lone stone must end next to a friend'
 """
 
@@ -28,7 +28,6 @@ from engine.base import (
     Game,
     GameInfo,
     IllegalMove,
-    NumberChoice,
     Option,
     Outcome,
     Term,
@@ -167,9 +166,7 @@ class MoseyGame(Game[MoseyState, HexMove]):
     def _sides(self, state: MoseyState) -> tuple[int, int]:
         return (state.dark, state.light) if state.mover else (state.light, state.dark)
 
-    def legal_moves(self, state: MoseyState) -> list[HexMove | NumberChoice]:
-        if state.over:
-            return []
+    def list_moves(self, state: MoseyState) -> list[HexMove]:
         labels = self.board.labels
         own, enemy = self._sides(state)
         moves = [HexMove(origin=labels[o], target=labels[t], capture=c)
@@ -178,7 +175,7 @@ class MoseyGame(Game[MoseyState, HexMove]):
 
     def parse_move(self, text: str) -> HexMove:
         """Read ``C2-E2`` or ``C2xE4`` (any case, spaces allowed); there is no pass."""
-        move = HexMove.parse(text, words=("pass",))
+        move = HexMove.parse(text, words=("pass",), examples=("C2-E2", "C2xE4"))
         if move.word is not None:
             raise IllegalMove(Text("passing is not allowed in %(game)s", game=self.name_text))
         if move.origin is None or move.target is None:
@@ -188,26 +185,16 @@ class MoseyGame(Game[MoseyState, HexMove]):
         self.board.index(move.target)
         return move
 
-    def is_legal(self, state: MoseyState, move: HexMove) -> bool:
-        if state.over or move.origin is None or move.target is None:
-            return False
-        if move.origin not in self.board or move.target not in self.board:
-            return False
-        origin, target = self.board.index(move.origin), self.board.index(move.target)
-        own, enemy = self._sides(state)
-        if not (own >> origin) & 1:
-            return False
-        return (target, move.capture) in stone_moves(self.board, self.movement, own, enemy, origin)
-
-    def explain_illegal(self, state: MoseyState, move: HexMove) -> str:
-        if state.over:
-            return Text("the game is over")
+    def why_illegal(self, state: MoseyState, move: HexMove) -> Text | None:
         if move.origin is None or move.target is None:
             return Text("%(move)s is not a move in %(game)s", move=str(move), game=self.name_text)
         if move.origin not in self.board or move.target not in self.board:
             return Text("%(move)s leaves the board", move=str(move))
         own, enemy = self._sides(state)
         origin, target = self.board.index(move.origin), self.board.index(move.target)
+        if (own >> origin) & 1 and (target, move.capture) in stone_moves(
+                self.board, self.movement, own, enemy, origin):
+            return None
         return explain(self.board, self.movement, own, enemy, origin, target, move.capture,
                        self.name_text)
 
@@ -238,9 +225,7 @@ class MoseyGame(Game[MoseyState, HexMove]):
 
     # -- the result ----------------------------------------------------------------------------
 
-    def outcome(self, state: MoseyState) -> Outcome | None:
-        if not state.over:
-            return None
+    def final_outcome(self, state: MoseyState) -> Outcome:
         stuck, last = state.mover, 1 - state.mover
         winner = last if self.last_mover_wins else stuck
         has_stones = state.dark if stuck else state.light

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from engine.base import CellHref, Presentation
+from engine.base import CellHref, Ending, Presentation
 from engine.games.refugia.state import CELL_CHARS, RefugiaState
 from engine.hexboard import HexMove
 from engine.hexsvg import counted, draw_hex_board, selection, stone_list
@@ -55,7 +55,7 @@ class RefugiaPresentation(Presentation["Refugia", RefugiaState, HexMove]):
                    last_move: HexMove | str | None = None,
                    cell_href: CellHref | None = None, *,
                    chosen: Sequence[str] | None = None,
-                   translator: Translator = ENGLISH, over: bool = False) -> str:
+                   translator: Translator = ENGLISH, ending: Ending | None = None) -> str:
         board = self.game.board
         stones = self._stones(state)
         marks = []
@@ -67,7 +67,7 @@ class RefugiaPresentation(Presentation["Refugia", RefugiaState, HexMove]):
         picked, targets = selection(self.game, state, board, chosen)
         title = Text("Refugia %(board)s", board=str(self.game.options["board"]))
         header, status = self._status(state, short=True), self._status(state)
-        if over and self.game.outcome(state) is None:  # ended off the board: the scores, no turn
+        if self.game.ended_off_board(state, ending):  # the scores, no turn
             header, status = [*header[:-1], Text("Game over")], [*status[:-1], Text("Game over.")]
         return draw_hex_board(board, stones=stones, marks=marks, cell_href=cell_href,
                               header=header, title=title,

@@ -9,11 +9,11 @@ the game; the most adjacent pairs of own discs wins. Rules decisions: docs/rules
 >>> from engine import new_game
 >>> game = new_game("refugia", board="2-3")
 >>> state = game.play(game.play(game.start(), "B2"), "C2")  # White places, then Black beside it
->>> game.explain_illegal(state, game.parse_move("A2"))
+>>> game.why_illegal(state, game.parse_move("A2"))
 'A2 is next to your own disc'
 >>> [str(m) for m in game.legal_moves(state) if "-" in str(m)]  # away from C2, B2 has 0 enemies
 ['B2-A1', 'B2-A2', 'B2-B3']
->>> game.explain_illegal(state, game.parse_move("B2-D2"))  # the hopped C2 still counts at D2
+>>> game.why_illegal(state, game.parse_move("B2-D2"))  # the hopped C2 still counts at D2
 'B2-D2 does not reduce the enemies around your disc (1 -> 1)'
 >>> state = game.play(game.play(state, "pass"), "pass")
 >>> game.outcome(state).reason
@@ -28,7 +28,7 @@ from functools import cache
 from typing import Any
 
 from engine import native
-from engine.base import JSON, Game, GameInfo, IllegalMove, NumberChoice, Option, Outcome, Term
+from engine.base import JSON, Game, GameInfo, IllegalMove, Option, Outcome, Term
 from engine.games.refugia import terms
 from engine.games.refugia.drawing import SEATS, RefugiaPresentation
 from engine.games.refugia.state import CELL_CHARS, Groups, RefugiaState, adjacent_pairs, move_groups
@@ -37,6 +37,8 @@ from engine.text import ENGLISH, N_, Text, Translator
 
 BOARDS = ("2-3", "2-4", "3-4", "3-5", "4-5", "4-6", "5-6", "5-7", "6-7", "6-8")
 PASS = HexMove(word="pass")
+EXAMPLES = ("B2", "B2-C2", "pass")
+"""Moves of each kind (on every board option), for the answer to text that is no move at all."""
 
 
 class Refugia(Game[RefugiaState, HexMove]):
@@ -75,12 +77,10 @@ class Refugia(Game[RefugiaState, HexMove]):
         g, me = self.geometry, state.turn
         return move_groups(g.width, g.full, state.discs[me], state.discs[1 - me], state.neutral)
 
-    def legal_moves(self, state: RefugiaState) -> list[HexMove | NumberChoice]:
-        if self.to_move(state) is None:
-            return []
+    def list_moves(self, state: RefugiaState) -> list[HexMove]:
         g, labels = self.geometry, self.board.labels
         place, groups = self._groups(state)
-        moves: list[HexMove | NumberChoice] = [PASS]
+        moves = [PASS]
         moves += [HexMove(target=labels[i]) for i in g.cells(place)]
         for _, origins, land, _ in groups:
             moves += [HexMove(origin=labels[g.cell[bit]], target=labels[g.cell[bit + land]])
@@ -88,7 +88,7 @@ class Refugia(Game[RefugiaState, HexMove]):
         return sorted(moves, key=str)
 
     def parse_move(self, text: str) -> HexMove:
-        move = HexMove.parse(text)
+        move = HexMove.parse(text, examples=EXAMPLES)
         if move.capture:
             raise IllegalMove(Text("Refugia has no 'x' moves: write a placement as D4, "
                                    "a step or hop as C2-E2, not %(move)s",
@@ -107,8 +107,9 @@ class Refugia(Game[RefugiaState, HexMove]):
         foes = (2 - state.turn, 3)
         return sum(self.occupant(state, n) in foes for n in self.board.adjacent[cell])
 
-    def _why_not(self, state: RefugiaState, move: HexMove) -> Text | None:
-        """The reason ``move`` is illegal, or None; a cell-by-cell second reading of the rules."""
+    def why_illegal(self, state: RefugiaState, move: HexMove) -> Text | None:
+        """The reason ``move`` is illegal, or None: a cell-by-cell second reading of the rules
+        (``list_moves`` reads them on bitboards; the tests hold the two to the same moves)."""
         if move.word is not None or move.target is None or move.capture:
             return None if move == PASS else Text("%(move)s is not a Refugia move", move=str(move))
         own, board = 1 + state.turn, self.board
@@ -140,13 +141,6 @@ class Refugia(Game[RefugiaState, HexMove]):
             return Text("%(move)s does not reduce the enemies around your disc "
                         "(%(before)d -> %(after)d)", move=str(move), before=before, after=after)
         return None
-
-    def is_legal(self, state: RefugiaState, move: HexMove) -> bool:
-        return self._why_not(state, move) is None
-
-    def explain_illegal(self, state: RefugiaState, move: HexMove) -> str:
-        return self._why_not(state, move) or Text("%(move)s is not a legal move here",
-                                                  move=str(move))
 
     def apply(self, state: RefugiaState, move: HexMove) -> RefugiaState:
         me = state.turn
@@ -188,9 +182,7 @@ class Refugia(Game[RefugiaState, HexMove]):
         shifts = self.geometry.shifts
         return adjacent_pairs(shifts, state.discs[0]), adjacent_pairs(shifts, state.discs[1])
 
-    def outcome(self, state: RefugiaState) -> Outcome | None:
-        if state.passes < 2:
-            return None
+    def final_outcome(self, state: RefugiaState) -> Outcome:
         scores = self.scores(state)
         counts = tuple(d.bit_count() for d in state.discs)
         if scores[0] != scores[1]:

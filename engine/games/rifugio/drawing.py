@@ -24,7 +24,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from engine.base import JSON, CellHref, Presentation
+from engine.base import JSON, CellHref, Ending, Presentation
 from engine.games.rifugio.state import State
 from engine.games.rifugio.text import caption_view, describe_view, text_view
 from engine.games.rifugio.tiles import KIND_BY_NAME, position, tile_name
@@ -399,14 +399,14 @@ class RifugioPresentation(Presentation["Rifugio", State, "RifugioMove"]):
         *,
         chosen: Sequence[str] | None = None,
         translator: Translator = ENGLISH,
-        over: bool = False,
+        ending: Ending | None = None,
     ) -> str:
         move = self.game.last_move_of(last_move)
         cells = self.game.move_cells(move) if move is not None else ()
         seen = self.game.view(state, viewer)
         targets = None if chosen is None else self.game.click_targets(state, chosen)
         caption, described = caption_view(seen), describe_view(seen)
-        if over and self.game.outcome(state) is None:  # ended off the board: nobody is to move
+        if self.game.ended_off_board(state, ending):  # nobody is to move
             caption, described = Text("Game over"), Text("Game over.")
             if viewer is not None:
                 described = Text.joined([described, Text("Your score: %(score)d.",

@@ -28,7 +28,6 @@ from engine.base import (
     Game,
     GameInfo,
     IllegalMove,
-    NumberChoice,
     Option,
     Outcome,
     Term,
@@ -187,13 +186,15 @@ class Rifugio(Game[State, RifugioMove]):
     def to_move(self, state: State) -> int | None:
         return state.seat
 
-    def legal_moves(self, state: State) -> list[RifugioMove | NumberChoice]:
+    def list_moves(self, state: State) -> list[RifugioMove]:
         table = Table(state)
         return sorted((_from_table(table, m) for m in table.legal()), key=str)
 
-    def is_legal(self, state: State, move: RifugioMove) -> bool:
+    def why_illegal(self, state: State, move: RifugioMove) -> Text | None:
         table = Table(state)
-        return any(_from_table(table, m) == move for m in table.legal())
+        if any(_from_table(table, m) == move for m in table.legal()):
+            return None
+        return explain(table, move.verb, move.slot, move.pos, move.rot, move.direction)
 
     def parse_move(self, text: str) -> RifugioMove:
         return RifugioMove.parse(text)
@@ -202,9 +203,6 @@ class Rifugio(Game[State, RifugioMove]):
         table = Table(state)
         table.do(move.table_move())
         return table.freeze()
-
-    def explain_illegal(self, state: State, move: RifugioMove) -> Text:
-        return explain(Table(state), move.verb, move.slot, move.pos, move.rot, move.direction)
 
     def move_cells(self, move: RifugioMove) -> tuple[str, ...]:
         if move.verb == "lay":
@@ -232,9 +230,7 @@ class Rifugio(Game[State, RifugioMove]):
                         "refilled from the blind pile", place=label(move.pos))
         return Text("your turn ends and the open display is refilled from the blind pile")
 
-    def outcome(self, state: State) -> Outcome | None:
-        if state.phase != OVER:
-            return None
+    def final_outcome(self, state: State) -> Outcome:
         n = state.players
         scores = [score(state, s) for s in range(n)]
         best = max(scores)

@@ -222,10 +222,8 @@ _DOING = {
 
 def explain(table: Table, verb: str, slot: int, pos: tuple[int, int], rot: int | None,
             direction: int) -> Text:
-    """Why this move is refused, in words for the player."""
+    """Why this move is refused while the game runs, in words for the player."""
     phase = table.phase
-    if phase == OVER:
-        return Text("the game is over")
     wanted = {"take": TAKE, "swap": SWAP, "lay": LAY}.get(verb, WALK)
     if wanted != phase:
         return _DOING[phase]

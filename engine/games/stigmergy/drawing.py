@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from engine.base import CellHref, Presentation
+from engine.base import CellHref, Ending, Presentation
 from engine.games.stigmergy.moves import StigmergyMove
 from engine.games.stigmergy.state import BLACK, WHITE, StigmergyState
 from engine.hexsvg import counted, draw_hex_board, selection, stone_list
@@ -71,7 +71,7 @@ class StigmergyPresentation(Presentation["Stigmergy", StigmergyState, StigmergyM
         *,
         chosen: Sequence[str] | None = None,
         translator: Translator = ENGLISH,
-        over: bool = False,
+        ending: Ending | None = None,
     ) -> str:
         _, _, black_ctrl, white_ctrl = self.game.analyse(state)
         stones = self._stones(state)
@@ -85,7 +85,7 @@ class StigmergyPresentation(Presentation["Stigmergy", StigmergyState, StigmergyM
             own = "black" if viewer == state.black_seat else "white"
         picked, targets = selection(self.game, state, self.game.board, chosen)
         header, described = self._header(state), self.game.describe(state, viewer)
-        if over and self.game.outcome(state) is None:  # ended off the board: the scores, no turn
+        if self.game.ended_off_board(state, ending):  # the scores, no turn
             header = [*header[:-1], Text("Game over")]
             described = (Text.joined([self.game.score_line(state), Text("Game over.")])
                          if state.black_seat is not None else Text("Game over."))

@@ -40,6 +40,9 @@ class KomiMove:
         return cls(int(match.group(1) + match.group(2)))
 
 
+EXAMPLES = ("D5", "D5x", "pass", "take-button", "7")
+"""Moves of each kind, for the answer to text that is no move at all."""
+
 StigmergyMove = HexMove | KomiMove
 """``D5`` place, ``D5x`` replace, ``pass``, ``take-button``, ``play-second``, or a komi (``7``)."""
 
@@ -52,7 +55,7 @@ def parse_move(text: str) -> StigmergyMove:
     """
     if _KOMI.match(text.strip()):
         return KomiMove.parse(text)
-    move = HexMove.parse(text, WORD_ORDER)
+    move = HexMove.parse(text, WORD_ORDER, EXAMPLES)
     if move.origin is not None:
         raise IllegalMove(Text("%(move)s is not a Stigmergy move: stones never move "
                                "(try D5, D5x, pass or take-button)", move=repr(text.strip())))

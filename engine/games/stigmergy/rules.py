@@ -5,8 +5,9 @@ you control; two successive passes end the game. Rules decisions: docs/rules/sti
 
 >>> from engine import new_game
 >>> game = new_game("stigmergy", size=5)
->>> [str(m) for m in game.legal_moves(game.start())]
-['<komi>']
+>>> moves = [str(m) for m in game.legal_moves(game.start())]
+>>> moves[:3], len(moves), game.number_range(game.start()).high
+(['-62', '-61', '-60'], 125, 62)
 >>> state = game.play(game.play(game.start(), "+7"), "play-second")
 >>> game.seat_names(state), game.to_move(state)
 (('Black', 'White'), 0)
@@ -21,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from engine.base import JSON, Game, GameInfo, NumberChoice, Option, Outcome, Term
+from engine.base import JSON, Game, GameInfo, NumberRange, Option, Outcome, Term
 from engine.games.stigmergy import terms
 from engine.games.stigmergy.drawing import (
     COLOUR_NAMES,
@@ -168,24 +169,24 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
     def _button_available(state: StigmergyState) -> bool:
         return state.black_seat is not None and has_button(state.komi) and state.button is None
 
-    def _komi_choice(self) -> NumberChoice:
-        return NumberChoice("komi", -self.komi_limit, self.komi_limit,
-                            label=N_("Komi (added to White's score)"),
-                            hint=N_("Your opponent then chooses which side to play, so name the "
-                                    "komi that makes Black and White equally good: a higher "
-                                    "komi helps White, a lower one Black."))
+    def number_range(self, state: StigmergyState) -> NumberRange | None:
+        if state.komi is not None:
+            return None
+        return NumberRange("komi", -self.komi_limit, self.komi_limit,
+                           label=N_("Komi (added to White's score)"),
+                           hint=N_("Your opponent then chooses which side to play, so name the "
+                                   "komi that makes Black and White equally good: a higher "
+                                   "komi helps White, a lower one Black."))
 
-    def legal_moves(self, state: StigmergyState) -> list[StigmergyMove | NumberChoice]:
-        if state.passes >= 2:
-            return []
+    def list_moves(self, state: StigmergyState) -> list[StigmergyMove]:
         if state.komi is None:
-            return [self._komi_choice()]
+            return [KomiMove(k) for k in range(-self.komi_limit, self.komi_limit + 1)]
         black, white, black_ctrl, white_ctrl = self.analyse(state)
         if state.colour_to_move == BLACK:
             places, replaces = ~(black | white | white_ctrl), white & black_ctrl
         else:
             places, replaces = ~(black | white | black_ctrl), black & white_ctrl
-        moves: list[StigmergyMove | NumberChoice] = [
+        moves: list[StigmergyMove] = [
             HexMove(target=text.removesuffix("x"), capture=True) if x else HexMove(target=text)
             for text, c, x in self.sight.order if (replaces if x else places) >> c & 1
         ]
@@ -194,10 +195,6 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
 
     def parse_move(self, text: str) -> StigmergyMove:
         return parse_move(text)
-
-    def number_to_move(self, state: StigmergyState, choice: NumberChoice,
-                       value: int) -> StigmergyMove:
-        return KomiMove(value)
 
     def _cell_problem(self, state: StigmergyState, move: HexMove) -> Text | None:
         """Why a placement or replacement is illegal, or None when it is legal."""
@@ -227,13 +224,12 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
             return Text("you do not control %(cell)s", cell=label)
         return None
 
-    def _problem(self, state: StigmergyState, move: StigmergyMove) -> Text | None:
-        """Why ``move`` is illegal in ``state`` (None when it is legal)."""
+    def why_illegal(self, state: StigmergyState, move: StigmergyMove) -> Text | None:
         if isinstance(move, KomiMove):
             if state.komi is not None:
                 return (Text("the komi has already been named") if self.negotiate
                         else Text("this game is played without komi"))
-            if move.value not in self._komi_choice():
+            if not -self.komi_limit <= move.value <= self.komi_limit:
                 return Text("komi must be a whole number from %(low)d to %(high)d",
                             low=-self.komi_limit, high=self.komi_limit)
             return None
@@ -260,15 +256,6 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
         if "pass" not in self._words(state):
             return Text("you may not pass while an empty cell is uncontrolled")
         return None
-
-    def is_legal(self, state: StigmergyState, move: StigmergyMove) -> bool:
-        return state.passes < 2 and self._problem(state, move) is None
-
-    def explain_illegal(self, state: StigmergyState, move: StigmergyMove) -> str:
-        if state.passes >= 2:
-            return Text("the game is over")
-        return self._problem(state, move) or Text("%(move)s is not a legal move here",
-                                                  move=str(move))
 
     def apply(self, state: StigmergyState, move: StigmergyMove) -> StigmergyState:
         after = replace(state, mover=1 - state.mover, ply=state.ply + 1)
@@ -301,9 +288,7 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
             scores[BLACK if state.button == state.black_seat else WHITE] += 0.5
         return scores[BLACK], scores[WHITE]
 
-    def outcome(self, state: StigmergyState) -> Outcome | None:
-        if state.passes < 2:
-            return None
+    def final_outcome(self, state: StigmergyState) -> Outcome:
         black, white = self.colour_scores(state)
         black_seat = state.black_seat or 0
         by_seat = [0.0, 0.0]

@@ -33,8 +33,7 @@ if TYPE_CHECKING:  # the rules module makes its Search from this one
 def fair_komi(game: Stigmergy, state: StigmergyState, rng: random.Random,
               playouts: int) -> tuple[int, float]:
     """(the komi to name, the namer's chance when the other seat takes the better side)."""
-    choice = game.legal_moves(state)[0]
-    assert state.komi is None and not isinstance(choice, KomiMove)
+    assert game.number_range(state) is not None
     even = game.play(game.play(state, KomiMove(0)), "play-second")  # seat 0 plays Black
     margins = []
     for _ in range(max(1, playouts)):

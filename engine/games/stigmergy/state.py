@@ -170,14 +170,15 @@ def playout(sight: Sight, state: StigmergyState, rng: random.Random, max_plies: 
     """Uniformly random legal moves until two passes, on mutable arrays updated incrementally.
 
     Draws exactly as ``Game.random_move`` does on the sorted legal-move list (one ``randrange``
-    per ply, the komi with ``randint``), so a seed gives the same game as the generic path.
+    per ply, the komi's range counted as one choice and its number drawn with ``randint``), so a
+    seed gives the same game as the generic path.
     """
     if state.passes >= 2:
         return state
     komi, black_seat, mover, button = state.komi, state.black_seat, state.mover, state.button
     passes, ply, plies = state.passes, state.ply, 0
     if komi is None:
-        rng.randrange(1)  # the generic path first picks the lone NumberChoice from its list
+        rng.randrange(1)  # random_move first picks the komi's range, the one choice offered
         komi = rng.randint(*komi_range)
         mover, ply, plies = 1, ply + 1, 1
     with_button = has_button(komi)
