@@ -22,6 +22,7 @@ _ = _Used()
 # Flask views, blueprint hooks and app hooks: registered by their decorators (@bp.route,
 # @bp.get/post, @bp.before_request, @bp.record_once, @bp.app_context_processor, @app.after_request,
 # @app.before_request, Flask-Login's @login_manager.user_loader/unauthorized_handler).
+_.account_language
 _.audit_log
 _.cancel
 _.challenge_action
@@ -47,8 +48,10 @@ _.new_challenge
 _.new_tournament
 _.old_link
 _.play_the_computer
+_.picture
 _.profile
 _.public_page
+_.read_as_account
 _.ratings_index
 _.rematch
 _.record_json
@@ -105,14 +108,16 @@ _.examples  # positions' examples: admin/new_game.html, email/reply_help.txt
 _.formats  # admin/tournament_new.html
 _.help  # engine.base.Option.help: admin/new_game.html
 _.overdue  # admin/games.html, admin/game.html
+_.action_url  # home.Line.action_url: home/_games.html
+_.variants  # catalogue.Card.variants: _game_cards.html
 _.pbem_reader  # g.pbem_reader: base.html
 _.pbem_reader_id  # base.html
-_.pbem_settings_url  # base.html
 _.repeat  # the repeated password field: admin/account.html
 _.seat_kinds  # admin/new_game.html
 _.seat_rows  # admin/new_game.html
 _.shown_options  # admin/tournament_new.html
 _.status_code  # a Flask response's status, set for the client
+_.max_age  # a response's Cache-Control max-age, set for the client
 
 # WTForms: inline validators are found by name (validate_<field>).
 _.validate_new

@@ -23,7 +23,7 @@ from pbem.models import (
     SeatStatus,
 )
 from pbem.positions import current_state, moves_of
-from pbem.services.common import players_of, seats_of, shown_names
+from pbem.services.common import players_of, seats_of
 from pbem.services.records import is_over
 from pbem.services.results import result_in
 from pbem.web.language import current_reader
@@ -114,6 +114,5 @@ def game_detail(game_id: int) -> str:
         open=row.status in (GameStatus.INVITED, GameStatus.ACTIVE),
         declined=declined(row, seats, players),
         public_url=site().links.game_url(row.public_id),
-        result=result_in(row, seats, shown_names(seats, players, current_reader()),
-                         current_reader()),
+        result=result_in(row, seats, players, current_reader()),
     )

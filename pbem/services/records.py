@@ -73,7 +73,7 @@ def game_record(session: Session, row: GameRecord, reader: Reader = ENGLISH) -> 
                     for n, s in enumerate(seats)],
         "moves": [{"ply": m.ply, "seat": m.seat, "notation": m.notation, "time": _iso(m.made_at),
                    **({"note": m.note} if m.note else {})} for m in moves],
-        "result": result_in(row, seats, names, reader) if row.result else "",
+        "result": result_in(row, seats, players, reader) if row.result else "",
         "winners": list(row.winners or []) if row.status == GameStatus.FINISHED else None,
         "seed_commitment": row.seed_commitment,
         # Hidden until the end: with them anyone can replay the game and check every draw.

@@ -9,13 +9,14 @@ Nothing here knows a game: it reads :class:`engine.Outcome` and the seat names o
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import engine
 from pbem.game_options import seat_colours
 from pbem.i18n import ENGLISH, Reader
 from pbem.models import GameRecord, GameStatus, Seat
+from pbem.services.common import shown_names
 
 # Seat names the engine makes up when a game has no colours of its own (engine.base.Game).
 _GENERIC = re.compile(r"(?:Player|Seat) \d+")
@@ -303,9 +304,11 @@ def ending_of(row: GameRecord, seats: Sequence[Seat], game: engine.AnyGame,
     return engine.Ending.ADJUDICATION
 
 
-def result_in(row: Any, seats: Sequence[Any], player_names: Sequence[str],
+def result_in(row: Any, seats: Sequence[Any], players: Mapping[int, Any],
               reader: Reader) -> str:
-    """A game row's result for ``reader`` (see :func:`shown_result`); pages use this."""
+    """A game row's result for ``reader`` (see :func:`shown_result`); pages use this. The
+    labels are made for each language from ``players`` (by id): a computer's name is in the
+    reader's language ("Computer (leicht)"), but the stored English has "Computer (easy)"."""
     from pbem.positions import current_state
 
     stored = row.result or ""
@@ -315,7 +318,8 @@ def result_in(row: Any, seats: Sequence[Any], player_names: Sequence[str],
     return shown_result(stored, game, state, list(row.winners or []),
                         [s.seat for s in seats if s.resigned],
                         [s.seat for s in seats if s.forfeited],
-                        lambda r: labels_for(game, state, player_names, r), reader)
+                        lambda r: labels_for(game, state, shown_names(seats, players, r), r),
+                        reader)
 
 
 def outcome_for(winners: Sequence[int] | None, seat: int | None) -> str:

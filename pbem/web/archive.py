@@ -124,7 +124,7 @@ def _line(session: Session, row: GameRecord) -> dict[str, Any]:
     return {
         "row": row, "title": game_name(row.game_type, reader),
         "players": [(shown_name(p, reader), profile_url(p)) for p in people],
-        "result": result_in(row, seats, [shown_name(p, reader) for p in people], reader),
+        "result": result_in(row, seats, players, reader),
         "replay": url_for("replay.replay", public_id=row.public_id, ply=0),
         "downloads": record_links(row.public_id),
     }

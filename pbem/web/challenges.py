@@ -42,6 +42,7 @@ from pbem.links import DamagedLink
 from pbem.models import GameRecord, Player
 from pbem.services.common import shown_name
 from pbem.services.players import PlayerSpec, parse_player
+from pbem.web.catalogue import game_cards
 from pbem.web.csrf import check_csrf
 from pbem.web.language import current_reader
 from pbem.web.player_sessions import current_player
@@ -149,7 +150,8 @@ def _form(info: engine.GameInfo | None, values: Any, error: str,
               SeatOrder.RANDOM: _("decide at random")}
     if rated is None:
         rated = values.get("rated") == "on" if request.method == "POST" else True
-    return render_template("challenge_new.html", info=info, games=list(engine.GAMES.values()),
+    cards = game_cards(reader, lambda game: url_for("challenges.new_challenge", game=game))
+    return render_template("challenge_new.html", info=info, cards=cards,
                            values=values, error=error, controls=controls, policies=policies,
                            orders=orders, levels=LEVELS, rated=rated)
 

@@ -23,6 +23,7 @@ from pbem.links import DamagedLink, ReplacedPlayerLink
 from pbem.models import GameStatus, Player, Seat
 from pbem.services.common import seats_of
 from pbem.services.computer_games import STARTERS, start_computer_game
+from pbem.web.catalogue import game_cards
 from pbem.web.csrf import check_csrf
 from pbem.web.language import current_reader
 from pbem.web.player_sessions import current_player
@@ -73,8 +74,8 @@ def play_the_computer() -> tuple[str, int] | Response:
     game_id = (request.values.get("game") or "").strip()
     info = engine.GAMES.get(game_id)
     if info is None:  # the list of games; an unknown one (a stale form or a typo) is named
-        page = render_template("computer_game.html", info=None,
-                               games=list(engine.GAMES.values()),
+        page = render_template("computer_game.html", info=None, cards=game_cards(
+            current_reader(), lambda game: url_for("computer.play_the_computer", game=game)),
                                error=unknown_game_reason(game_id), values={})
         return page, 400 if game_id else 200
     values = request.form if request.method == "POST" else request.args
@@ -113,7 +114,6 @@ def _form(info: engine.GameInfo, values: object, error: str,
                 "random": _("decide at random")}
     return render_template("computer_game.html", info=info, error=error,
                            clock=describe_control(DEFAULT_TIME_CONTROL, current_reader()),
-                           games=list(engine.GAMES.values()), values=values,
-                           levels={k: levels.get(k, k) for k in LEVELS},
+                           values=values, levels={k: levels.get(k, k) for k in LEVELS},
                            starters={k: starters[k] for k in STARTERS},
                            default_level=DEFAULT_LEVEL), status

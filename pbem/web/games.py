@@ -10,6 +10,7 @@ from flask import (
     Blueprint,
     abort,
     current_app,
+    redirect,
     render_template,
     request,
     url_for,
@@ -17,8 +18,8 @@ from flask import (
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from sqlmodel import select
+from werkzeug.wrappers import Response
 
-import engine
 from pbem.clock.deadlines import POLICY_LABELS, default_timeout_policy, time_control_of
 from pbem.clock.wording import describe_control
 from pbem.game_options import game_name
@@ -27,7 +28,9 @@ from pbem.positions import current_state, engine_game, moves_of, state_at
 from pbem.services.common import others_in_play, players_of, seats_of, shown_name, shown_names
 from pbem.services.records import is_over
 from pbem.services.results import ending_of, result_in, result_sentence
+from pbem.web.catalogue import game_cards
 from pbem.web.language import current_reader
+from pbem.web.player_sessions import current_player
 from pbem.web.ratings import seat_ratings
 from pbem.web.replay import record_links
 from pbem.web.support import (
@@ -48,9 +51,13 @@ COMPUTER_LOOKS = 36  # and how many times (3 minutes): a bot that failed must no
 
 
 @bp.get("/")
-def index() -> str:
-    return render_template("index.html", games=engine.GAMES,
-                           rules_endpoints=set(current_app.view_functions))
+def index() -> str | Response:
+    """What pbem is, how to begin, and the games as cards; a signed-in player's home is their
+    games (/account)."""
+    if current_player() is not None:
+        return redirect(url_for("signin.account"), 303)
+    return render_template("index.html", cards=game_cards(
+        current_reader(), lambda game_id: url_for("rules.rules_page", game_id=game_id)))
 
 
 def _load(public_id: str) -> GameRecord:
@@ -86,14 +93,14 @@ def turns_of(moves: list[Move]) -> list[tuple[int, list[tuple[int, Move]]]]:
 
 
 def result_text(row: GameRecord, labels: list[str], seats: list[Seat] | None = None,
-                player_names: list[str] | None = None) -> str:
+                players: dict[int, Player] | None = None) -> str:
     """The result as a sentence with names, in the page's language. The service writes one
     when a game ends; a game that ended before it did gets one from the final position."""
     reader = current_reader()
     if row.result or row.status != GameStatus.FINISHED:
-        if seats is None or player_names is None:
+        if seats is None or players is None:
             return row.result or ""
-        return result_in(row, seats, player_names, reader)
+        return result_in(row, seats, players, reader)
     game, state = current_state(row)
     return result_sentence(game, state, labels, reader) or ""
 
@@ -170,7 +177,7 @@ def render_game_page(
         row=row, info=game.info, options=game.options, moves=moves, names=names,
         lineup=[(s, players[s.player_id]) for s in seats], labels=labels, ratings=ratings,
         turns=turns_of(moves),
-        result=result_text(row, labels, seats, people),
+        result=result_text(row, labels, seats, players),
         terms=terms_for(row.game_type, game.options, reader=reader),
         terms_open=viewer is None or all(m.seat != viewer for m in moves),
         rules_url=url_for("rules.rules_page", game_id=row.game_type)

@@ -1,8 +1,14 @@
 """Which language a page is in, and the switcher that lets a visitor choose.
 
 A page reached through a player's link is in that player's language (a view calls
-:func:`read_as`); otherwise the visitor's choice from the switcher (a cookie), else the browser's
-``Accept-Language``, else ``PBEM_DEFAULT_LANGUAGE``.
+:func:`read_as`), and every page a signed-in player opens is in their account's
+(:func:`pbem.web.signin.read_as_account`), whatever the cookie or the browser says. Otherwise the
+visitor's choice from the switcher (a cookie), else the browser's ``Accept-Language``, else
+``PBEM_DEFAULT_LANGUAGE``.
+
+The switcher's links (``GET /language/<code>``) only set that cookie: a GET stores nothing. A
+signed-in player's pages offer buttons instead, whose POST changes the account's language
+(:func:`pbem.web.players.account_language`).
 """
 
 from __future__ import annotations
@@ -60,12 +66,18 @@ def local_time(moment: datetime | None, time_zone: str | None = None) -> str:
 
 @bp.get("/language/<code>")
 def choose(code: str) -> Response:
-    """Remember the visitor's language and go back where they were (same site only)."""
+    """Remember the visitor's language and go back where they were (same site only). For a
+    signed-in player the account's language still wins; the cookie counts once they sign out."""
     response = redirect(safe_next(request.args.get("next")) or "/")  # never another site
     if code in LANGUAGES:
-        response.set_cookie(LANGUAGE_COOKIE, code, max_age=ONE_YEAR, samesite="Lax",
-                            httponly=True, secure=request.is_secure)
+        remember_language(response, code)
     return response
+
+
+def remember_language(response: Response, code: str) -> None:
+    """The switcher's cookie, for a year."""
+    response.set_cookie(LANGUAGE_COOKIE, code, max_age=ONE_YEAR, samesite="Lax",
+                        httponly=True, secure=request.is_secure)
 
 
 def _template_values() -> dict[str, Any]:

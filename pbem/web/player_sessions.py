@@ -20,6 +20,7 @@ from sqlmodel import Session, col, delete, select
 from werkzeug.wrappers import Response
 
 from pbem.db import Database
+from pbem.i18n import Reader
 from pbem.models import Player, SignInLink
 from pbem.services.common import audit
 from pbem.web.email_links import record_sign_in
@@ -33,13 +34,17 @@ KEEP_OLD_LINKS = timedelta(days=1)  # used and expired links are deleted after t
 
 @dataclass(frozen=True)
 class SignedInPlayer:
-    """Flask-Login's user for a player's session: who, and the session version it was made
-    with. A plain object, not the table's row, so nothing loaded here goes stale in a session."""
+    """Flask-Login's user for a player's session: who, the session version it was made with,
+    and the account's language and time zone (every page they open is in these). A plain
+    object, not the table's row, so nothing loaded here goes stale in a session; it is loaded
+    afresh for each request."""
 
     id: int
     name: str
     email: str
     session_version: int
+    language: str = "en"
+    time_zone: str = "UTC"
 
     @property
     def is_authenticated(self) -> bool:
@@ -59,7 +64,12 @@ class SignedInPlayer:
     @classmethod
     def of(cls, player: Player) -> SignedInPlayer:
         assert player.id is not None
-        return cls(player.id, player.name, player.email, player.session_version)
+        return cls(player.id, player.name, player.email, player.session_version,
+                   player.language, player.time_zone)
+
+    @property
+    def reader(self) -> Reader:
+        return Reader.of(self)
 
 
 def load_player(db: Database, user_id: str) -> SignedInPlayer | None:

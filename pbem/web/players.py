@@ -1,9 +1,12 @@
 """A player's games and mail settings, their games-page link, and the one-click unsubscribe of
 RFC 8058.
 
-- ``/account`` is the games page of the player signed in to this browser (:mod:`pbem.web.signin`
-  sends anyone else to sign in): their games, absences, profile and settings, the browsers that
-  signed in with a link from their mail, and "Replace my email links" (``/account/links``).
+- ``/account`` is the home of the player signed in to this browser (:mod:`pbem.web.signin`
+  sends anyone else to sign in): their games in the order they need attention
+  (:mod:`pbem.web.home`), then the account's sections (``ACCOUNT_SECTIONS``): ratings, profile,
+  absences, settings, the browsers that signed in with a link from their mail, and "Replace my
+  email links" (``/account/links``). Their language buttons, on every page, POST to
+  ``/account/language``.
 - ``/me/<token>``, the games-page link at the foot of every email, is no password: it goes
   straight to ``/account`` in a browser signed in as its player, and shows any other browser a
   page whose button (a POST) signs it in as them and goes there. A mail scanner that follows the
@@ -20,10 +23,10 @@ from functools import cache
 from typing import Any
 from zoneinfo import available_timezones
 
-from flask import Blueprint, current_app, g, redirect, render_template, request, session, url_for
+from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from sqlmodel import Session, col, select
+from sqlmodel import Session, select
 from werkzeug.wrappers import Response
 
 from engine.text import Text
@@ -31,13 +34,10 @@ from pbem.addresses import BadName, check_name
 from pbem.clock.controls import DEFAULT_ALLOWANCE_DAYS, BadAbsence, local_date
 from pbem.clock.deadlines import recompute_deadlines_of
 from pbem.clock.wall import utc_now
-from pbem.game_options import game_name
 from pbem.i18n import LANGUAGES
 from pbem.links import DamagedLink, ReplacedPlayerLink
-from pbem.models import GameRecord, GameStatus, Player, PlayerSignIn, Seat
-from pbem.positions import current_state
-from pbem.services.common import audit, players_of, seats_of, shown_names
-from pbem.services.results import result_in
+from pbem.models import Player, PlayerSignIn
+from pbem.services.common import audit
 from pbem.services.vacations import (
     AbsenceRefused,
     absences_for,
@@ -47,7 +47,8 @@ from pbem.services.vacations import (
 )
 from pbem.web.csrf import check_csrf
 from pbem.web.email_links import VIA, replace_links, sign_ins_of
-from pbem.web.language import current_reader
+from pbem.web.home import home_of
+from pbem.web.language import current_reader, remember_language
 from pbem.web.player_sessions import (
     LINK_MINUTES,
     NEXT_KEY,
@@ -57,6 +58,7 @@ from pbem.web.player_sessions import (
     enqueue_link,
 )
 from pbem.web.ratings import rating_lines
+from pbem.web.redirects import safe_next
 from pbem.web.support import (
     damaged_link,
     database,
@@ -68,7 +70,6 @@ from pbem.web.support import (
     site,
     within_limits,
 )
-from pbem.web.terms import label_seats, seat_names
 
 bp = Blueprint("players", __name__)
 
@@ -172,7 +173,7 @@ def account_page(player_id: int) -> Response | tuple[str, int]:
         player = db_session.get(Player, player_id)
     if player is None:
         return redirect(url_for("signin.sign_in_page"), 303)
-    read_as_player(player, settings_url="#settings")
+    read_as_player(player)
     if request.method == "POST":  # the CSRF token is checked (signin.account)
         if request.form.get("action") in ("add_absence", "cancel_absence"):
             return _change_absences(player_id)
@@ -201,6 +202,30 @@ def account_page(player_id: int) -> Response | tuple[str, int]:
             audit(session, utc_now(), "preferences changed", player_id=player_id)
         return redirect(url_for("signin.account", saved=1), 303)
     return _my_games_page(player_id)
+
+
+@bp.post("/account/language")
+def account_language() -> Response:
+    """The language buttons of a signed-in player's pages: the account's language changes (every
+    page they open and every email is in it), and they go back where they were. The switcher's
+    cookie follows, so the site stays in that language after they sign out. Anyone else is sent
+    to sign in (visitors choose with ``GET /language/<code>``, which stores nothing)."""
+    check_csrf()
+    player = current_player()
+    if player is None:
+        return redirect(url_for("signin.sign_in_page"), 303)
+    language = request.form.get("language", "")
+    back = redirect(safe_next(request.form.get("next")) or url_for("signin.account"), 303)
+    if language not in LANGUAGES:
+        return back
+    with database().write() as session:
+        row = session.get(Player, player.id)
+        if row is not None and row.language != language:
+            row.language = language
+            session.add(row)
+            audit(session, utc_now(), "preferences changed", player_id=player.id)
+    remember_language(back, language)
+    return back
 
 
 @bp.post("/account/links")
@@ -251,26 +276,28 @@ def time_zones() -> list[str]:
     return sorted(available_timezones())
 
 
+# The account's sections below the games, each its own template (templates/account/), in the
+# page's order: a new section is a template and a line here.
+ACCOUNT_SECTIONS = ("account/_ratings.html", "account/_profile.html", "account/_away.html",
+                    "account/_settings.html", "account/_sign_ins.html", "account/_links.html")
+
+
 def _my_games_page(player_id: int, *, absence_error: str = "", settings_error: str = "",
                    status: int = 200) -> tuple[str, int]:
     allowance = int(current_app.config.get("VACATION_DAYS", DEFAULT_ALLOWANCE_DAYS))
+    now = utc_now()
     with database().session() as session:
         player = session.get(Player, player_id)
         if player is None:
             return damaged_link()
         absences = absences_for(session, player_id)
-        year = local_date(utc_now(), player.time_zone).year
+        year = local_date(now, player.time_zone).year
         left = days_left(session, player_id, year, allowance)
-        rows = session.exec(
-            select(GameRecord, Seat).join(Seat, col(Seat.game_id) == GameRecord.id)
-            .where(Seat.player_id == player_id).order_by(col(GameRecord.created_at).desc())
-        ).all()
-        games = [_game_line(session, game, seat, player_id) for game, seat in rows]
+        home = home_of(session, player_id, now, current_reader())
         ratings = rating_lines(session, player_id)
         sign_ins = [_sign_in_line(row) for row in sign_ins_of(session, player_id)]
-    g.pbem_settings_url = "#settings"
     typed = request.form if settings_error else {}
-    return render_template("me.html", player=player, games=games,
+    return render_template("me.html", player=player, home=home, sections=ACCOUNT_SECTIONS,
                            computer_url=url_for("computer.play_the_computer"),
                            languages=LANGUAGES, saved=bool(request.args.get("saved")),
                            absences=absences, absence_error=absence_error, days_left=left,
@@ -288,48 +315,6 @@ def _sign_in_line(row: PlayerSignIn) -> dict[str, Any]:
         browser = row.browser or row.system or _("a browser that does not say which")
     return {"at": row.at, "browser": browser, "via": str(VIA.get(row.via, row.via)),
             "here": row.id == session.get(SIGN_IN_KEY)}
-
-
-def _game_line(session: Session, game: GameRecord, seat: Seat, player_id: int) -> dict[str, Any]:
-    """One row of "my games": the game, its opponents by name and colour, the deadline, and a
-    direct link to the move page when it is this player's turn."""
-    assert game.id is not None
-    links = site().links
-    seats = seats_of(session, game.id)
-    players = players_of(session, seats)
-    names = _seat_names(game)
-    out = seat.resigned or seat.forfeited  # the computer plays the seat: nothing to do
-    your_turn = game.status == GameStatus.ACTIVE and game.to_move == seat.seat and not out
-    reader = current_reader()
-    people = shown_names(seats, players, reader)
-    labels = dict(zip([s.seat for s in seats], label_seats(seats, people, names), strict=True))
-    waiting_for = (labels.get(game.to_move, "") if game.status == GameStatus.ACTIVE
-                   and game.to_move is not None and not your_turn and not out else "")
-    return {
-        "game": game, "seat": seat,
-        "title": game_name(game.game_type, current_reader()),
-        "you": names[seat.seat] if seat.seat < len(names) else "",
-        "opponents": [labels[s.seat] for s in seats if s.seat != seat.seat],
-        "url": links.seat_view_url(game.id, seat.seat, holder=player_id),
-        "move_url": links.move_url(game.id, seat.seat, game.ply, holder=player_id)
-        if your_turn else None,
-        "your_turn": your_turn,
-        "waiting_for": waiting_for,  # whose turn it is, when not this player's
-        "out": out and game.status == GameStatus.ACTIVE,
-        "deadline": game.deadline if game.status == GameStatus.ACTIVE else None,
-        "result": result_in(game, seats, people, reader),
-    }
-
-
-def _seat_names(game: GameRecord) -> list[str]:
-    """The seats' colour names in the game as it stands (Stigmergy's change once sides are
-    chosen); none for a game the engine can no longer read."""
-    try:
-        engine_game, state = current_state(game)
-        return seat_names(game.game_type, engine_game.seat_names(state),
-                          reader=current_reader())
-    except Exception:  # a list of games must not fail on one unreadable stored game
-        return []
 
 
 def _change_absences(player_id: int) -> tuple[str, int] | Response:

@@ -97,7 +97,7 @@ def _line(session: Session, row: GameRecord, seat: Seat) -> dict[str, Any]:
         "side": names[seat.seat] if seat.seat < len(names) else "",
         "others": others,
         "outcome": _outcome_word(outcome_for(row.winners, seat.seat)) if finished else "",
-        "result": result_in(row, seats, people, reader)
+        "result": result_in(row, seats, players, reader)
         if finished else "",
         "url": url_for("replay.replay", public_id=row.public_id, ply=0) if finished
         else url_for("games.public_page", public_id=row.public_id),

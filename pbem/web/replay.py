@@ -123,8 +123,7 @@ def replay(public_id: str) -> tuple[str, int]:
         # says who is to move; the result above says how it ended instead.
         describe="" if over and shown == total
         else with_names(labels, game.describe(state, viewer)),
-        result=result_in(row, seats, shown_names(seats, players, reader),
-                         reader)
+        result=result_in(row, seats, players, reader)
         if over else "",
         # The whole stored position, hidden parts included: only once nothing is secret.
         revealed=json.dumps(game.encode(state), indent=1, sort_keys=True) if over else None,

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
+from flask import Blueprint, current_app, g, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
 from flask_login import login_user, logout_user
 from sqlalchemy import update
@@ -39,6 +39,7 @@ from pbem.models import Player, SignInLink
 from pbem.services.common import audit
 from pbem.web.csrf import check_csrf
 from pbem.web.email_links import replace_links
+from pbem.web.language import read_as
 from pbem.web.player_sessions import (
     LINK_MINUTES,
     NEXT_KEY,
@@ -70,6 +71,20 @@ def signed_in() -> dict[str, Any]:
     except Exception:  # an error page must still render when the database does not answer
         player = None
     return {"signed_in_player": player}
+
+
+@bp.before_app_request
+def read_as_account() -> None:
+    """Every page a signed-in player opens is in their account's language and time zone,
+    whatever the browser's Accept-Language or the switcher's cookie says (a page reached by
+    another player's link then reads as that player: :func:`pbem.web.support.read_as_player`)."""
+    try:
+        player = current_player()
+    except Exception:  # an error page must still render when the database does not answer
+        return
+    if player is not None:
+        read_as(player.reader)
+        g.pbem_reader_id = player.id
 
 
 @bp.get("/sign-in")

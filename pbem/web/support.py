@@ -58,17 +58,16 @@ def damaged_link() -> tuple[str, int]:
           "email into the address bar, or open the game from your games page."), 400)
 
 
-def read_as_player(player: Player, settings_url: str | None = None) -> Reader:
+def read_as_player(player: Player) -> Reader:
     """This page is for ``player`` (their link was followed): in their language and time zone.
 
     The page's language switcher (which would change nothing here) gives way to a note that the
-    language is chosen in their settings; ``settings_url`` links there from their own games page.
-    Other pages link it only for the player signed in to this browser (base.html): a game or
-    move link someone forwards must not open the player's settings."""
+    language is chosen on their games page, unless ``player`` is the one signed in to this
+    browser (base.html): their pages offer their account's languages. A game or move link
+    someone forwards must not change the player's settings."""
     reader = Reader.of(player, current_app.config.get("DEFAULT_LANGUAGE", "en"))
     read_as(reader)
     refresh()  # Flask-Babel may have looked at the visitor's language already
-    g.pbem_settings_url = settings_url
     g.pbem_reader_id = player.id
     return reader
 

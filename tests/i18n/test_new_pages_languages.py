@@ -83,8 +83,8 @@ def words_for(language: str) -> list[str]:
 
 # Phrases each page must show, in each language: written by hand, not taken from the catalogs.
 PAGES: dict[str, dict[str, list[str]]] = {
-    "home": {"nl": ["Spelen", "Toernooien"], "de": ["Spielen", "Turniere"],
-             "it": ["Gioca", "Tornei"]},
+    "home": {"nl": ["De spellen", "Toernooien"], "de": ["Die Spiele", "Turniere"],
+             "it": ["I giochi", "Tornei"]},
     "sign-in": {"nl": ["Inloggen"], "de": ["Anmelden"], "it": ["Accedi"]},
     "sign-in sent": {"nl": ["Kijk in je mail"], "de": ["E-Mails"],
                      "it": ["Controlla la tua email"]},
@@ -261,7 +261,8 @@ def _sign_in(world: World, language: str, ids: list[int]) -> FlaskClient:
     link = Mailbox.link(message, "/sign-in/").removeprefix(BASE_URL)
     confirm = seen(language, "sign-in confirm", client, link)
     assert client.post(link, data={"csrf_token": csrf_of(confirm)}).status_code == 303
-    seen(language, "home signed in", client, "/")
+    assert client.get("/").location.endswith("/account")  # the home page sends them home
+    seen(language, "home signed in", client, "/account")
     seen(language, "sign-out", client, "/sign-out")
     # An address nobody plays with yet gets a sign-up link, in the page's language.
     stranger = world.client(language, 2)

@@ -31,6 +31,7 @@ from tests.support import ALICE_BOB, start_a_game
 from tests.web.sessions import signed_in
 
 TRANSLATED = ("nl", "de", "it")
+ACCOUNT_LANGUAGE = 'action="/account/language"'  # the signed-in player's language buttons
 
 
 @pytest.fixture
@@ -86,28 +87,27 @@ def test_a_players_page_is_in_their_language_whatever_the_browser_says(
     client.set_cookie(LANGUAGE_COOKIE, "it")  # the switcher's choice does not override either
     page = client.get(url, headers={"Accept-Language": "de"})
     assert _lang(page.text) == "nl"
-    # No switcher that would change nothing: a word on where they choose (no link to their
-    # settings: a forwarded game link must not open them). Their games page links its form.
+    # No switcher that would change nothing: a word on where they choose (no buttons that
+    # change their account: a forwarded game link must not). Signed in, their pages have them.
     assert "/language/" not in page.text and "/me/" not in page.text
-    assert "Nederlands" in page.text
+    assert "Nederlands" in page.text and ACCOUNT_LANGUAGE not in page.text
     mine = signed_in(app, sqlite_database, player_id).get("/account").text
     assert _lang(mine) == "nl"
-    assert "/language/" not in mine and 'href="#settings"' in mine
+    assert "/language/" not in mine and ACCOUNT_LANGUAGE in mine
 
 
-def test_a_signed_in_player_gets_a_link_to_their_settings_on_their_own_pages(
+def test_a_signed_in_player_chooses_their_account_language_on_their_own_pages(
     app: Flask, client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
 ) -> None:
     row, player_id = _game(sqlite_database, now, site)
     other_id = next(s.player_id for s in _seats(sqlite_database, row) if s.player_id != player_id)
     url = _move_url(site, row)
     own = signed_in(app, sqlite_database, player_id).get(url).text
-    assert 'href="/account#settings"' in own and "/language/" not in own
-    settings = signed_in(app, sqlite_database, player_id).get("/account")
-    assert settings.status_code == 200 and 'href="#settings"' in settings.text
-    # Someone else, signed in, who opens a forwarded link: the note, never the owner's settings.
+    assert ACCOUNT_LANGUAGE in own and "/language/" not in own
+    # Someone else, signed in, who opens a forwarded link: the note, never buttons that would
+    # change the owner's account.
     forwarded = signed_in(app, sqlite_database, other_id).get(url).text
-    assert "/account#settings" not in forwarded and "/me/" not in forwarded
+    assert ACCOUNT_LANGUAGE not in forwarded and "/me/" not in forwarded
     assert "you choose the language on your games page" in forwarded
 
 
@@ -196,7 +196,9 @@ def test_a_player_page_shows_dates_in_their_language_and_zone(
     row, player_id = _game(sqlite_database, now, site)
     assert row.deadline is not None, "the game has a deadline"
     _speaks(sqlite_database, player_id, "nl", "Europe/Amsterdam")
-    page = signed_in(app, sqlite_database, player_id).get("/account").text
+    assert row.id is not None and row.to_move is not None
+    own_view = site.links.seat_view_url(row.id, row.to_move)
+    page = signed_in(app, sqlite_database, player_id).get(own_view).text
     assert Reader("nl", "Europe/Amsterdam").when(row.deadline) in html.unescape(page)
 
 

@@ -3,8 +3,9 @@ signed in as the player has at /account (issue #31)."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 from flask import Flask
@@ -17,6 +18,8 @@ from pbem.services import Site
 from pbem.web import rules
 from tests.support import ALICE_BOB, ALICE_BOB_CLEO, csrf_of, start_a_game, start_rifugio_of_three
 from tests.web.sessions import signed_in
+
+NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)  # tests/conftest.py's now
 
 
 @pytest.fixture
@@ -72,8 +75,10 @@ def test_the_sixth_request_in_an_hour_is_limited(
 
 
 def _my_games(app: Flask, database: Database, player_id: int) -> str:
-    """The player's games page, as a browser signed in as them has it (/account)."""
-    return signed_in(app, database, player_id).get("/account").text
+    """The player's games page, as a browser signed in as them has it (/account), an hour after
+    the games here started (the time left counts from then)."""
+    with patch("pbem.web.players.utc_now", lambda: NOW + timedelta(hours=1)):
+        return signed_in(app, database, player_id).get("/account").text
 
 
 def test_my_games_lists_opponents_deadlines_and_move_links(
@@ -88,7 +93,7 @@ def test_my_games_lists_opponents_deadlines_and_move_links(
     page = _my_games(app, sqlite_database, alice.id)
     assert "Bob (Dark)" in page and "you play Light" in page
     assert site.links.move_url(game_pk, 0, row.ply, holder=alice.id) in page
-    assert row.deadline is not None and "Deadline" in page
+    assert row.deadline is not None and "left</strong>" in page  # the time left to move
     assert "waiting for" not in page  # Alice's own turn: her move button instead
     page = _my_games(app, sqlite_database, bob.id)
     assert "Alice (Light)" in page and "/play/" not in page

@@ -102,6 +102,7 @@ ROUTES: dict[str, Route] = {
     "games.index": public(),
     "games.public_page": public(),
     "archive.archive": public(),
+    "catalogue.picture": public(),  # a game's picture on its card
     "challenges.challenge_page": public(public_id="challenge"),
     "language.choose": public(answers=302),  # back to the page it was chosen on
     "profiles.profile": public(),
@@ -147,6 +148,7 @@ ROUTES: dict[str, Route] = {
     "challenges.challenge_action": action(signed_in=True, public_id="challenge"),
     "seeks.join": action(signed_in=True, public_id="seek"),
     "players.replace_my_links": action(signed_in=True),
+    "players.account_language": action(signed_in=True),  # the account's language buttons
     "admin_second_step.login_code": action(),  # an organiser's second step of logging in
     # The organisers' dashboard.
     "admin.games_list": organiser(),

@@ -113,6 +113,10 @@ def _probes(database: Database, now: datetime, site: Site, game_id: str,
             {"name": "Mallory", "time_zone": "Europe/Paris", "notify_updates": ""},
             setup=signed_in),
         "players.replace_my_links": lambda: Probe("/account/links", {}, {}, setup=signed_in),
+        # A signed-in player's language buttons: the real POST changes the account's language.
+        "players.account_language": lambda: Probe(
+            "/account/language", {"language": "de"}, {"language": "de", "next": "/account"},
+            setup=signed_in),
         # Play the computer (a signed-in player's): its GET shows the form; the real POST
         # starts a game.
         "computer.play_the_computer": lambda: Probe(

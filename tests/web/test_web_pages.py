@@ -255,7 +255,8 @@ def test_my_games_page_lists_games_and_saves_preferences(
     assert open_games_link(client, link).status_code == 303
     url = "/account"
     page = client.get(url)
-    assert page.status_code == 200 and row.public_id[:6] in page.text
+    assert page.status_code == 200 and row.public_id[:6] not in page.text  # named, not a code
+    assert f"{html.escape(engine.GAMES[any_game].name)} against P1" in page.text
     bad = client.post(url, data={"csrf_token": csrf(page.text), "time_zone": "Mars/Olympus"})
     assert bad.status_code == 400 and "time zone" in bad.text
     saved = client.post(url, data={"csrf_token": csrf(page.text), "name": "Ann",
