@@ -16,7 +16,7 @@ from sqlmodel import col, select
 
 import engine
 from pbem.db import Database
-from pbem.models import GameRecord, Move, OutboxEmail
+from pbem.models import GameRecord, Move, OutboxEmail, Player
 from pbem.services import PlayerSpec, Site, create_game, resign, submit_move
 from pbem.web import rules
 from pbem.web.games import turns_of
@@ -78,9 +78,13 @@ def test_the_option_form_shows_words_and_sends_the_stored_value(
     from tests.web.test_challenges import make_player
 
     player_id = make_player(sqlite_database, "Ann", "ann@example.test")
+    with sqlite_database.write() as session:  # her account's language, whatever the browser's
+        ann = session.get(Player, player_id)
+        assert ann is not None
+        ann.language = "it"
     client = signed_in(app, sqlite_database, player_id)
     form = client.get("/challenges/new", query_string={"game": "stigmergy"},
-                      headers={"Accept-Language": "it"}).text
+                      headers={"Accept-Language": "de"}).text
     assert '<option value="negotiate" selected>negoziato</option>' in form
     assert '<option value="none">zero</option>' in form
 
