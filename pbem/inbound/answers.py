@@ -30,10 +30,11 @@ from pbem.game_options import game_name
 from pbem.i18n import ENGLISH, Reader, supported
 from pbem.inbound.reading import command_words
 from pbem.models import GameRecord, GameStatus, InboundMail, OutboxEmail, Player, ReplyOutcome, Seat
-from pbem.positions import current_state, last_notation
+from pbem.positions import last_notation
 from pbem.reply_addresses import message_id, token_in_address
 from pbem.services.common import Site, players_of, seats_of
-from pbem.services.notify import board_ref, game_context
+from pbem.services.moves import Position
+from pbem.services.notify import board_for, board_ref, game_context
 from pbem.services.results import shown_result
 from pbem.templating import render_email
 
@@ -143,16 +144,18 @@ def answer(
     session: Session, now: datetime, site: Site, thread: Thread, *, kind: str,
     row: GameRecord | None = None, seat: Seat | None = None, player: Player | None = None,
     with_board: bool = False, reply_to: str = "", reader: Reader | None = None,
-    **context: Any,
+    position: Position | None = None, **context: Any,
 ) -> OutboxEmail:
     """Write ``email/<kind>.txt`` and ``.html`` to ``thread.sender`` (or ``player``), in the
     thread of the message being answered; with the seat's board when ``with_board``. The
-    answer is in ``reader``'s language (by default :func:`reader_for` the player)."""
+    answer is in ``reader``'s language (by default :func:`reader_for` the player).
+    ``position``: the game's, when the caller has it decoded (the turn a reply played)."""
     reader = reader or reader_for(site, player)
     game_context_values: dict[str, Any] = {}
     board = None
     if row is not None and row.id is not None:
-        game, state = current_state(row)
+        position = position or Position.of(row)
+        game, state = position.game, position.state
         seats = seats_of(session, row.id)
         players = players_of(session, seats)
         game_context_values = game_context(row, game, state, seats, players, reader=reader)
@@ -168,7 +171,8 @@ def answer(
                 if row.status == GameStatus.ACTIVE else []
             if with_board:
                 last = last_notation(session, row.id)
-                board = board_ref(game, state, row.ply, seat.seat, last).for_reader(reader)
+                board = board_for(session, row, board_ref(game, state, row.ply, seat.seat, last),
+                                  reader)
     subject = thread.subject_for(reader, kind)
     values = {**game_context_values, "player": player, "seat": seat, "board": board,
               "subject": subject, "links": site.links, "reply_address": reply_to,

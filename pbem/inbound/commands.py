@@ -56,6 +56,7 @@ from pbem.positions import current_state
 from pbem.reply_addresses import ReplyFields, ReplyPurpose, make_reply_token, reply_address
 from pbem.services import ServiceError, resign, respond_to_invitation
 from pbem.services.common import Site
+from pbem.services.moves import Position
 from pbem.services.turns import TurnOver, play_turn
 from pbem.services.vacations import add_absence
 
@@ -198,12 +199,13 @@ def play(context: Context, steps: tuple[str, ...], note: str) -> Handled:
         return context.refuse("moved-on", Text(
             "this turn is over: the game has moved on since the email you answered; nothing "
             "was played"))
+    position = Position.of(row)  # carried through the turn into its receipt
     try:
         with session.begin_nested():
             try:
                 play_turn(session, context.now, context.site, game_id=row.id,
                           seat=context.seat.seat, ply=row.ply, steps=steps, note=note,
-                          source=MoveSource.REPLY)
+                          source=MoveSource.REPLY, position=position)
             except TurnOver as over:  # in the reply's own words
                 raise ServiceError(Text(
                     "your turn ended after %(played)s, but the reply goes on with %(next)s",
@@ -214,7 +216,8 @@ def play(context: Context, steps: tuple[str, ...], note: str) -> Handled:
                                               reason=reason_of(error)),
                               tried="; ".join(steps))
     played = "; ".join(steps)
-    context.send("reply_receipt", with_board=True, played=played, note=note)  # never held back
+    context.send("reply_receipt", with_board=True, played=played, note=note,  # never held back
+                 position=position)
     return context.done(ReplyOutcome.PLAYED, played)
 
 

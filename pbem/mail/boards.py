@@ -1,9 +1,11 @@
 """Board pictures for email: the engine's SVG rasterised to PNG at twice its display size.
 
 Mail clients drop SVG, so email carries PNG; twice the size keeps it sharp on high-density screens
-while the HTML shows it at display size. Each (game, ply, viewer, language) is rendered once and
-kept: the words on a board (headers, scores) are in its reader's language, and a seat the engine
-calls "Player 1" is named as the email's text names it ("Alice (Red)").
+while the HTML shows it at display size. Each (game, ply, viewer, language) is drawn once, by the
+first email that shows it (:func:`pbem.services.notify.board_for`, which keeps the drawing and its
+size), and rasterised once, here, at delivery: the words on a board (headers, scores) are in its
+reader's language, and a seat the engine calls "Player 1" is named as the email's text names it
+("Alice (Red)").
 
 A game that ended off the board (resigned, forfeited on time, adjudicated) stops where the rules
 still have someone to move; its last position is drawn as over (``render_svg(ending=...)`` with
@@ -13,18 +15,19 @@ ply while it ran.
 
 from __future__ import annotations
 
-from xml.sax.saxutils import escape
+from typing import Any
 
+from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import select
+from sqlmodel import Session, col, select
 
+import engine
 from engine import png as engine_png
 from pbem.db import Database
-from pbem.i18n import Reader, translations
+from pbem.i18n import Reader
 from pbem.models import BoardImage, GameRecord, GameStatus, Move
 from pbem.positions import engine_game
-from pbem.services.common import players_of, seats_of, shown_names
-from pbem.services.results import ending_of, labels_for, name_generic_seats
+from pbem.services.notify import board_labels, draw_board, drawn_ending, drawn_over, svg_size
 
 SCALE = 2
 
@@ -37,7 +40,9 @@ def svg_to_png(svg: str) -> bytes:
 def board_png(database: Database, game_id: int, ply: int, viewer: int,
               language: str = "en") -> bytes:
     """The PNG of the game after ``ply`` moves as ``viewer`` (-1: public) sees it, in
-    ``language``, made once.
+    ``language``, made once: rasterised from the drawing its first email kept, or, where none was
+    kept (an email written before drawings were, or one about a position whose game then ended
+    off the board), drawn here from the stored position.
 
     Rasterising happens outside any transaction so that SQLite writers are not held up by it.
     """
@@ -45,35 +50,48 @@ def board_png(database: Database, game_id: int, ply: int, viewer: int,
         row = session.get(GameRecord, game_id)
         if row is None:
             raise LookupError(f"no game {game_id}")
-        last = None
-        if ply > 0:
-            last = session.exec(select(Move).where(Move.game_id == game_id,
-                                                   Move.ply == ply - 1)).one()
         game = engine_game(row)
-        state = game.decode(last.state_after if last else row.start_state)
-        # ended off the board right here: the rules still have someone to move
-        over = (row.status in (GameStatus.FINISHED, GameStatus.ABORTED) and ply == row.ply
-                and game.to_move(state) is not None)
-        cached = session.exec(select(BoardImage).where(
+        state = last = None
+        over = False
+        if row.status in (GameStatus.FINISHED, GameStatus.ABORTED) and ply == row.ply:
+            # Whether it ended off the board here needs the position; only then is it read.
+            last, state = _position(session, row, game, ply)
+            over = drawn_over(row, ply, game, state)
+        kept = session.exec(select(BoardImage).where(
             BoardImage.game_id == game_id, BoardImage.ply == ply, BoardImage.viewer == viewer,
             BoardImage.language == language, BoardImage.over == over,
         )).one_or_none()
-        if cached is not None:
-            return cached.png
-        seats = seats_of(session, game_id)
-        players = players_of(session, seats)
-        reader = Reader(language)
-        labels = [escape(label) for label in labels_for(
-            game, state, shown_names(seats, players, reader), reader)]
-        ending = ending_of(row, seats, game, state) if over else None
-    svg = game.render_svg(state, None if viewer < 0 else viewer, last.notation if last else None,
-                          translator=translations(language), ending=ending)
-    svg = name_generic_seats(svg, game.seat_names(state), labels, reader)
+        if kept is not None and kept.png is not None:
+            return kept.png
+        svg = kept.svg if kept is not None else None
+        if svg is None:
+            if state is None:
+                last, state = _position(session, row, game, ply)
+            reader = Reader(language)
+            svg = draw_board(game, state, viewer, last.notation if last else None,
+                             board_labels(session, game_id, game, state, reader), reader,
+                             ending=drawn_ending(session, row, game, state, over))
     png = svg_to_png(svg)
     try:
         with database.write() as session:
-            session.add(BoardImage(game_id=game_id, ply=ply, viewer=viewer, language=language,
-                                   over=over, png=png))
+            if kept is not None:  # the drawing is rasterised: the PNG is what is kept now
+                session.execute(update(BoardImage).where(col(BoardImage.id) == kept.id)
+                                .values(png=png, svg=None))
+            else:
+                width, height = svg_size(svg)
+                session.add(BoardImage(game_id=game_id, ply=ply, viewer=viewer,
+                                       language=language, over=over, png=png, width=width,
+                                       height=height))
     except IntegrityError:
         pass  # another deliverer stored the same picture meanwhile
     return png
+
+
+def _position(session: Session, row: GameRecord, game: engine.AnyGame, ply: int
+              ) -> tuple[Move | None, Any]:
+    """The move that led to ``ply`` (None at the start) and the position it left, as stored."""
+    last = None
+    if ply > 0:
+        last = session.exec(select(Move).where(Move.game_id == row.id,
+                                               Move.ply == ply - 1)).one()
+    return last, game.decode(last.state_after if last else row.start_state)

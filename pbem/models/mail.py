@@ -76,7 +76,10 @@ class OutboxEmail(SQLModel, table=True):
 
 
 class BoardImage(SQLModel, table=True):
-    """A rendered board PNG, made once per position and viewer however many people get it."""
+    """A board picture, drawn once per position, viewer and language however many people get
+    it: drawn (``svg``, its size on screen in ``width`` and ``height``) when the first email
+    that shows it is written, rasterised (``png``, the SVG then let go) when one is delivered
+    (:mod:`pbem.mail.boards`)."""
 
     __tablename__ = "board_images"
     __table_args__ = (UniqueConstraint("game_id", "ply", "viewer", "language", "over"),)
@@ -89,7 +92,11 @@ class BoardImage(SQLModel, table=True):
     # Drawn as over (pbem.mail.boards): the game ended off the board at this ply, which the
     # picture drawn before it ended (someone "to move") does not say.
     over: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
-    png: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    # None only for a picture kept from before sizes were stored (the next email measures it).
+    width: int | None = None
+    height: int | None = None
+    svg: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    png: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
 
 
 class CaughtMail(SQLModel, table=True):

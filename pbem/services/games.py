@@ -17,7 +17,7 @@ from pbem.clock.controls import PerMove, TimeControl
 from pbem.clock.deadlines import check_policy, clock_columns, start_turn
 from pbem.i18n import Reader
 from pbem.models import GameRecord, GameStatus, Seat, SeatStatus
-from pbem.positions import current_state
+from pbem.positions import current_state, last_notation
 from pbem.services.common import (
     GameNotActive,
     ServiceError,
@@ -29,10 +29,11 @@ from pbem.services.common import (
     seats_of,
     shown_names,
 )
-from pbem.services.moves import play_automatic_moves, send_turn_notice
+from pbem.services.moves import Position, send_turn_notice
 from pbem.services.notify import board_ref, enqueue, game_context, subject_line, title_of
 from pbem.services.players import PlayerSpec, player_for
 from pbem.services.timeouts import alert_organiser
+from pbem.services.turns import play_moves
 
 
 def options_for_players(
@@ -224,11 +225,12 @@ def start_game(
     start_turn(session, row, now)
     session.add(row)
     audit(session, now, "game started", game_id=game_id, forced=force)
-    play_automatic_moves(session, now, row)  # the first seat may only be able to pass
+    position = Position(game, state)
+    # The first seat may only be able to pass; the start is told below, not as a turn.
+    play_moves(session, now, site, row, position=position, emails=False)
     # The first player's turn notice says the game has started; the others get a notice.
     _notice_all(session, now, site, row, "started", {}, skip=frozenset({row.to_move or 0}))
-    game, state = current_state(row)
-    send_turn_notice(session, now, site, row, game, state, seats)
+    send_turn_notice(session, now, site, row, position.game, position.state, seats)
     return row
 
 
@@ -257,8 +259,9 @@ def _notice_all(
     players = players_of(session, seats)
     names = [players[s.player_id].name for s in seats]
     english = game_context(row, game, state, seats, players)
-    board = (board_ref(game, state, row.ply, None, None, english["labels"],
-                       player_names=names)
+    # The last move is a forced pass the start played, if any: the picture marks it.
+    board = (board_ref(game, state, row.ply, None, last_notation(session, row.id),
+                       english["labels"], player_names=names)
              if event == "started" else None)
     headline = {"started": N_("Game started:"), "aborted": N_("Game aborted:"),
                 "declined": N_("%(player)s declined:")}[event]

@@ -1,5 +1,7 @@
 """Moves and the emails they cause (written in the same transaction); resigning is in
-:mod:`pbem.services.resignation`."""
+:mod:`pbem.services.resignation`. Moves are played through :func:`pbem.services.turns.play_moves`
+only, whoever plays them; here is what it uses: one move applied, the moves the server makes
+itself, the emails after a turn."""
 
 from __future__ import annotations
 
@@ -29,7 +31,6 @@ from pbem.services.events import (
     EVENTS,
     GameFinished,
     GameOverEmail,
-    MovePlayed,
     TurnEvent,
     TurnStarted,
 )
@@ -55,7 +56,6 @@ from pbem.services.results import (
 )
 
 MAX_NOTE = 500
-MAX_AUTOMATIC_MOVES = 10_000  # a stand-in playing out a long game; only a bug would reach it
 # Notes on the moves the server plays; emails show them in each reader's language (notify).
 FORCED_PASS_NOTE = N_("forced pass: the only legal move")
 STAND_IN_NOTE = N_("played by the stand-in: this seat forfeited on time")
@@ -69,11 +69,20 @@ class Position:
 
     game: engine.AnyGame
     state: Any
+    decoded: bool = True  # ``state`` is as decoded from the row, not played on since
 
     @classmethod
     def of(cls, row: GameRecord) -> Position:
         game, state = current_state(row)
         return cls(game, state)
+
+    def as_stored(self, row: GameRecord) -> Any:
+        """The state as a replay decodes it from ``row``, for a random move: a seed must pick
+        the same move whatever order a state played on in memory lists its moves in. Decoded
+        again only when a move was played since, and carried on from then."""
+        if not self.decoded:
+            self.state, self.decoded = self.game.decode(row.state), True
+        return self.state
 
 
 def check_turn(session: Session, row: GameRecord, *, seat: int, ply: int, source: str,
@@ -106,33 +115,17 @@ def check_turn(session: Session, row: GameRecord, *, seat: int, ply: int, source
         raise GameNotActive(Text("the organiser has paused this game; moves wait until it resumes"))
 
 
-def play_and_notify(
-    session: Session, now: datetime, site: Site, row: GameRecord, move: Any, *,
-    source: str, note: str = "", position: Position | None = None,
-) -> list[TurnEvent]:
-    """Play ``move`` for the seat to move, then any automatic moves, then write the emails;
-    what happened, in order (:mod:`pbem.services.turns` plays whole turns with it)."""
-    mover = row.to_move
-    assert mover is not None
-    position = position or Position.of(row)
-    record = apply_move(session, now, row, move, source=source, note=note, position=position)
-    automatic = play_automatic_moves(session, now, row, position=position)
-    events: list[TurnEvent] = [MovePlayed(played) for played in [record, *automatic]]
-    return events + send_move_emails(session, now, site, row, mover=mover,
-                                     automatic=bool(automatic), position=position)
-
-
 def apply_move(
     session: Session, now: datetime, row: GameRecord, move: Any, *, source: str, note: str = "",
-    position: Position | None = None,
+    position: Position,
 ) -> Move:
     """Apply one move to a locked game row (no emails): state, ply, clock, move record, audit.
-    ``position``, when given, is the row's decoded position and becomes the one after."""
+    ``position`` is the row's decoded position and becomes the one after. Only
+    :func:`pbem.services.turns.play_moves` calls it."""
     from pbem.clock.deadlines import end_turn, refresh_due, start_turn
 
     assert row.id is not None and row.to_move is not None
     game_id, ply, seat = row.id, row.ply, row.to_move
-    position = position or Position.of(row)
     game, state = position.game, position.state
     after = game.play(state, move, seat=seat)
     notation = str(move)
@@ -151,7 +144,7 @@ def apply_move(
     )
     if done.rowcount != 1:  # type: ignore[attr-defined]
         raise GameMovedOn(row)
-    position.state = after
+    position.state, position.decoded = after, False
     session.refresh(row)
     if outcome is not None:
         refresh_due(row)
@@ -177,7 +170,7 @@ def seat_labels(session: Session, game: engine.AnyGame, state: Any, game_id: int
     return labels_for(game, state, [players[s.player_id].name for s in seats])
 
 
-def automatic_move(row: GameRecord, seats: list[Seat], position: Position | None = None
+def automatic_move(row: GameRecord, seats: list[Seat], position: Position
                    ) -> tuple[Any, str, str] | None:
     """The move the server plays itself for the seat to move, if any: (move, source, note).
 
@@ -187,15 +180,12 @@ def automatic_move(row: GameRecord, seats: list[Seat], position: Position | None
     """
     if row.status != GameStatus.ACTIVE or row.to_move is None:
         return None
-    position = position or Position.of(row)
     game, state = position.game, position.state
     if any(s.seat == row.to_move and s.stand_in for s in seats):
         return None  # the computer plays this seat: the sweep's bot pass, outside any request
     if any(s.seat == row.to_move and s.forfeited for s in seats):
-        # Drawn from the position as stored, as a replay of the game sees it: the same seed
-        # must pick the same move whatever order the legal moves come in from a live state.
-        stored = game.decode(row.state)
-        return game.random_move(stored, seeded_rng(row)), MoveSource.STAND_IN, STAND_IN_NOTE
+        return (game.random_move(position.as_stored(row), seeded_rng(row)), MoveSource.STAND_IN,
+                STAND_IN_NOTE)
     legal = game.legal_moves(state)
     if len(legal) == 1 and str(legal[0]) == "pass":
         return legal[0], MoveSource.FORCED_PASS, FORCED_PASS_NOTE
@@ -215,31 +205,13 @@ def seeded_rng(row: GameRecord) -> random.Random:
     return random.Random(f"{row.seed}:{row.ply}")
 
 
-def play_automatic_moves(session: Session, now: datetime, row: GameRecord,
-                         position: Position | None = None) -> list[Move]:
-    """Forced passes and stand-in moves, until a person has a real choice or the game ends."""
-    assert row.id is not None
-    seats = seats_of(session, row.id)
-    position = position or Position.of(row)
-    played = []
-    for _ in range(MAX_AUTOMATIC_MOVES):
-        choice = automatic_move(row, seats, position)
-        if choice is None:
-            break
-        move, source, note = choice
-        played.append(apply_move(session, now, row, move, source=source, note=note,
-                                 position=position))
-    return played
-
-
 def send_move_emails(
     session: Session, now: datetime, site: Site, row: GameRecord, *, mover: int, automatic: bool,
-    position: Position | None = None,
+    position: Position,
 ) -> list[TurnEvent]:
     """After a move (and the automatic moves it caused): game over, or turn notice and updates.
     The game that ended or the turn that started, as an event."""
     assert row.id is not None
-    position = position or Position.of(row)
     game, after = position.game, position.state
     seats = seats_of(session, row.id)
     mail = _Mailing.of(session, row, game, after, seats)  # one context for all the emails

@@ -1,8 +1,10 @@
 """Writing emails into the outbox: invitations, turn notices, updates, game over, notices.
 
 Nothing here talks to a mail server; :mod:`pbem.mail.outbox` sends what is written here, later.
-The board picture is only referenced (game, ply, viewer); it is rasterised once per position and
-viewer at delivery, however many recipients share it.
+The board picture an email shows is drawn once per (game, ply, viewer, language), when the first
+email that shows it is written (:func:`board_for`): the drawing and its size are kept
+(:class:`~pbem.models.BoardImage`), every email showing it takes its size from there, and delivery
+rasterises that drawing (:mod:`pbem.mail.boards`), however many recipients share it.
 """
 
 from __future__ import annotations
@@ -13,16 +15,28 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from email.utils import make_msgid
 from typing import Any
+from xml.sax.saxutils import escape
 
-from sqlmodel import Session
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
 
 import engine
 from engine.text import N_, Text
 from pbem.game_options import game_name, options_in_words
-from pbem.i18n import ENGLISH, Reader
-from pbem.models import GameRecord, Move, MoveSource, OutboxEmail, Player, Seat
-from pbem.services.common import Site, shown_names
+from pbem.i18n import ENGLISH, Reader, translations
+from pbem.models import (
+    BoardImage,
+    GameRecord,
+    GameStatus,
+    Move,
+    MoveSource,
+    OutboxEmail,
+    Player,
+    Seat,
+)
+from pbem.services.common import Site, players_of, seats_of, shown_names
 from pbem.services.results import (
+    ending_of,
     in_words,
     join_names,
     labels_for,
@@ -44,16 +58,20 @@ MAX_SUBJECT = 200
 
 @dataclass(frozen=True)
 class BoardRef:
-    """A board picture an email shows: which position, as whom, and how big on screen."""
+    """A board picture an email shows: which position, as whom; how big on screen once drawn
+    for a reader (:func:`board_for`)."""
 
     ply: int
     viewer: int  # -1 for the public view
     last_move: str | None
     alt: str
-    width: int
-    height: int
+    # The position drawn: the game's rules and its state at ``ply``.
+    game: engine.AnyGame = field(compare=False, repr=False)
+    state: Any = field(compare=False, repr=False)
     # The alt text for another reader (the English one is ``alt``).
     alt_for: Callable[[Reader], str] | None = field(default=None, compare=False, repr=False)
+    width: int | None = None
+    height: int | None = None
 
     def for_reader(self, reader: Reader) -> BoardRef:
         """This picture with its alt text in ``reader``'s language."""
@@ -76,12 +94,10 @@ def board_ref(
     (``player_names`` lets other languages name the colours their own way). ``ending``: how the
     game ended (None: it runs); where it ended off the board in this position (resigned,
     forfeited, adjudicated), the alt text says "Game over." where it would say who is to move,
-    as the picture does (:mod:`pbem.mail.boards`)."""
+    as the picture does (:mod:`pbem.mail.boards`). Nothing is drawn yet: :func:`board_for`
+    draws it for a reader."""
     viewer = board_viewer(game.info, seat)
     over = game.ended_off_board(state, ending)
-    svg = game.render_svg(state, None if viewer < 0 else viewer, last_move, ending=ending)
-    match = _SIZE.search(svg)
-    width, height = (round(float(match[1])), round(float(match[2]))) if match else (400, 400)
     described = (Text("Game over.") if over
                  else game.describe(state, None if viewer < 0 else viewer))
     if player_names is None:
@@ -98,7 +114,78 @@ def board_ref(
         return reader.gettext("The %(game)s board. %(position)s",
                               game=reader.gettext(game.info.name), position=position)
 
-    return BoardRef(ply, viewer, last_move, alt_for(ENGLISH), width, height, alt_for)
+    return BoardRef(ply, viewer, last_move, alt_for(ENGLISH), game, state, alt_for)
+
+
+def drawn_over(row: GameRecord, ply: int, game: engine.AnyGame, state: Any) -> bool:
+    """Whether the picture of ``row`` after ``ply`` moves is drawn as over: the game ended off
+    the board right there (resigned, forfeited, adjudicated), the rules still having someone to
+    move."""
+    return (row.status in (GameStatus.FINISHED, GameStatus.ABORTED) and ply == row.ply
+            and game.to_move(state) is not None)
+
+
+def draw_board(game: engine.AnyGame, state: Any, viewer: int, last_move: str | None,
+               labels: Sequence[str], reader: Reader, *, ending: engine.Ending | None) -> str:
+    """The SVG an email's picture is made from: the board as ``viewer`` (-1: the public) sees
+    it, its words in ``reader``'s language, the seats the engine calls "Player 1" named by
+    ``labels`` ("Alice (Red)", as the email's text names them); ``ending``: how the game ended
+    where it ended off the board in this position (:func:`drawn_ending`), else None."""
+    svg = game.render_svg(state, None if viewer < 0 else viewer, last_move,
+                          translator=translations(reader.language), ending=ending)
+    return name_generic_seats(svg, game.seat_names(state), [escape(label) for label in labels],
+                              reader)
+
+
+def svg_size(svg: str) -> tuple[int, int]:
+    """The size a drawing is shown at in an email: its own width and height, rounded."""
+    match = _SIZE.search(svg)
+    return (round(float(match[1])), round(float(match[2]))) if match else (400, 400)
+
+
+def drawn_ending(session: Session, row: GameRecord, game: engine.AnyGame, state: Any,
+                 over: bool) -> engine.Ending | None:
+    """How the game ended, for a picture :func:`drawn_over` says is drawn as over; else None."""
+    return ending_of(row, seats_of(session, row.id or 0), game, state) if over else None
+
+
+def board_labels(session: Session, game_id: int, game: engine.AnyGame, state: Any,
+                 reader: Reader) -> list[str]:
+    """The seats as a board picture in ``reader``'s language names them: "Alice (Red)"."""
+    seats = seats_of(session, game_id)
+    return labels_for(game, state, shown_names(seats, players_of(session, seats), reader), reader)
+
+
+def board_for(session: Session, row: GameRecord, board: BoardRef, reader: Reader) -> BoardRef:
+    """``board`` as ``reader``'s email shows it: the alt text in their language, the size of the
+    picture drawn in their language. The first email showing that picture draws it, here, and
+    keeps the drawing with its size for delivery to rasterise; the others find it kept."""
+    assert row.id is not None
+    language = reader.language
+    over = drawn_over(row, board.ply, board.game, board.state)
+    key = (col(BoardImage.game_id) == row.id, col(BoardImage.ply) == board.ply,
+           col(BoardImage.viewer) == board.viewer, col(BoardImage.language) == language,
+           col(BoardImage.over) == over)
+    image = session.exec(select(BoardImage).where(*key)).one_or_none()
+    if image is None or image.width is None or image.height is None:
+        svg = draw_board(board.game, board.state, board.viewer, board.last_move,
+                         board_labels(session, row.id, board.game, board.state, reader), reader,
+                         ending=drawn_ending(session, row, board.game, board.state, over))
+        width, height = svg_size(svg)
+        if image is not None:  # kept from before sizes were stored: only measured
+            image.width, image.height = width, height
+            session.add(image)
+        else:
+            image = BoardImage(game_id=row.id, ply=board.ply, viewer=board.viewer,
+                               language=language, over=over, svg=svg, width=width,
+                               height=height)
+            try:
+                with session.begin_nested():
+                    session.add(image)
+            except IntegrityError:  # a deliverer drew it for an older email meanwhile
+                image = session.exec(select(BoardImage).where(*key)).one()
+    assert image.width is not None and image.height is not None
+    return replace(board.for_reader(reader), width=image.width, height=image.height)
 
 
 def title_of(row: GameRecord, player_names: Sequence[str], seat: int | None,
@@ -180,7 +267,7 @@ def enqueue(
         subject = str(subject(reader))
     if callable(context):
         context = dict(context(reader))
-    board = board.for_reader(reader) if board is not None else None
+    board = board_for(session, row, board, reader) if board is not None else None
     context = {
         **context,
         "player": player,

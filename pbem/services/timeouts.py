@@ -39,7 +39,6 @@ from pbem.clock.deadlines import (
 from pbem.clock.wording import describe_duration, short_duration
 from pbem.i18n import ENGLISH, Reader, supported
 from pbem.models import GameRecord, GameStatus, MoveSource, Player, Seat
-from pbem.positions import current_state
 from pbem.services.common import (
     Site,
     audit,
@@ -50,16 +49,12 @@ from pbem.services.common import (
     plays_on,
     seats_of,
 )
-from pbem.services.moves import (
-    apply_move,
-    play_automatic_moves,
-    seeded_rng,
-    send_game_over,
-    send_move_emails,
-)
+from pbem.services.events import MovePlayed
+from pbem.services.moves import Position, seeded_rng, send_game_over
 from pbem.services.notify import enqueue, game_context, subject_line, subject_of, title_of
 from pbem.services.players import PlayerSpec, player_for
 from pbem.services.results import forfeit_sentence, labels_for
+from pbem.services.turns import Step, Steps, play_moves
 
 # Words for one reader: a clock notice's text, an alert's text or headline, made in the
 # recipient's language (a plain str is the same for everybody).
@@ -72,24 +67,23 @@ def _words(words: Words, reader: Reader) -> str:
 MAX_STEPS = 100  # steps of one turn the server plays for a timed-out player; far above any game
 
 
-def _context(session: Session, row: GameRecord
+def _context(session: Session, row: GameRecord, position: Position
              ) -> tuple[list[Seat], dict[int, Player], dict[str, Any]]:
     assert row.id is not None
     seats = seats_of(session, row.id)
     players = players_of(session, seats)
-    game, state = current_state(row)
-    return seats, players, game_context(row, game, state, seats, players)
+    return seats, players, game_context(row, position.game, position.state, seats, players)
 
 
-def _context_in(row: GameRecord, seats: list[Seat], players: dict[int, Player]
-                ) -> Callable[[Reader], dict[str, Any]]:
+def _context_in(row: GameRecord, seats: list[Seat], players: dict[int, Player],
+                position: Position) -> Callable[[Reader], dict[str, Any]]:
     """The game's email context in a reader's language (made once per language)."""
-    game, state = current_state(row)
     made: dict[Reader, dict[str, Any]] = {}
 
     def context(reader: Reader) -> dict[str, Any]:
         if reader not in made:
-            made[reader] = game_context(row, game, state, seats, players, reader)
+            made[reader] = game_context(row, position.game, position.state, seats, players,
+                                        reader)
         return made[reader]
 
     return context
@@ -129,12 +123,14 @@ def clock_event(event: str, who: str | None, reader: Reader = ENGLISH) -> str:
 def clock_notice(
     session: Session, now: datetime, site: Site, row: GameRecord, event: str, text: Words,
     *, seats: Sequence[int] | None = None, about: int | None = None,
+    position: Position | None = None,
 ) -> None:
     """An essential email to every seat (or ``seats``): what happened to the clock, and why
     (``text``, or a function writing it for a reader). ``about`` is the seat whose clock ran
-    out: the subject names them, or says "You"."""
-    all_seats, players, _ = _context(session, row)
-    context = _context_in(row, all_seats, players)
+    out: the subject names them, or says "You". ``position``: the row's, if decoded already."""
+    position = position or Position.of(row)
+    all_seats, players, _ = _context(session, row, position)
+    context = _context_in(row, all_seats, players, position)
     for seat in all_seats:
         if seats is None or seat.seat in seats:
 
@@ -179,18 +175,19 @@ def alert_recipients(session: Session, now: datetime, site: Site, row: GameRecor
 
 
 def alert_organiser(session: Session, now: datetime, site: Site, row: GameRecord, text: Words, *,
-                    event: str = "hold",
-                    headline: Words = NEEDS_ATTENTION) -> bool:
+                    event: str = "hold", headline: Words = NEEDS_ATTENTION,
+                    position: Position | None = None) -> bool:
     """Email :func:`alert_recipients`; False if there is nobody (logged: the operator should
     set PBEM_ALERT_EMAILS). The email links to the game on the dashboard, where what ``text``
-    offers is done."""
+    offers is done. ``position``: the row's, if decoded already."""
     unique = alert_recipients(session, now, site, row)
     if not unique:
         log.warning("game %s needs an organiser (%s) but has none, and PBEM_ALERT_EMAILS is "
                     "empty: nobody was told", row.id, event)
         return False
-    seats, players, english = _context(session, row)
-    context = _context_in(row, seats, players)
+    position = position or Position.of(row)
+    seats, players, english = _context(session, row, position)
+    context = _context_in(row, seats, players, position)
     names = english["player_names"]
     dashboard = f"{site.links.base_url}/admin/games/{row.id}"
 
@@ -232,8 +229,9 @@ def send_due_reminder(session: Session, now: datetime, site: Site, row: GameReco
            if r.at <= now and r.before // SECOND not in sent]
     if due:
         row.reminders_sent = sorted(sent | {r.before // SECOND for r in due})
-        seats, players, english = _context(session, row)
-        context = _context_in(row, seats, players)
+        position = Position.of(row)
+        seats, players, english = _context(session, row, position)
+        context = _context_in(row, seats, players, position)
         seat = seats[row.to_move or 0]
         assert row.id is not None
         left = _rounded(row.deadline - now)
@@ -274,8 +272,9 @@ def apply_timeout(session: Session, now: datetime, site: Site, row: GameRecord) 
     """The clock of the seat to move ran out: apply the game's policy; returns its name."""
     assert row.id is not None and row.to_move is not None and row.deadline is not None
     policy = row.timeout_policy or default_timeout_policy(row.game_type)
-    seats, players, _ = _context(session, row)
-    context = _context_in(row, seats, players)
+    position = Position.of(row)  # decoded once: the turn, its emails and the notices share it
+    seats, players, _ = _context(session, row, position)
+    context = _context_in(row, seats, players, position)
     seat = row.to_move
     deadline = row.deadline
     if seats[seat].stand_in:
@@ -293,12 +292,13 @@ def apply_timeout(session: Session, now: datetime, site: Site, row: GameRecord) 
         told = alert_organiser(session, now, site, row, lambda reader: " ".join((
             why(reader), reader.gettext(
                 "This game's timeout policy is 'hold': it waits for you to decide. Extend the "
-                "deadline, or adjudicate the game, from the dashboard."))))
+                "deadline, or adjudicate the game, from the dashboard."))), position=position)
         waits = (N_("The game now waits for the organiser to decide.") if told else
                  N_("The game now waits for the organiser to decide (no organiser is set to "
                     "tell)."))
         clock_notice(session, now, site, row, "hold",
-                     lambda reader: " ".join((why(reader), reader.gettext(waits))), about=seat)
+                     lambda reader: " ".join((why(reader), reader.gettext(waits))), about=seat,
+                     position=position)
         return policy
     if policy == "grace" and not row.grace_used:
         length = timedelta(seconds=row.turn_bank_seconds or 0)
@@ -310,7 +310,7 @@ def apply_timeout(session: Session, now: datetime, site: Site, row: GameRecord) 
             why(reader), reader.gettext(
                 "Under this game's timeout policy (grace), the turn gets %(length)s more, once; "
                 "after that the server will pass or play a random move for them.",
-                length=short_duration(length, reader)))), about=seat)
+                length=short_duration(length, reader)))), about=seat, position=position)
         return "grace"
     if policy == "bot":
         seats[seat].stand_in = "turn"
@@ -318,26 +318,23 @@ def apply_timeout(session: Session, now: datetime, site: Site, row: GameRecord) 
         clock_notice(session, now, site, row, "timeout", lambda reader: " ".join((
             why(reader), reader.gettext(
                 "Under this game's timeout policy (bot), the computer plays this turn for them; "
-                "they play on from their next turn."))), about=seat)
+                "they play on from their next turn."))), about=seat, position=position)
         return "bot"
     if policy in ("forfeit", "forfeit-bot"):
-        return _forfeit(session, now, site, row, seats, why, computer=policy == "forfeit-bot")
-    played = []
-    for _ in range(MAX_STEPS):  # a turn of several steps is finished the same way
-        move, passed = _stand_in_move(row, policy)
-        apply_move(session, now, row, move, source=MoveSource.TIMEOUT,
-                   note=TIMED_OUT_PASS if passed else TIMED_OUT_RANDOM)
-        played.append(str(move))
-        if row.status != GameStatus.ACTIVE or row.to_move != seat:
-            break
-    automatic = play_automatic_moves(session, now, row)
-    send_move_emails(session, now, site, row, mover=seat, automatic=bool(automatic))
+        return _forfeit(session, now, site, row, seats, why, position,
+                        computer=policy == "forfeit-bot")
+    events = play_moves(session, now, site, row, _timed_out(policy, seat), position=position)
+    mine = [event.move for event in events
+            if isinstance(event, MovePlayed) and event.move.source == MoveSource.TIMEOUT]
+    played = [move.notation for move in mine]
+    passed = mine[-1].note == TIMED_OUT_PASS
     did = (N_("Under this game's timeout policy (%(policy)s), the server passed for them: "
               "%(moves)s.") if passed else
            N_("Under this game's timeout policy (%(policy)s), the server played a random legal "
               "move for them: %(moves)s."))
     clock_notice(session, now, site, row, "timeout", lambda reader: " ".join((
-        why(reader), reader.gettext(did, policy=policy, moves=", ".join(played)))), about=seat)
+        why(reader), reader.gettext(did, policy=policy, moves=", ".join(played)))), about=seat,
+        position=position)
     return policy
 
 
@@ -347,23 +344,33 @@ TIMED_OUT_PASS = N_("timed out: the server passed for them")
 TIMED_OUT_RANDOM = N_("timed out: the server played a random legal move for them")
 
 
-def _stand_in_move(row: GameRecord, policy: str) -> tuple[Any, bool]:
-    """A pass where the policy wants one and the rules allow it, else a seeded random move;
-    and whether it is a pass."""
-    game, state = current_state(row)
-    legal = game.legal_moves(state)
-    if policy in ("pass", "grace") and any(str(m) == "pass" for m in legal):
-        return next(m for m in legal if str(m) == "pass"), True
-    return game.random_move(state, seeded_rng(row)), False
+def _timed_out(policy: str, seat: int) -> Steps:
+    """The steps the server plays for ``seat``, whose clock ran out, until its turn passes on
+    (a turn of several steps is finished the same way): a pass where the policy wants one and
+    the rules allow it, else a random move seeded by the game's seed and the ply."""
+    steps = iter(range(MAX_STEPS))
+
+    def step(row: GameRecord, position: Position) -> Step | None:
+        if row.status != GameStatus.ACTIVE or row.to_move != seat or next(steps, None) is None:
+            return None
+        game = position.game
+        legal = game.legal_moves(position.state)
+        if policy in ("pass", "grace") and any(str(m) == "pass" for m in legal):
+            return Step(next(m for m in legal if str(m) == "pass"), MoveSource.TIMEOUT,
+                        TIMED_OUT_PASS)
+        return Step(game.random_move(position.as_stored(row), seeded_rng(row)),
+                    MoveSource.TIMEOUT, TIMED_OUT_RANDOM)
+
+    return step
 
 
 def _forfeit(session: Session, now: datetime, site: Site, row: GameRecord, seats: list[Seat],
-             why: Callable[[Reader], str], *, computer: bool = False) -> str:
+             why: Callable[[Reader], str], position: Position, *, computer: bool = False) -> str:
     assert row.to_move is not None
     loser = seats[row.to_move]
     loser.forfeited = True
     session.add(loser)
-    game, state = current_state(row)
+    game, state = position.game, position.state
     players = players_of(session, seats)
     labels = labels_for(game, state, [players[s.player_id].name for s in seats])
     others = others_in_play(seats, loser.seat)
@@ -374,7 +381,7 @@ def _forfeit(session: Session, now: datetime, site: Site, row: GameRecord, seats
         clock_notice(session, now, site, row, "forfeit", lambda reader: " ".join((
             why(reader), reader.gettext(
                 "Under this game's timeout policy (forfeit), they lose the game."))),
-            about=loser.seat)
+            about=loser.seat, position=position)
         send_game_over(session, now, site, row, game, state, seats)
         return "forfeit"
     if computer:  # the sweep's bot pass plays the seat from now on
@@ -387,7 +394,6 @@ def _forfeit(session: Session, now: datetime, site: Site, row: GameRecord, seats
                         "can finish."))
     clock_notice(session, now, site, row, "forfeit",
                  lambda reader: " ".join((why(reader), reader.gettext(stand_in))),
-                 about=loser.seat)
-    automatic = play_automatic_moves(session, now, row)
-    send_move_emails(session, now, site, row, mover=loser.seat, automatic=bool(automatic))
+                 about=loser.seat, position=position)
+    play_moves(session, now, site, row, position=position)  # the stand-in's moves, if any
     return "forfeit"

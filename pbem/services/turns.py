@@ -1,30 +1,92 @@
-"""A whole turn: a player's steps from the move pages or a reply by mail, or a computer player's
-move; the forced passes and stand-in moves that follow it are played with it.
+"""A whole turn, whoever plays it, and every move in it.
+
+Every move of every source is played by :func:`play_moves`, and by nothing else: a player's steps
+from the move pages or a reply by mail (:func:`play_turn`), a computer player's or a stand-in's
+(:func:`submit_move`, from the sweep), a timed-out turn under its policy
+(:mod:`pbem.services.timeouts`), and the moves the server makes itself after any of them (a
+forced pass, a forfeited seat's stand-in) or at a game's start. It decodes the stored state once
+(:class:`~pbem.services.moves.Position`), carries it from move to move and into the emails the
+turn writes, and returns what happened as events (:mod:`pbem.services.events`): each move
+played, then the turn that started or the game that ended.
 
 A turn is one or several steps (a game with hidden information may need the result of one step
 before the player can choose the next). :func:`play_turn` plays them all in the caller's
 transaction, each at the ply the game has reached, and stops with :class:`TurnOver` if the turn
 passes to someone else before the steps run out; the caller's rollback then undoes every step.
-What happened comes back as events (:mod:`pbem.services.events`): each move played (the
-automatic moves that followed included), the turn that started, the game that ended.
-
 A single move is a turn of one step (:func:`submit_move`): the move page, a computer player.
-The server's own moves (a timeout's, a forced pass, a stand-in's) go through
-:func:`pbem.services.moves.play_and_notify`, which every step here ends in.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlmodel import Session
 
 from engine.text import Text
-from pbem.models import GameStatus, Move, MoveSource
-from pbem.services.common import NotYourTurn, Site, lock_game
+from pbem.models import GameRecord, GameStatus, Move, MoveSource
+from pbem.services.common import NotYourTurn, Site, lock_game, seats_of
 from pbem.services.events import MovePlayed, TurnEvent
-from pbem.services.moves import Position, check_turn, play_and_notify
+from pbem.services.moves import (
+    Position,
+    apply_move,
+    automatic_move,
+    check_turn,
+    send_move_emails,
+)
+
+MAX_TURN_MOVES = 10_000  # a stand-in playing out a long game among them; only a bug would reach it
+
+
+@dataclass(frozen=True)
+class Step:
+    """One move of a turn: the engine's move, who made it (a MoveSource), its note."""
+
+    move: Any
+    source: str
+    note: str = ""
+
+
+Steps = Callable[[GameRecord, Position], Step | None]
+"""The next step of a turn, asked before each with the locked row and its position as the steps
+before left them; None when the turn has no more."""
+
+
+def play_moves(
+    session: Session, now: datetime, site: Site, row: GameRecord, steps: Steps | None = None,
+    *, position: Position | None = None, emails: bool = True,
+) -> list[TurnEvent]:
+    """Play a turn in the locked ``row``: each step ``steps`` gives, each followed by the moves
+    the server then makes itself (forced passes, a forfeited seat's stand-in), or those alone
+    without ``steps``; then the emails about it, unless ``emails`` is False (a game's start
+    writes its own). ``position`` is the row's, when the caller decoded it already; it follows
+    the moves. What happened, in order: each move, then the turn that started or the game that
+    ended."""
+    assert row.id is not None
+    mover = row.to_move
+    position = position or Position.of(row)
+    seats = seats_of(session, row.id)
+    played: list[Move] = []
+    automatic = False
+    for _ in range(MAX_TURN_MOVES):
+        # After each move, the server's own first; then the turn's next step, if any.
+        choice = automatic_move(row, seats, position) if played or steps is None else None
+        if choice is not None:
+            step: Step | None = Step(*choice)
+            automatic = True
+        else:
+            step = steps(row, position) if steps is not None else None
+        if step is None:
+            break
+        played.append(apply_move(session, now, row, step.move, source=step.source,
+                                 note=step.note, position=position))
+    events: list[TurnEvent] = [MovePlayed(move) for move in played]
+    if emails and mover is not None:
+        events += send_move_emails(session, now, site, row, mover=mover, automatic=automatic,
+                                   position=position)
+    return events
 
 
 class TurnOver(NotYourTurn):
@@ -52,25 +114,28 @@ def play_turn(
     note: str = "",
     source: str = MoveSource.LINK,
     holder: int | None = None,
+    position: Position | None = None,
 ) -> list[TurnEvent]:
     """Play ``steps`` for ``seat``, the first at ``ply`` (the ply the player saw), ``note`` with
     the last; raises a ServiceError (:class:`TurnOver` among them) or engine.IllegalMove, whose
     message is the engine's reason, and the caller rolls back. ``holder``, when given, must
-    still hold the seat (a replaced player's old link plays nothing)."""
-    events: list[TurnEvent] = []
+    still hold the seat (a replaced player's old link plays nothing). ``position``: the game's,
+    when the caller decoded it (and wants it after the turn, for an email of its own)."""
     row = lock_game(session, game_id)
-    position: Position | None = None  # decoded once, then carried from step to step
-    for number, step in enumerate(steps):
+    numbered = iter(enumerate(steps))
+
+    def step(row: GameRecord, position: Position) -> Step | None:
+        number, text = next(numbered, (None, ""))
+        if number is None:
+            return None
         if number and (row.status != GameStatus.ACTIVE or row.to_move != seat):
-            raise TurnOver(steps[:number], step, running=row.status == GameStatus.ACTIVE)
+            raise TurnOver(steps[:number], text, running=row.status == GameStatus.ACTIVE)
         check_turn(session, row, seat=seat, ply=ply if number == 0 else row.ply,
                    source=source, holder=holder)
-        position = position or Position.of(row)
-        move = position.game.parse_move(step)
-        events += play_and_notify(session, now, site, row, move, source=source,
-                                  note=note if number == len(steps) - 1 else "",
-                                  position=position)
-    return events
+        return Step(position.game.parse_move(text), source,
+                    note if number == len(steps) - 1 else "")
+
+    return play_moves(session, now, site, row, step, position=position)
 
 
 def submit_move(
@@ -88,7 +153,7 @@ def submit_move(
 ) -> Move:
     """Play ``text`` for ``seat`` if the game is still at ``ply`` (see :func:`play_turn`): the
     move's record. Forced passes and stand-in moves that follow are played in the same
-    transaction (:func:`pbem.services.moves.play_automatic_moves`)."""
+    transaction (:func:`play_moves`)."""
     events = play_turn(session, now, site, game_id=game_id, seat=seat, ply=ply, steps=[text],
                        note=note, source=source, holder=holder)
     return next(event.move for event in events if isinstance(event, MovePlayed))

@@ -163,17 +163,16 @@ def test_a_step_that_fails_plays_no_step_of_the_turn(
     refused = client.post(url, data={"csrf_token": token, "steps": f"{take};lay 99,99"})
     assert refused.status_code == 422 and "lay 99,99" in html.unescape(refused.text)
     # The second step fails inside the transaction: the first is rolled back with it.
-    real = turns.play_and_notify
+    real = turns.apply_move
     calls: list[str] = []
 
-    def second_fails(session: Any, now: Any, site: Any, row: Any, move: Any, **kwargs: Any
-                     ) -> Any:
+    def second_fails(session: Any, now: Any, row: Any, move: Any, **kwargs: Any) -> Any:
         calls.append(str(move))
         if len(calls) == 2:
             raise engine.IllegalMove("the table was knocked over")
-        return real(session, now, site, row, move, **kwargs)
+        return real(session, now, row, move, **kwargs)
 
-    monkeypatch.setattr(turns, "play_and_notify", second_fails)
+    monkeypatch.setattr(turns, "apply_move", second_fails)
     failed = client.post(url, data={"csrf_token": token, "steps": f"{take};{lay}"})
     assert failed.status_code == 409 and "Nothing was played" in failed.text
     assert _row(sqlite_database, game_pk).ply == 0
