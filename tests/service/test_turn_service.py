@@ -361,7 +361,8 @@ def test_a_resignation_draws_the_ended_board_once_and_delivery_keeps_to_it(
         resign(session, START, site, game_id=game_pk, seat=0)
     messages = [m for m in mailbox.deliver(START) if m.get_content_type() == "multipart/related"]
     assert len(messages) == 2
-    assert [kwargs.get("over") for _, kwargs in renders.calls[before:]] == [True]
+    assert [kwargs.get("ending") for _, kwargs in renders.calls[before:]] == [
+        engine.Ending.RESIGNATION]
     _check_boards(sqlite_database, game_pk, messages, renders, len(renders) - before)
 
 
