@@ -18,6 +18,7 @@ from sqlmodel import Session
 
 import engine
 from engine.text import N_, Text
+from pbem.clock.deadlines import clock_of
 from pbem.game_options import game_name, options_in_words
 from pbem.i18n import ENGLISH, Reader
 from pbem.models import GameRecord, Move, MoveSource, OutboxEmail, Player, Seat
@@ -185,6 +186,7 @@ def enqueue(
         "player": player,
         "subject": subject,
         "board": board,
+        "deadline": clock_of(session, row.id).deadline,
         "game_url": links.game_url(row.public_id),
         "my_games_url": links.my_games_url(player.id),
         "unsubscribe_url": links.unsubscribe_url(player.id),

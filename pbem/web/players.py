@@ -30,6 +30,7 @@ from engine.text import Text
 from pbem.addresses import BadName, check_name
 from pbem.clock.controls import DEFAULT_ALLOWANCE_DAYS, BadAbsence, local_date
 from pbem.clock.deadlines import recompute_deadlines_of
+from pbem.clock.tables import GameClock
 from pbem.game_options import game_name
 from pbem.i18n import LANGUAGES
 from pbem.links import DamagedLink, ReplacedPlayerLink
@@ -262,10 +263,13 @@ def _my_games_page(player_id: int, *, absence_error: str = "", settings_error: s
         year = local_date(utc_now(), player.time_zone).year
         left = days_left(session, player_id, year, allowance)
         rows = session.exec(
-            select(GameRecord, Seat).join(Seat, col(Seat.game_id) == GameRecord.id)
+            select(GameRecord, GameClock, Seat)
+            .join(GameClock, col(GameClock.game_id) == col(GameRecord.id))
+            .join(Seat, col(Seat.game_id) == col(GameRecord.id))
             .where(Seat.player_id == player_id).order_by(col(GameRecord.created_at).desc())
         ).all()
-        games = [_game_line(session, game, seat, player_id) for game, seat in rows]
+        games = [_game_line(session, game, clock, seat, player_id)
+                 for game, clock, seat in rows]
         ratings = rating_lines(session, player_id)
         sign_ins = [_sign_in_line(row) for row in sign_ins_of(session, player_id)]
     g.pbem_settings_url = "#settings"
@@ -290,7 +294,8 @@ def _sign_in_line(row: PlayerSignIn) -> dict[str, Any]:
             "here": row.id == session.get(SIGN_IN_KEY)}
 
 
-def _game_line(session: Session, game: GameRecord, seat: Seat, player_id: int) -> dict[str, Any]:
+def _game_line(session: Session, game: GameRecord, clock: GameClock, seat: Seat,
+               player_id: int) -> dict[str, Any]:
     """One row of "my games": the game, its opponents by name and colour, the deadline, and a
     direct link to the move page when it is this player's turn."""
     assert game.id is not None
@@ -316,7 +321,7 @@ def _game_line(session: Session, game: GameRecord, seat: Seat, player_id: int) -
         "your_turn": your_turn,
         "waiting_for": waiting_for,  # whose turn it is, when not this player's
         "out": out and game.status == GameStatus.ACTIVE,
-        "deadline": game.deadline if game.status == GameStatus.ACTIVE else None,
+        "deadline": clock.deadline if game.status == GameStatus.ACTIVE else None,
         "result": result_in(game, seats, people, reader),
     }
 
