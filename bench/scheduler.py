@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/scheduler.py [--games 100000] [--due 1000] [--emails 1000]
 
-The games are inserted in bulk (one started Mosey position copied into every row, real clock
-columns), then the sweep is timed three times: when nothing is due, when ``--due`` games owe a
+The games are inserted in bulk (one started Mosey position copied into every row, a real clock
+row for each), then the sweep is timed three times: when nothing is due, when ``--due`` games owe a
 reminder, and when ``--due`` games have timed out (policy ``random``: a move, its turn notice and
 everyone's timeout email each). Delivery sends ``--emails`` plain emails over real SMTP to an
 aiosmtpd server on loopback, through the claiming outbox.
@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine
 from pbem.clock.controls import PerMove
+from pbem.clock.tables import GameClock
 from pbem.db import Database
 from pbem.features import connect
 from pbem.links import Links
@@ -41,11 +42,14 @@ NOW = datetime(2025, 3, 3, 12, 0, tzinfo=UTC)
 PER_MOVE = timedelta(days=3)
 
 
-def _game_rows(count: int, due_reminders: int, due_timeouts: int) -> list[dict[str, Any]]:
+def _game_rows(count: int, due_reminders: int, due_timeouts: int
+               ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The games' rows and their clocks' rows."""
     game = engine.new_game("mosey")
     state = game.encode(game.start("bench"))
     control = PerMove(PER_MOVE).to_dict()
     rows = []
+    clocks = []
     for n in range(count):
         # Most games started recently; the first ones are due at NOW (reminder or timeout).
         if n < due_timeouts:
@@ -58,18 +62,20 @@ def _game_rows(count: int, due_reminders: int, due_timeouts: int) -> list[dict[s
         rows.append({
             "public_id": f"bench{n:08d}", "game_type": "mosey", "options": {"order": 4},
             "status": GameStatus.ACTIVE, "state": state, "start_state": state, "ply": 0,
-            "to_move": 0, "deadline": deadline,
-            "seed": f"seed{n}", "seed_commitment": "", "winners": None, "result": "",
-            "created_at": started, "started_at": started, "time_control": control,
+            "to_move": 0, "seed": f"seed{n}", "seed_commitment": "", "winners": None,
+            "result": "", "created_at": started, "started_at": started,
+        })
+        clocks.append({
+            "game_id": n + 1, "deadline": deadline, "time_control": control,
             "timeout_policy": "random", "reminder_seconds": [86400, 7200],
             "vacations_allowed": True, "turn_started_at": started,
             "turn_bank_seconds": 3 * 86400, "banks": None, "reminders_sent": [],
             "grace_used": False, "next_due_at": deadline - timedelta(hours=24),
         })
         if n < due_timeouts:
-            rows[-1]["reminders_sent"] = [86400, 7200]
-            rows[-1]["next_due_at"] = deadline
-    return rows
+            clocks[-1]["reminders_sent"] = [86400, 7200]
+            clocks[-1]["next_due_at"] = deadline
+    return rows, clocks
 
 
 def build(path: Path, games: int, due_reminders: int, due_timeouts: int) -> Database:
@@ -79,9 +85,10 @@ def build(path: Path, games: int, due_reminders: int, due_timeouts: int) -> Data
         session.add_all([Player(name=name, email=f"{name}@example.test", created_at=NOW)
                          for name in ("ann", "bob")])
     began = time.perf_counter()
-    rows = _game_rows(games, due_reminders, due_timeouts)
+    rows, clocks = _game_rows(games, due_reminders, due_timeouts)
     with database.write() as session:
         session.execute(insert(GameRecord), rows)
+        session.execute(insert(GameClock), clocks)
         session.execute(insert(Seat), [
             {"game_id": g + 1, "seat": s, "player_id": s + 1, "status": "accepted",
              "resigned": False, "forfeited": False, "thread_message_id": ""}

@@ -25,6 +25,8 @@ from sqlalchemy import create_engine, text
 from sqlmodel import SQLModel
 
 import engine
+from pbem.clock.deadlines import clock_of
+from pbem.clock.tables import GameClock
 from pbem.db import Database
 from pbem.mail.catcher import CatchingHandler
 from pbem.mail.outbox import SmtpSettings
@@ -61,13 +63,15 @@ def _postgres_admin() -> Any:
     return create_engine(postgres_url()[0] or "", isolation_level="AUTOCOMMIT")
 
 
-def make_database(backend: str, folder: Path, *, migrate: bool = False) -> tuple[Database, Any]:
-    """A fresh, empty database of ``backend`` and a function that removes it."""
+def make_database(backend: str, folder: Path, *, migrate: bool = False,
+                  revision: str = "head") -> tuple[Database, Any]:
+    """A fresh, empty database of ``backend`` and a function that removes it: its schema made by
+    the migrations up to ``revision`` (``migrate``) or else from the models."""
     if backend == "sqlite":
         url = f"sqlite:///{folder / 'pbem.db'}"
         if migrate:
             from pbem.migrate import upgrade
-            upgrade(url)
+            upgrade(url, revision)
         database = Database(url)
         if not migrate:
             SQLModel.metadata.create_all(database.engine)
@@ -80,7 +84,7 @@ def make_database(backend: str, folder: Path, *, migrate: bool = False) -> tuple
         connection.execute(text(f'CREATE SCHEMA "{schema}"'))
     if migrate:
         from pbem.migrate import upgrade
-        upgrade(url, search_path=schema)
+        upgrade(url, revision, search_path=schema)
     database = Database(url, search_path=schema)
     if not migrate:
         SQLModel.metadata.create_all(database.engine)
@@ -254,6 +258,12 @@ ADMIN_PASSWORD = "a long enough password"
 # -- games with clocks (the scheduler's tests) ---------------------------------------------------
 
 
+def clock_in(database: Database, game_id: int) -> GameClock:
+    """The game's clock row as it is now (pbem.clock.tables)."""
+    with database.session() as session:
+        return clock_of(session, game_id)
+
+
 class ClockGames:
     """Start games with clocks and look at them, on one database, with explicit times."""
 
@@ -293,6 +303,9 @@ class ClockGames:
 
         with self.database.session() as session:
             return session.get(GameRecord, game_id)
+
+    def clock(self, game_id: int) -> GameClock:
+        return clock_in(self.database, game_id)
 
     def emails(self, kind: str | None = None, *, to: str | None = None) -> list[Any]:
         from sqlmodel import col, select

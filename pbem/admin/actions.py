@@ -198,7 +198,7 @@ def adjudicate(session: Session, now: datetime, site: Site, *, game_id: int,
     labels = labels_for(game, state, [players[s.player_id].name for s in seats])
     # The organiser's result is not a played one: it never counts for ratings.
     was_rated, row.rated = row.rated, False
-    end_game(row, now, winners=list(winners),
+    end_game(session, row, now, winners=list(winners),
              result=adjudication_sentence(labels, winners, reason))
     session.add(row)
     audit(session, now, "game adjudicated", game_id=game_id, actor=actor, winners=list(winners),
@@ -210,6 +210,5 @@ def adjudicate(session: Session, now: datetime, site: Site, *, game_id: int,
 def abort(session: Session, now: datetime, site: Site, *, game_id: int, reason: str,
           actor: str) -> GameRecord:
     row = abort_game(session, now, site, game_id=game_id, reason=reason)
-    row.next_due_at = None
     audit(session, now, "abort requested", game_id=game_id, actor=actor, reason=reason)
     return row

@@ -11,6 +11,8 @@ from sqlmodel import Session, col, select
 
 from pbem.admin.queries import audit_actors, audit_page, is_overdue, mail_page
 from pbem.admin.support import admin_blueprint
+from pbem.clock.deadlines import clock_of, time_control_of
+from pbem.clock.tables import GameClock
 from pbem.clock.wall import utc_now
 from pbem.models import (
     AuditEntry,
@@ -40,18 +42,16 @@ def load_game(game_id: int) -> GameRecord:
     return row
 
 
-def clock_facts(row: GameRecord) -> dict[str, Any]:
-    """What the clock shows (:mod:`pbem.clock.deadlines` keeps it in the game row)."""
-    from pbem.clock.deadlines import time_control_of
-
-    control = time_control_of(row)
+def clock_facts(clock: GameClock) -> dict[str, Any]:
+    """What the clock shows (:mod:`pbem.clock.deadlines` keeps it in the game's clock row)."""
+    control = time_control_of(clock)
     return {
-        "deadline": row.deadline,
+        "deadline": clock.deadline,
         "time_control": str(control) if control else "none",
-        "timeout_policy": row.timeout_policy,
-        "paused_at": row.paused_at,
-        "held_since": row.held_since,
-        "vacations_allowed": row.vacations_allowed,
+        "timeout_policy": clock.timeout_policy,
+        "paused_at": clock.paused_at,
+        "held_since": clock.held_since,
+        "vacations_allowed": clock.vacations_allowed,
     }
 
 
@@ -99,6 +99,7 @@ def game_detail(game_id: int) -> str:
         last_acted = _last_acted(session, game_id, {s.seat: s.player_id for s in seats})
         mail = mail_page(session, 1, 200, game_id=game_id)
         audit = audit_actors(session, audit_page(session, 1, 200, game_id=game_id).rows)
+        clock = clock_of(session, game_id)
     game, state = current_state(row)
     names = game.seat_names(state)
     last = moves[-1].notation if moves else None
@@ -109,7 +110,8 @@ def game_detail(game_id: int) -> str:
         # An ended game's result is in the status line; the engine's "Light to move" would be
         # wrong after a resignation, forfeit or adjudication.
         describe=None if is_over(row) else game.describe(state),
-        clock=clock_facts(row), overdue=is_overdue(row, now), mail=mail.rows, audit=audit,
+        clock=clock_facts(clock), overdue=is_overdue(row, clock, now), mail=mail.rows,
+        audit=audit,
         running=row.status == GameStatus.ACTIVE,
         open=row.status in (GameStatus.INVITED, GameStatus.ACTIVE),
         declined=declined(row, seats, players),

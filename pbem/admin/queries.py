@@ -12,6 +12,8 @@ from flask_babel import gettext as _
 from sqlalchemy import func, or_
 from sqlmodel import Session, col, select
 
+from pbem.clock.deadlines import with_clocks
+from pbem.clock.tables import GameClock
 from pbem.models import (
     AuditEntry,
     GameRecord,
@@ -63,6 +65,7 @@ class GameFilter:
 @dataclass(frozen=True)
 class GameRow:
     game: GameRecord
+    clock: GameClock
     players: list[Player]
     overdue: bool
     failed_mail: int
@@ -88,24 +91,27 @@ def paginate(session: Session, query: Any, order: tuple[Any, ...], page: int,
     return Page(rows, page, pages, total)
 
 
-def is_overdue(game: GameRecord, now: datetime) -> bool:
-    return (game.status == GameStatus.ACTIVE and game.paused_at is None
-            and game.deadline is not None and game.deadline < now)
+def is_overdue(game: GameRecord, clock: GameClock, now: datetime) -> bool:
+    return (game.status == GameStatus.ACTIVE and clock.paused_at is None
+            and clock.deadline is not None and clock.deadline < now)
 
 
 def bounced_condition() -> Any:
     """Open games that wait on the organiser because mail did not arrive: a seat holder's mail
     bounced (play by reply flags the player), or the game is held (a bounce to the player to
-    move, or the timeout policy "hold"). Finished games are left out: nothing is to be done."""
+    move, or the timeout policy "hold"). Finished games are left out: nothing is to be done.
+    A condition on games joined with their clocks (:func:`pbem.clock.deadlines.with_clocks`)."""
     bounced = select(Seat.game_id).join(Player, col(Player.id) == col(Seat.player_id)).where(
         col(Player.bounced_at).is_not(None))
     return (col(GameRecord.status).in_(OPEN)
-            & (col(GameRecord.id).in_(bounced) | col(GameRecord.held_since).is_not(None)))
+            & (col(GameRecord.id).in_(bounced) | col(GameClock.held_since).is_not(None)))
 
 
 def count_bounced(session: Session) -> int:
     """How many games :func:`bounced_condition` finds (the games list's summary says it)."""
-    query = select(func.count()).select_from(GameRecord).where(bounced_condition())
+    query = (select(func.count()).select_from(GameRecord)
+             .join(GameClock, col(GameClock.game_id) == col(GameRecord.id))
+             .where(bounced_condition()))
     return session.exec(query).one()
 
 
@@ -126,10 +132,10 @@ def search_condition(text: str) -> Any:
 
 def list_games(session: Session, now: datetime, wanted: GameFilter, page_size: int) -> Page:
     """Games matching ``wanted``, soonest deadline first (games without one last, newest first)."""
-    query = select(GameRecord)
+    query = with_clocks()
     if wanted.status == "overdue":
-        query = query.where(GameRecord.status == GameStatus.ACTIVE, col(GameRecord.deadline) < now,
-                            col(GameRecord.paused_at).is_(None))
+        query = query.where(GameRecord.status == GameStatus.ACTIVE, col(GameClock.deadline) < now,
+                            col(GameClock.paused_at).is_(None))
     elif wanted.status == BOUNCED:
         query = query.where(bounced_condition())
     elif wanted.status in STATUSES:
@@ -138,10 +144,10 @@ def list_games(session: Session, now: datetime, wanted: GameFilter, page_size: i
         query = query.where(GameRecord.game_type == wanted.game_type)
     if wanted.player.strip():
         query = query.where(search_condition(wanted.player))
-    found = paginate(session, query, (col(GameRecord.deadline).is_(None), col(GameRecord.deadline),
+    found = paginate(session, query, (col(GameClock.deadline).is_(None), col(GameClock.deadline),
                                       col(GameRecord.id).desc()), wanted.page, page_size)
-    games: list[GameRecord] = found.rows
-    ids = [g.id for g in games]
+    games: list[tuple[GameRecord, GameClock]] = found.rows
+    ids = [g.id for g, _clock in games]
     failures = dict(session.exec(
         select(OutboxEmail.game_id, func.count()).where(
             col(OutboxEmail.game_id).in_(ids), OutboxEmail.status == FAILED)
@@ -151,15 +157,16 @@ def list_games(session: Session, now: datetime, wanted: GameFilter, page_size: i
             select(Seat, Player).join(Player, col(Player.id) == col(Seat.player_id))
             .where(col(Seat.game_id).in_(ids)).order_by(col(Seat.seat))):
         seated_players.setdefault(seat.game_id, []).append(player)
-    rows = [_game_row(g, seated_players.get(g.id or 0, []), now, failures.get(g.id, 0))
-            for g in games]
+    rows = [_game_row(g, clock, seated_players.get(g.id or 0, []), now, failures.get(g.id, 0))
+            for g, clock in games]
     return dataclasses.replace(found, rows=rows)
 
 
-def _game_row(game: GameRecord, players: list[Player], now: datetime, failed_mail: int) -> GameRow:
+def _game_row(game: GameRecord, clock: GameClock, players: list[Player], now: datetime,
+              failed_mail: int) -> GameRow:
     # A bounce is flagged only while there is something to do about it (as bounced_condition).
     bounced = [p for p in players if p.bounced_at is not None] if game.status in OPEN else []
-    return GameRow(game, players, is_overdue(game, now), failed_mail, bounced)
+    return GameRow(game, clock, players, is_overdue(game, clock, now), failed_mail, bounced)
 
 
 def game_codes(session: Session, ids: set[int]) -> dict[int, str]:

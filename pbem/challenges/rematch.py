@@ -31,7 +31,7 @@ from pbem.challenges.tables import (
     ChallengeStatus,
     SeatOrder,
 )
-from pbem.clock.deadlines import time_control_of
+from pbem.clock.deadlines import clock_of, time_control_of
 from pbem.errors import ServiceError
 from pbem.models import GameRecord, GameStatus, Player, SeatStatus
 from pbem.services.common import Site, audit, lock_game, seats_of
@@ -88,14 +88,15 @@ def _make(session: Session, now: datetime, site: Site, rules: ChallengeRules, ro
     """The rematch challenge: seats rotated by one (the first player sits last), the asker's
     and computer players' answers yes, the others asked by email."""
     assert row.id is not None and asker.id is not None
-    control = time_control_of(row)
+    clock = clock_of(session, row.id)
+    control = time_control_of(clock)
     players = players_by_id(session, [s.player_id for s in seats])
     rotated = seats[1:] + seats[:1]
     challenge = Challenge(
         public_id=secrets.token_urlsafe(12), creator_id=asker.id, game_type=row.game_type,
         options=row.options, seats=len(seats),
         time_control=str(control) if control is not None else rules.time_controls[0],
-        timeout_policy=row.timeout_policy, seat_order=SeatOrder.FIRST, rated=row.rated,
+        timeout_policy=clock.timeout_policy, seat_order=SeatOrder.FIRST, rated=row.rated,
         listed=row.listed,
         kind=ChallengeKind.REMATCH, created_at=now,
         expires_at=now + timedelta(days=rules.days), rematch_of=row.id)

@@ -1,10 +1,12 @@
 """Each game's clock as data: the deadline of the current turn, Fischer banks, pauses, reminders.
 
 :mod:`pbem.clock.controls` and :mod:`pbem.clock.arithmetic` do the arithmetic (banks, weekends off
-in the player's zone, absences); this module keeps their answers in the game row so the sweep can
-find due games through one index, ``games.next_due_at``: the earlier of the deadline and the next
-reminder not yet sent, or None when nothing is due (finished, paused, held, no clock). Every
-function runs in the caller's transaction and takes ``now``.
+in the player's zone, absences); this module keeps their answers in the game's clock row
+(:class:`pbem.clock.tables.GameClock`) so the sweep can find due games through one index,
+``game_clocks.next_due_at``: the earlier of the deadline and the next reminder not yet sent, or
+None when nothing is due (finished, paused, held, no clock). Every function runs in the caller's
+transaction and takes ``now``; those that change a clock take the game's row, whose lock the
+caller holds, and read whose turn it is there.
 
 Organisers' actions on a clock (extend, pause, resume) are services that also write audit entries
 and email: :mod:`pbem.services.clock_actions`.
@@ -17,6 +19,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlmodel import Session, col, select
+from sqlmodel.sql.expression import Select
 
 import engine
 from engine.text import N_
@@ -30,6 +33,7 @@ from pbem.clock.controls import (
     reminder_times,
     time_control_from_dict,
 )
+from pbem.clock.tables import GameClock
 from pbem.errors import ServiceError
 from pbem.models import GameRecord, GameStatus, Player, PlayerAbsence, Seat
 
@@ -75,20 +79,36 @@ def check_policy(policy: str | None, game_type: str) -> str:
     return policy
 
 
-def time_control_of(row: GameRecord) -> TimeControl | None:
-    return time_control_from_dict(row.time_control) if row.time_control else None
+def clock_of(session: Session, game_id: int | None) -> GameClock:
+    """The game's clock (every game has one from its creation: :func:`clock_columns`). Read it
+    after locking the game (:func:`pbem.services.common.lock_game`) to change it: the game's
+    lock guards its clock too."""
+    clock = session.get(GameClock, game_id) if game_id is not None else None
+    if clock is None:
+        raise LookupError(f"game {game_id} has no clock")
+    return clock
 
 
-def reminder_offsets(row: GameRecord) -> list[timedelta]:
-    seconds = DEFAULT_REMINDERS if row.reminder_seconds is None else [
-        timedelta(seconds=s) for s in row.reminder_seconds]
+def with_clocks() -> Select[GameRecord, GameClock]:
+    """Games with their clocks, in one query (pages that list games and their deadlines)."""
+    return select(GameRecord, GameClock).join(GameClock,
+                                              col(GameClock.game_id) == col(GameRecord.id))
+
+
+def time_control_of(clock: GameClock) -> TimeControl | None:
+    return time_control_from_dict(clock.time_control) if clock.time_control else None
+
+
+def reminder_offsets(clock: GameClock) -> list[timedelta]:
+    seconds = DEFAULT_REMINDERS if clock.reminder_seconds is None else [
+        timedelta(seconds=s) for s in clock.reminder_seconds]
     return list(seconds)
 
 
 def clock_columns(
     control: TimeControl | None, reminders: Sequence[timedelta] | None, vacations_allowed: bool
 ) -> dict[str, Any]:
-    """The clock settings of a new game, as Game column values."""
+    """The clock settings of a new game, as GameClock column values."""
     control = control or DEFAULT_TIME_CONTROL
     offsets = DEFAULT_REMINDERS if reminders is None else tuple(reminders)
     if any(not isinstance(o, timedelta) or o <= timedelta(0) for o in offsets):
@@ -105,87 +125,100 @@ def absences_of(session: Session, player_id: int) -> list[Absence]:
     return [Absence(a.start, a.end) for a in rows]
 
 
-def _seat_clock(session: Session, row: GameRecord, seat: int) -> tuple[str, list[Absence]]:
+def _seat_clock(session: Session, row: GameRecord, clock: GameClock,
+                seat: int) -> tuple[str, list[Absence]]:
     """The zone (weekends off) and absences that stop ``seat``'s clock in this game."""
     holder = session.exec(select(Seat).where(Seat.game_id == row.id, Seat.seat == seat)).one()
     player = session.get(Player, holder.player_id)
     zone = player.time_zone if player else "UTC"
-    absences = absences_of(session, holder.player_id) if row.vacations_allowed else []
+    absences = absences_of(session, holder.player_id) if clock.vacations_allowed else []
     return zone, absences
 
 
-def refresh_due(row: GameRecord) -> None:
+def refresh_due(session: Session, row: GameRecord) -> None:
     """Set ``next_due_at``: the sweep's index over deadlines and unsent reminders."""
-    if (row.status != GameStatus.ACTIVE or row.deadline is None or row.paused_at is not None
-            or row.held_since is not None or row.turn_started_at is None):
-        row.next_due_at = None
+    clock = clock_of(session, row.id)
+    if (row.status != GameStatus.ACTIVE or clock.deadline is None or clock.paused_at is not None
+            or clock.held_since is not None or clock.turn_started_at is None):
+        clock.next_due_at = None
         return
-    sent = set(row.reminders_sent or [])
-    reminders = reminder_times(row.deadline, row.turn_started_at, reminder_offsets(row))
+    sent = set(clock.reminders_sent or [])
+    reminders = reminder_times(clock.deadline, clock.turn_started_at, reminder_offsets(clock))
     pending = [r.at for r in reminders if r.before // SECOND not in sent]
-    row.next_due_at = min([row.deadline, *pending])
+    clock.next_due_at = min([clock.deadline, *pending])
+
+
+def stop_clock(session: Session, row: GameRecord) -> None:
+    """The game is over: no deadline, reminder, pause or hold is left for the scheduler."""
+    clock = clock_of(session, row.id)
+    clock.deadline = clock.next_due_at = clock.paused_at = clock.held_since = None
 
 
 def set_deadline(session: Session, row: GameRecord) -> None:
-    control = time_control_of(row)
-    if (control is None or row.to_move is None or row.turn_started_at is None
-            or row.paused_at is not None):
-        row.deadline = None
+    clock = clock_of(session, row.id)
+    control = time_control_of(clock)
+    if (control is None or row.to_move is None or clock.turn_started_at is None
+            or clock.paused_at is not None):
+        clock.deadline = None
     else:
-        zone, absences = _seat_clock(session, row, row.to_move)
-        bank = timedelta(seconds=row.turn_bank_seconds or 0)
-        row.deadline = control.deadline(row.turn_started_at, bank, zone=zone, absences=absences)
-    refresh_due(row)
+        zone, absences = _seat_clock(session, row, clock, row.to_move)
+        bank = timedelta(seconds=clock.turn_bank_seconds or 0)
+        clock.deadline = control.deadline(clock.turn_started_at, bank, zone=zone,
+                                          absences=absences)
+    refresh_due(session, row)
 
 
 def start_turn(session: Session, row: GameRecord, now: datetime) -> None:
     """A new turn for ``row.to_move``: its bank, deadline and reminders (none sent yet)."""
-    control = time_control_of(row)
-    row.reminders_sent = []
-    row.grace_used = False
-    row.held_since = None
+    clock = clock_of(session, row.id)
+    control = time_control_of(clock)
+    clock.reminders_sent = []
+    clock.grace_used = False
+    clock.held_since = None
     if control is None or row.to_move is None or row.status != GameStatus.ACTIVE:
-        row.turn_started_at = row.deadline = None
-        row.turn_bank_seconds = None
-        refresh_due(row)
+        clock.turn_started_at = clock.deadline = None
+        clock.turn_bank_seconds = None
+        refresh_due(session, row)
         return
     bank = control.start_bank
-    if isinstance(control, Fischer) and row.banks and str(row.to_move) in row.banks:
-        bank = timedelta(seconds=row.banks[str(row.to_move)])
-    row.turn_started_at = now
-    row.turn_bank_seconds = bank // SECOND
-    if row.paused_at is not None:  # a turn that begins while paused waits with its whole bank
-        row.paused_remaining_seconds = row.turn_bank_seconds
+    if isinstance(control, Fischer) and clock.banks and str(row.to_move) in clock.banks:
+        bank = timedelta(seconds=clock.banks[str(row.to_move)])
+    clock.turn_started_at = now
+    clock.turn_bank_seconds = bank // SECOND
+    if clock.paused_at is not None:  # a turn that begins while paused waits with its whole bank
+        clock.paused_remaining_seconds = clock.turn_bank_seconds
     set_deadline(session, row)
 
 
 def end_turn(session: Session, row: GameRecord, seat: int, now: datetime) -> None:
     """The mover's turn is over: with a Fischer clock, their bank for next time."""
-    control = time_control_of(row)
-    if not isinstance(control, Fischer) or row.turn_started_at is None:
+    clock = clock_of(session, row.id)
+    control = time_control_of(clock)
+    if not isinstance(control, Fischer) or clock.turn_started_at is None:
         return
-    zone, absences = _seat_clock(session, row, seat)
-    bank = timedelta(seconds=row.turn_bank_seconds or 0)
+    zone, absences = _seat_clock(session, row, clock, seat)
+    bank = timedelta(seconds=clock.turn_bank_seconds or 0)
     try:
-        left = control.bank_after_move(row.turn_started_at, now, bank, zone=zone,
+        left = control.bank_after_move(clock.turn_started_at, now, bank, zone=zone,
                                        absences=absences)
     except OutOfTime:
         # Played after the deadline but before the sweep got to it: the move stands and the
         # next turn gets only the increment (at least a minute, so the clock can start at all).
         left = max(min(control.increment, control.maximum), timedelta(minutes=1))
-    row.banks = {**(row.banks or {}), str(seat): left // SECOND}
+    clock.banks = {**(clock.banks or {}), str(seat): left // SECOND}
 
 
 def remaining(session: Session, row: GameRecord, now: datetime) -> timedelta | None:
     """Clock time the player to move has left (None: no clock, or not running)."""
-    control = time_control_of(row)
-    if row.paused_at is not None and row.paused_remaining_seconds is not None:
-        return timedelta(seconds=row.paused_remaining_seconds)
-    if control is None or row.to_move is None or row.turn_started_at is None:
+    clock = clock_of(session, row.id)
+    control = time_control_of(clock)
+    if clock.paused_at is not None and clock.paused_remaining_seconds is not None:
+        return timedelta(seconds=clock.paused_remaining_seconds)
+    if control is None or row.to_move is None or clock.turn_started_at is None:
         return None
-    zone, absences = _seat_clock(session, row, row.to_move)
-    bank = timedelta(seconds=row.turn_bank_seconds or 0)
-    return control.remaining(row.turn_started_at, now, bank, zone=zone, absences=absences)
+    zone, absences = _seat_clock(session, row, clock, row.to_move)
+    bank = timedelta(seconds=clock.turn_bank_seconds or 0)
+    return control.remaining(clock.turn_started_at, now, bank, zone=zone, absences=absences)
 
 
 def recompute_deadlines_of(session: Session, player_id: int, *,
@@ -196,12 +229,11 @@ def recompute_deadlines_of(session: Session, player_id: int, *,
              .where(Seat.player_id == player_id, GameRecord.status == GameStatus.ACTIVE,
                     col(GameRecord.to_move) == col(Seat.seat)))
     if absences_changed:
-        query = query.where(col(GameRecord.vacations_allowed))
-    rows = session.exec(query.with_for_update(of=GameRecord)).all()
+        query = query.join(GameClock, col(GameClock.game_id) == col(GameRecord.id)).where(
+            col(GameClock.vacations_allowed))
+    # Only the games are locked, as every writer of a clock locks its game first; each clock is
+    # then read after its game's lock (set_deadline), never as it was before a move waited for.
+    rows = list(session.exec(query.with_for_update(of=GameRecord)).all())
     for row in rows:
         set_deadline(session, row)
-        session.add(row)
-    return list(rows)
-
-
-# -- organisers' actions -------------------------------------------------------------------------
+    return rows

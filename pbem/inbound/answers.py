@@ -26,6 +26,8 @@ from sqlmodel import Session, col, select
 
 import engine
 from engine.text import N_
+from pbem.clock.deadlines import clock_of
+from pbem.clock.tables import GameClock
 from pbem.game_options import game_name
 from pbem.i18n import ENGLISH, Reader, supported
 from pbem.inbound.reading import command_words
@@ -159,6 +161,7 @@ def answer(
         seats = seats_of(session, row.id)
         players = players_of(session, seats)
         game_context_values = game_context(row, game, state, seats, players, reader=reader)
+        game_context_values["deadline"] = clock_of(session, row.id).deadline
         labels = {reader: game_context_values["labels"]}
         game_context_values["result"] = shown_result(
             row.result or "", game, state, list(row.winners or []),
@@ -214,19 +217,20 @@ def games_of(session: Session, site: Site, player_id: int, reader: Reader = ENGL
              ) -> list[dict[str, Any]]:
     """The player's running games with what to do in each, for the ``games`` command (the
     games' names in ``reader``'s language)."""
-    rows = session.exec(select(GameRecord, Seat).join(Seat,
-                                                      col(Seat.game_id) == GameRecord.id).where(
-        Seat.player_id == player_id, GameRecord.status == "active")
-        .order_by(col(GameRecord.id))).all()
+    rows = session.exec(select(GameRecord, GameClock, Seat)
+                        .join(GameClock, col(GameClock.game_id) == col(GameRecord.id))
+                        .join(Seat, col(Seat.game_id) == col(GameRecord.id))
+                        .where(Seat.player_id == player_id, GameRecord.status == "active")
+                        .order_by(col(GameRecord.id))).all()
     found = []
-    for row, seat in rows:
+    for row, clock, seat in rows:
         assert row.id is not None
         out = seat.resigned or seat.forfeited  # the computer plays it now
         mine = row.to_move == seat.seat and not out
         found.append({
             "title": game_name(row.game_type, reader),
             "public_id": row.public_id,
-            "your_turn": mine, "out": out, "deadline": row.deadline,
+            "your_turn": mine, "out": out, "deadline": clock.deadline,
             "url": site.links.move_url(row.id, seat.seat, row.ply, holder=player_id) if mine
             else site.links.seat_view_url(row.id, seat.seat, holder=player_id)})
     return found

@@ -20,7 +20,7 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
-from pbem.clock.deadlines import refresh_due
+from pbem.clock.deadlines import clock_of, refresh_due
 from pbem.i18n import Reader
 from pbem.models import GameRecord, GameStatus, MailStatus, OutboxEmail, Player, Seat
 from pbem.reply_addresses import BadReplyToken, read_reply_token, token_in_message_ids
@@ -89,10 +89,11 @@ def hold_for_bounce(session: Session, now: datetime, site: Site, game_id: int,
     seat = None if invited else session.exec(select(Seat).where(
         Seat.game_id == game_id, Seat.seat == row.to_move)).first()
     waiting = seat is not None and seat.player_id == player.id
-    if waiting and row.held_since is None:
-        row.held_since = now
-        refresh_due(row)
-        session.add(row)
+    clock = clock_of(session, game_id)
+    if waiting and clock.held_since is None:
+        clock.held_since = now
+        refresh_due(session, row)
+        session.add(clock)
 
     def text(reader: Reader) -> str:
         """The alert in the organiser's language (an alert address gets the site's)."""

@@ -3,7 +3,8 @@ have no password: their signed links are their identity, and a one-time link by 
 in). The tables of the mail (the outbox, board images, inbound mail), the scheduler's jobs and
 the organisers' security have modules of their own, imported back at the end of this one. The
 features' tables are in their packages (pbem.tournaments.tables, pbem.challenges.tables,
-pbem.ratings.tables), which the core never imports; pbem/migrations/env.py names them all.
+pbem.ratings.tables), which the core never imports; pbem/migrations/env.py names them all. Each
+game's clock is a row of the clock's own table (pbem.clock.tables, which builds on this module).
 
 Relationships are plain foreign keys queried explicitly; it keeps each service's SQL visible.
 Times are timezone-aware UTC in Python; the database stores them as UTC.
@@ -18,7 +19,7 @@ from typing import Any
 from sqlalchemy import Column, Date, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from pbem.models.columns import UTCDateTime, json_column, time_column
+from pbem.models.columns import json_column, time_column
 
 
 class GameStatus(StrEnum):
@@ -82,24 +83,6 @@ class GameRecord(SQLModel, table=True):
     start_state: dict[str, Any] = json_column()
     ply: int = 0
     to_move: int | None = None
-    deadline: datetime | None = time_column(nullable=True)
-    # The clock (pbem.clock.deadlines). time_control is TimeControl.to_dict(); None: no clock.
-    time_control: dict[str, Any] | None = json_column()
-    timeout_policy: str = ""  # pass, random, forfeit, grace, hold ("" before the scheduler)
-    reminder_seconds: list[int] | None = json_column()  # reminder offsets before the deadline
-    vacations_allowed: bool = True
-    turn_started_at: datetime | None = time_column(nullable=True)
-    turn_bank_seconds: int | None = None  # the clock time the current turn was given
-    banks: dict[str, int] | None = json_column()  # Fischer: seat -> bank seconds for its next turn
-    reminders_sent: list[int] | None = json_column()  # offsets already reminded in the current turn
-    grace_used: bool = False  # the grace extension of the current turn has been given
-    held_since: datetime | None = time_column(nullable=True)  # timeout policy "hold": waiting
-    paused_at: datetime | None = time_column(nullable=True)
-    paused_remaining_seconds: int | None = None  # clock time left when paused
-    # The sweep's one index: the earliest of the deadline and the next reminder (None: no work).
-    next_due_at: datetime | None = Field(
-        default=None, sa_column=Column(UTCDateTime(), nullable=True, index=True)
-    )
     seed: str = ""  # secret until the game ends
     seed_commitment: str = ""  # sha256 of the seed, public from the start
     organiser_id: int | None = Field(default=None, foreign_key="players.id")

@@ -1,6 +1,6 @@
 """The scheduler: the sweep (reminders, timeouts), the lease, and the APScheduler jobs.
 
-Deadlines are data in the games table (:mod:`pbem.clock.deadlines`); APScheduler only ticks.
+Deadlines are data in each game's clock row (:mod:`pbem.clock.deadlines`); APScheduler only ticks.
 """
 
 from pbem.scheduler.lease import take_lease

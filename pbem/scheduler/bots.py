@@ -25,6 +25,7 @@ from sqlalchemy import or_
 from sqlmodel import Session, col, select
 
 from engine.text import N_
+from pbem.clock.tables import GameClock
 from pbem.db import Database
 from pbem.models import AuditEntry, GameRecord, GameStatus, MoveSource, Player, Seat
 from pbem.scheduler.search_process import BotSearch, run_search
@@ -90,8 +91,9 @@ def bot_turns(database: Database, game_id: int | None = None) -> list[BotTurn]:
         .join(Seat, (col(Seat.game_id) == col(GameRecord.id))
               & (col(Seat.seat) == col(GameRecord.to_move)))
         .join(Player, col(Player.id) == col(Seat.player_id))
-        .where(col(GameRecord.status) == GameStatus.ACTIVE, col(GameRecord.paused_at).is_(None),
-               col(GameRecord.held_since).is_(None),
+        .join(GameClock, col(GameClock.game_id) == col(GameRecord.id))
+        .where(col(GameRecord.status) == GameStatus.ACTIVE, col(GameClock.paused_at).is_(None),
+               col(GameClock.held_since).is_(None),
                or_(col(Player.bot_level).is_not(None), col(Seat.stand_in).is_not(None)))
         .order_by(col(GameRecord.id))
     )

@@ -1,10 +1,10 @@
 """The sweep: all due work of all games, one game at a time, each in its own short transaction.
 
-The games table's ``next_due_at`` (indexed) is the earlier of the deadline and the next unsent
-reminder, so finding the due games costs what is due, not the number of games. Each unit of work
-(:func:`pbem.services.timeouts.handle_due_game`) re-checks its game under a write lock, so running
-the sweep twice, concurrently, or again after a crash half way sends no reminder twice and applies
-no timeout twice.
+Each game's clock row has ``next_due_at`` (``game_clocks``, indexed): the earlier of the deadline
+and the next unsent reminder, so finding the due games costs what is due, not the number of games.
+Each unit of work (:func:`pbem.services.timeouts.handle_due_game`) re-checks its game under a write
+lock, so running the sweep twice, concurrently, or again after a crash half way sends no reminder
+twice and applies no timeout twice.
 
 Computer players move first (:mod:`pbem.scheduler.bots`), each move chosen outside any write
 transaction, so a bot's clock never runs out while the scheduler is up. ``pbem sweep`` plays
@@ -30,8 +30,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlmodel import col, select
+from sqlmodel.sql.expression import Select
 
 from pbem.challenges.service import expire_stale
+from pbem.clock.tables import GameClock
 from pbem.db import Database
 from pbem.models import GameRecord
 from pbem.scheduler.bots import BotResult, play_bots
@@ -62,15 +64,24 @@ class SweepSummary:
             self.errors.append(result.error)
 
 
+def due_query(now: datetime, limit: int,
+              exclude: frozenset[int] = frozenset()) -> Select[int, int]:
+    """The one query that finds the due games: through the clocks' index, joined to each game
+    by its key for the ply."""
+    query = (select(GameClock.game_id, GameRecord.ply)
+             .join(GameRecord, col(GameRecord.id) == col(GameClock.game_id))
+             .where(col(GameClock.next_due_at) <= now)
+             .order_by(col(GameClock.next_due_at)).limit(limit))
+    if exclude:
+        query = query.where(col(GameClock.game_id).not_in(exclude))
+    return query
+
+
 def due_games(database: Database, now: datetime, limit: int,
               exclude: frozenset[int] = frozenset()) -> list[tuple[int, int]]:
     """(game id, ply) of games with work due at ``now``, most overdue first (through the index)."""
     with database.session() as session:
-        query = (select(GameRecord.id, GameRecord.ply).where(col(GameRecord.next_due_at) <= now)
-                 .order_by(col(GameRecord.next_due_at)).limit(limit))
-        if exclude:
-            query = query.where(col(GameRecord.id).not_in(exclude))
-        return [(game_id, ply) for game_id, ply in session.exec(query) if game_id is not None]
+        return [(game_id, ply) for game_id, ply in session.exec(due_query(now, limit, exclude))]
 
 
 def sweep(

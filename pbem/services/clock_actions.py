@@ -12,7 +12,14 @@ from sqlmodel import Session
 
 from engine.text import Text
 from pbem.clock.controls import format_duration
-from pbem.clock.deadlines import SECOND, refresh_due, remaining, set_deadline, time_control_of
+from pbem.clock.deadlines import (
+    SECOND,
+    clock_of,
+    refresh_due,
+    remaining,
+    set_deadline,
+    time_control_of,
+)
 from pbem.clock.wording import short_duration
 from pbem.models import GameRecord, GameStatus, Player
 from pbem.services.common import (
@@ -42,21 +49,22 @@ def extend_deadline(
     if not isinstance(by, timedelta) or by <= timedelta(0):
         raise ServiceError(Text("an extension must be longer than zero"))
     row = _running(session, game_id)
-    if time_control_of(row) is None or row.turn_started_at is None:
+    clock = clock_of(session, game_id)
+    if time_control_of(clock) is None or clock.turn_started_at is None:
         raise ServiceError(Text("this game has no clock to extend"))
-    row.turn_bank_seconds = (row.turn_bank_seconds or 0) + by // SECOND
-    if row.paused_at is not None:
-        row.paused_remaining_seconds = (row.paused_remaining_seconds or 0) + by // SECOND
-    if row.paused_at is None and row.deadline is not None and row.deadline <= now:
+    clock.turn_bank_seconds = (clock.turn_bank_seconds or 0) + by // SECOND
+    if clock.paused_at is not None:
+        clock.paused_remaining_seconds = (clock.paused_remaining_seconds or 0) + by // SECOND
+    if clock.paused_at is None and clock.deadline is not None and clock.deadline <= now:
         # An expired clock (held, or not swept yet): the extension counts from now, not from
         # the old deadline, or it could end in the past.
-        row.turn_started_at, row.turn_bank_seconds = now, by // SECOND
-    row.held_since = None
+        clock.turn_started_at, clock.turn_bank_seconds = now, by // SECOND
+    clock.held_since = None
     _clear_bounce_flag(session, row)
     set_deadline(session, row)
-    session.add(row)
+    session.add(clock)
     audit(session, now, "deadline extended", game_id=game_id, actor=actor,
-          by=format_duration(by), deadline=row.deadline.isoformat() if row.deadline else None)
+          by=format_duration(by), deadline=clock.deadline.isoformat() if clock.deadline else None)
     clock_notice(session, now, site, row, "extended", lambda reader: reader.gettext(
         "The organiser (%(actor)s) gave the player to move %(length)s more.", actor=actor,
         length=short_duration(by, reader)))
@@ -67,16 +75,17 @@ def pause_game(session: Session, game_id: int, *, now: datetime, actor: str,
                site: Site) -> GameRecord:
     """Stop the clock; the time left is kept for :func:`resume_game`. Moves wait meanwhile."""
     row = _running(session, game_id)
-    if row.paused_at is not None:
+    clock = clock_of(session, game_id)
+    if clock.paused_at is not None:
         raise ServiceError(Text("this game is already paused"))
     left = remaining(session, row, now)
-    row.paused_at = now
-    row.paused_remaining_seconds = None if left is None else max(left // SECOND, 60)
-    row.deadline = None
-    refresh_due(row)
-    session.add(row)
+    clock.paused_at = now
+    clock.paused_remaining_seconds = None if left is None else max(left // SECOND, 60)
+    clock.deadline = None
+    refresh_due(session, row)
+    session.add(clock)
     audit(session, now, "game paused", game_id=game_id, actor=actor,
-          remaining_seconds=row.paused_remaining_seconds)
+          remaining_seconds=clock.paused_remaining_seconds)
     clock_notice(session, now, site, row, "paused", lambda reader: reader.gettext(
         "The organiser (%(actor)s) paused the game: the clock is stopped and moves wait until "
         "it is resumed.", actor=actor))
@@ -87,16 +96,17 @@ def resume_game(session: Session, game_id: int, *, now: datetime, actor: str,
                 site: Site) -> GameRecord:
     """Restart the clock with the time that was left when it was paused."""
     row = _running(session, game_id)
-    if row.paused_at is None:
+    clock = clock_of(session, game_id)
+    if clock.paused_at is None:
         raise ServiceError(Text("this game is not paused"))
-    row.paused_at = None
-    if row.paused_remaining_seconds is not None:
-        row.turn_started_at, row.turn_bank_seconds = now, row.paused_remaining_seconds
-    row.paused_remaining_seconds = None
+    clock.paused_at = None
+    if clock.paused_remaining_seconds is not None:
+        clock.turn_started_at, clock.turn_bank_seconds = now, clock.paused_remaining_seconds
+    clock.paused_remaining_seconds = None
     set_deadline(session, row)
-    session.add(row)
+    session.add(clock)
     audit(session, now, "game resumed", game_id=game_id, actor=actor,
-          deadline=row.deadline.isoformat() if row.deadline else None)
+          deadline=clock.deadline.isoformat() if clock.deadline else None)
     clock_notice(session, now, site, row, "resumed", lambda reader: reader.gettext(
         "The organiser (%(actor)s) resumed the game; the clock runs again.", actor=actor))
     return row

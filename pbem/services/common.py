@@ -12,6 +12,7 @@ from sqlmodel import Session, col, select
 
 from engine.text import N_, Text
 from pbem.addresses import check_address
+from pbem.clock.deadlines import stop_clock
 from pbem.config import strong_seconds
 from pbem.db import Database
 from pbem.errors import GameMovedOn, GameNotActive, NotYourTurn, ServiceError
@@ -96,8 +97,8 @@ def players_of(session: Session, seats: list[Seat]) -> dict[int, Player]:
     return {player.id: player for player in players if player.id is not None}
 
 
-def end_game(row: GameRecord, now: datetime, *, result: str, winners: list[int] | None = None,
-             status: str = GameStatus.FINISHED) -> None:
+def end_game(session: Session, row: GameRecord, now: datetime, *, result: str,
+             winners: list[int] | None = None, status: str = GameStatus.FINISHED) -> None:
     """Mark ``row`` over: nobody to move, and nothing left for the scheduler to do (no deadline,
     reminder, pause or hold). ``winners`` is kept as it was when None (an aborted game)."""
     row.status = status
@@ -105,7 +106,7 @@ def end_game(row: GameRecord, now: datetime, *, result: str, winners: list[int] 
         row.winners = list(winners)
     row.result = result
     row.to_move = None
-    row.deadline = row.next_due_at = row.paused_at = row.held_since = None
+    stop_clock(session, row)
     row.finished_at = now
 
 

@@ -15,6 +15,7 @@ import engine
 from engine.text import N_, Text
 from pbem.clock.controls import PerMove, TimeControl
 from pbem.clock.deadlines import check_policy, clock_columns, start_turn
+from pbem.clock.tables import GameClock
 from pbem.i18n import Reader
 from pbem.models import GameRecord, GameStatus, Seat, SeatStatus
 from pbem.positions import current_state, last_notation
@@ -109,6 +110,8 @@ def create_game(
     game = engine.new_game(info.id, **resolved)
     seed = secrets.token_hex(16)
     start = game.encode(game.start(seed))
+    settings = {"timeout_policy": check_policy(timeout_policy, info.id),
+                **clock_columns(time_control, reminders, vacations_allowed)}
     row = GameRecord(
         public_id=secrets.token_urlsafe(12),
         game_type=info.id,
@@ -117,8 +120,6 @@ def create_game(
         start_state=start,
         seed=seed,
         seed_commitment=hashlib.sha256(seed.encode()).hexdigest(),
-        timeout_policy=check_policy(timeout_policy, info.id),
-        **clock_columns(time_control, reminders, vacations_allowed),
         organiser_id=player_for(session, now, organiser, default_language=site.default_language).id
         if organiser else None,
         created_at=now,
@@ -128,6 +129,8 @@ def create_game(
     session.add(row)
     session.flush()
     assert row.id is not None
+    clock = GameClock(game_id=row.id, **settings)
+    session.add(clock)
     seats = []
     for number, spec in enumerate(order):
         player = player_for(session, now, spec, default_language=site.default_language)
@@ -139,8 +142,8 @@ def create_game(
     session.add_all(seats)
     session.flush()
     audit(session, now, "game created", game_id=row.id, game_type=info.id, options=resolved,
-          time_control=row.time_control, timeout_policy=row.timeout_policy,
-          vacations_allowed=row.vacations_allowed, rated=row.rated)
+          time_control=clock.time_control, timeout_policy=clock.timeout_policy,
+          vacations_allowed=clock.vacations_allowed, rated=row.rated)
     # Bots get no invitation (notify.enqueue), nor do players who asked for the game.
     _invite(session, now, site, row, seats)
     if all(s.status == SeatStatus.ACCEPTED for s in seats):  # only bots: nobody to wait for
@@ -240,7 +243,7 @@ def abort_game(
     row = lock_game(session, game_id)
     if row.status in (GameStatus.FINISHED, GameStatus.ABORTED):
         raise GameNotActive(Text("this game is already over"))
-    end_game(row, now, result=f"Aborted by the organiser. {reason}".strip(),
+    end_game(session, row, now, result=f"Aborted by the organiser. {reason}".strip(),
              status=GameStatus.ABORTED)
     session.add(row)
     audit(session, now, "game aborted", game_id=game_id, reason=reason)

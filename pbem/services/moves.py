@@ -15,6 +15,7 @@ from sqlmodel import Session, col
 
 import engine
 from engine.text import N_, Text
+from pbem.clock.deadlines import clock_of, end_turn, start_turn, stop_clock
 from pbem.i18n import ENGLISH, Reader
 from pbem.models import GameRecord, GameStatus, Move, MoveSource, Player, Seat
 from pbem.positions import current_state, moves_of
@@ -111,7 +112,7 @@ def check_turn(session: Session, row: GameRecord, *, seat: int, ply: int, source
     if source in (MoveSource.LINK, MoveSource.REPLY) and (mine.resigned or mine.forfeited):
         # Only the stand-in (or the organiser) moves for a seat that left the game.
         raise NotYourTurn(Text("you are out of this game: the computer plays your seat now"))
-    if row.paused_at is not None:
+    if clock_of(session, row.id).paused_at is not None:
         raise GameNotActive(Text("the organiser has paused this game; moves wait until it resumes"))
 
 
@@ -122,7 +123,6 @@ def apply_move(
     """Apply one move to a locked game row (no emails): state, ply, clock, move record, audit.
     ``position`` is the row's decoded position and becomes the one after. Only
     :func:`pbem.services.turns.play_moves` calls it."""
-    from pbem.clock.deadlines import end_turn, refresh_due, start_turn
 
     assert row.id is not None and row.to_move is not None
     game_id, ply, seat = row.id, row.ply, row.to_move
@@ -136,8 +136,8 @@ def apply_move(
         out = [s.seat for s in seats_of(session, game_id) if s.resigned or s.forfeited]
         winners, result = end_of_play(game, after, seat_labels(session, game, after, game_id),
                                       out)
-        values |= {"status": GameStatus.FINISHED, "finished_at": now, "deadline": None,
-                   "winners": winners, "result": result}
+        values |= {"status": GameStatus.FINISHED, "finished_at": now, "winners": winners,
+                   "result": result}
     done = session.execute(
         update(GameRecord).where(GameRecord.id == game_id, GameRecord.ply == ply).values(**values)  # type: ignore[arg-type]
         .execution_options(synchronize_session=False)
@@ -147,7 +147,7 @@ def apply_move(
     position.state, position.decoded = after, False
     session.refresh(row)
     if outcome is not None:
-        refresh_due(row)
+        stop_clock(session, row)
     elif next_seat != seat:
         end_turn(session, row, seat, now)
         start_turn(session, row, now)

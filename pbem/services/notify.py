@@ -22,6 +22,7 @@ from sqlmodel import Session, col, select
 
 import engine
 from engine.text import N_, Text
+from pbem.clock.deadlines import clock_of
 from pbem.game_options import game_name, options_in_words
 from pbem.i18n import ENGLISH, Reader, translations
 from pbem.models import (
@@ -273,6 +274,7 @@ def enqueue(
         "player": player,
         "subject": subject,
         "board": board,
+        "deadline": clock_of(session, row.id).deadline,
         "game_url": links.game_url(row.public_id),
         "my_games_url": links.my_games_url(player.id),
         "unsubscribe_url": links.unsubscribe_url(player.id),

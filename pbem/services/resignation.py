@@ -81,7 +81,7 @@ def resign(session: Session, now: datetime, site: Site, *, game_id: int, seat: i
         clock_notice(session, now, site, row, "resigned", text, about=seat)
         return row
     winners = [s.seat for s in others]
-    end_game(row, now, winners=winners, result=resignation_sentence(
+    end_game(session, row, now, winners=winners, result=resignation_sentence(
         seat_labels(session, game, state, game_id), seat, winners))
     session.add(row)
     send_game_over(session, now, site, row, game, state, seats)

@@ -31,6 +31,7 @@ from pbem.clock.controls import format_duration, reminder_times
 from pbem.clock.deadlines import (
     POLICY_LABELS,
     SECOND,
+    clock_of,
     default_timeout_policy,
     refresh_due,
     reminder_offsets,
@@ -208,14 +209,16 @@ def alert_organiser(session: Session, now: datetime, site: Site, row: GameRecord
 def handle_due_game(session: Session, now: datetime, site: Site, game_id: int, ply: int) -> str:
     """One unit of the sweep: what it did ("reminder", a policy name, or "skipped")."""
     row = lock_game(session, game_id)
-    if row.status != GameStatus.ACTIVE or row.paused_at is not None or row.held_since is not None:
-        if row.next_due_at is not None:  # ended or stopped by a path that left it indexed
-            refresh_due(row)
+    clock = clock_of(session, game_id)
+    if (row.status != GameStatus.ACTIVE or clock.paused_at is not None
+            or clock.held_since is not None):
+        if clock.next_due_at is not None:  # ended or stopped by a path that left it indexed
+            refresh_due(session, row)
             session.add(row)
         return "skipped"
-    if row.ply != ply or row.next_due_at is None or row.next_due_at > now:
+    if row.ply != ply or clock.next_due_at is None or clock.next_due_at > now:
         return "skipped"  # done by an earlier sweep, or the player moved meanwhile
-    if row.deadline is not None and row.deadline <= now:
+    if clock.deadline is not None and clock.deadline <= now:
         return apply_timeout(session, now, site, row)
     return send_due_reminder(session, now, site, row)
 
@@ -223,19 +226,21 @@ def handle_due_game(session: Session, now: datetime, site: Site, game_id: int, p
 def send_due_reminder(session: Session, now: datetime, site: Site, row: GameRecord) -> str:
     """Send the turn's due reminder; reminders missed while the scheduler was down are not sent
     one after the other: only the latest, and all count as sent."""
-    assert row.deadline is not None and row.turn_started_at is not None
-    sent = set(row.reminders_sent or [])
-    due = [r for r in reminder_times(row.deadline, row.turn_started_at, reminder_offsets(row))
+    clock = clock_of(session, row.id)
+    assert clock.deadline is not None and clock.turn_started_at is not None
+    sent = set(clock.reminders_sent or [])
+    due = [r for r in reminder_times(clock.deadline, clock.turn_started_at,
+                                     reminder_offsets(clock))
            if r.at <= now and r.before // SECOND not in sent]
     if due:
-        row.reminders_sent = sorted(sent | {r.before // SECOND for r in due})
+        clock.reminders_sent = sorted(sent | {r.before // SECOND for r in due})
         position = Position.of(row)
         seats, players, english = _context(session, row, position)
         context = _context_in(row, seats, players, position)
         seat = seats[row.to_move or 0]
         assert row.id is not None
-        left = _rounded(row.deadline - now)
-        policy = row.timeout_policy or default_timeout_policy(row.game_type)
+        left = _rounded(clock.deadline - now)
+        policy = clock.timeout_policy or default_timeout_policy(row.game_type)
         names = english["player_names"]
         move_url = site.links.move_url(row.id, seat.seat, row.ply, holder=seat.player_id)
         enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id],
@@ -251,7 +256,7 @@ def send_due_reminder(session: Session, now: datetime, site: Site, row: GameReco
                     "move_url": move_url})
         audit(session, now, "reminder sent", game_id=row.id, seat=seat.seat, ply=row.ply,
               before=format_duration(due[-1].before))
-    refresh_due(row)
+    refresh_due(session, row)
     session.add(row)
     return "reminder" if due else "skipped"
 
@@ -270,13 +275,15 @@ def _rounded(left: timedelta) -> timedelta:
 
 def apply_timeout(session: Session, now: datetime, site: Site, row: GameRecord) -> str:
     """The clock of the seat to move ran out: apply the game's policy; returns its name."""
-    assert row.id is not None and row.to_move is not None and row.deadline is not None
-    policy = row.timeout_policy or default_timeout_policy(row.game_type)
+    assert row.id is not None
+    clock = clock_of(session, row.id)
+    assert row.to_move is not None and clock.deadline is not None
+    policy = clock.timeout_policy or default_timeout_policy(row.game_type)
     position = Position.of(row)  # decoded once: the turn, its emails and the notices share it
     seats, players, _ = _context(session, row, position)
     context = _context_in(row, seats, players, position)
     seat = row.to_move
-    deadline = row.deadline
+    deadline = clock.deadline
     if seats[seat].stand_in:
         return "skipped"  # the computer already has this turn: the sweep's bot pass plays it
 
@@ -286,8 +293,8 @@ def apply_timeout(session: Session, now: datetime, site: Site, row: GameRecord) 
                               deadline=reader.when(deadline))
     audit(session, now, "timeout", game_id=row.id, seat=seat, ply=row.ply, policy=policy)
     if policy == "hold":
-        row.held_since = now
-        refresh_due(row)
+        clock.held_since = now
+        refresh_due(session, row)
         session.add(row)
         told = alert_organiser(session, now, site, row, lambda reader: " ".join((
             why(reader), reader.gettext(
@@ -300,10 +307,10 @@ def apply_timeout(session: Session, now: datetime, site: Site, row: GameRecord) 
                      lambda reader: " ".join((why(reader), reader.gettext(waits))), about=seat,
                      position=position)
         return policy
-    if policy == "grace" and not row.grace_used:
-        length = timedelta(seconds=row.turn_bank_seconds or 0)
-        row.grace_used = True
-        row.turn_started_at = row.deadline
+    if policy == "grace" and not clock.grace_used:
+        length = timedelta(seconds=clock.turn_bank_seconds or 0)
+        clock.grace_used = True
+        clock.turn_started_at = clock.deadline
         set_deadline(session, row)
         session.add(row)
         clock_notice(session, now, site, row, "grace", lambda reader: " ".join((
@@ -376,7 +383,8 @@ def _forfeit(session: Session, now: datetime, site: Site, row: GameRecord, seats
     others = others_in_play(seats, loser.seat)
     if not plays_on(others, players):  # two seats, or the last person but one in play
         winners = [s.seat for s in others]
-        end_game(row, now, result=forfeit_sentence(labels, loser.seat, winners), winners=winners)
+        end_game(session, row, now, result=forfeit_sentence(labels, loser.seat, winners),
+                 winners=winners)
         session.add(row)
         clock_notice(session, now, site, row, "forfeit", lambda reader: " ".join((
             why(reader), reader.gettext(

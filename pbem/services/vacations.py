@@ -1,7 +1,7 @@
 """Players' absences: days their clocks stop, within a yearly allowance.
 
 An absence is whole days in the player's own time zone. It stops their clock in every game that
-allows vacations (``games.vacations_allowed``); the deadlines of games waiting on them are
+allows vacations (``game_clocks.vacations_allowed``); the deadlines of games waiting on them are
 recomputed at once, so reminders and timeouts follow.
 """
 

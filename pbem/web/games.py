@@ -20,7 +20,13 @@ from flask_babel import lazy_gettext as _l
 from sqlmodel import select
 from werkzeug.wrappers import Response
 
-from pbem.clock.deadlines import POLICY_LABELS, default_timeout_policy, time_control_of
+from pbem.clock.deadlines import (
+    POLICY_LABELS,
+    clock_of,
+    default_timeout_policy,
+    time_control_of,
+)
+from pbem.clock.tables import GameClock
 from pbem.clock.wording import describe_control
 from pbem.game_options import game_name
 from pbem.models import GameRecord, GameStatus, Move, Player, Seat
@@ -69,12 +75,12 @@ def _load(public_id: str) -> GameRecord:
     return row
 
 
-def clock_text(row: GameRecord) -> dict[str, str]:
+def clock_text(clock: GameClock, game_type: str) -> dict[str, str]:
     """The game's time control and timeout policy in words, for its page."""
-    control = time_control_of(row)
+    control = time_control_of(clock)
     if control is None:
         return {}
-    policy = row.timeout_policy or default_timeout_policy(row.game_type)
+    policy = clock.timeout_policy or default_timeout_policy(game_type)
     reader = current_reader()
     return {"time_control": describe_control(control, reader),
             "policy_text": reader.gettext(POLICY_LABELS.get(policy, policy))}
@@ -149,6 +155,7 @@ def render_game_page(
         seats = seats_of(session, row.id)
         players = players_of(session, seats)
         ratings = seat_ratings(session, row, seats)
+        clock = clock_of(session, row.id)
     game = engine_game(row)
     shown = request.args.get("ply", type=int)
     if shown is None or not 0 <= shown <= len(moves):
@@ -166,8 +173,8 @@ def render_game_page(
         and row.to_move < len(seats) else None
     # The scheduler plays the computer within seconds (PBEM_BOT_EVERY): the page says so and
     # looks again, so a player who just moved sees the reply arrive.
-    computer_to_move = (mover is not None and shown == len(moves) and not row.paused_at
-                        and not row.held_since
+    computer_to_move = (mover is not None and shown == len(moves) and not clock.paused_at
+                        and not clock.held_since
                         and (players[mover.player_id].bot_level is not None
                              or mover.stand_in is not None))
     if viewer is not None and row.status == GameStatus.ACTIVE and row.to_move == viewer:
@@ -194,7 +201,8 @@ def render_game_page(
         viewer=viewer, notice=notice,
         waiting=computer_wait() if computer_to_move else None,
         again_url=computer_again_url(row, viewer, seats, players),
-        move_url=move_url, seat_token=seat_token, **clock_text(row),
+        move_url=move_url, seat_token=seat_token, clock=clock,
+        **clock_text(clock, row.game_type),
         resign_url=links.resign_url(row.id, viewer, holder=seats[viewer].player_id)
         if viewer is not None
         and row.status == GameStatus.ACTIVE else None,

@@ -7,7 +7,7 @@
 4. Finished games, collapsed (the page shows how many).
 
 Each row names the game and the other players ("Mosey against Bob (Dark)"), never a code.
-:func:`clock_of` is the one place the home reads a game's clock.
+:func:`shown_clock` is the one place the home reads a game's clock.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from sqlmodel import Session, col, select
 
 from pbem.challenges.service import describe, players_by_id
 from pbem.challenges.tables import Challenge, ChallengeKind, ChallengePlayer, ChallengeStatus
+from pbem.clock.deadlines import clock_of
 from pbem.clock.wording import describe_duration
 from pbem.game_options import game_name
 from pbem.i18n import Reader
@@ -43,11 +44,12 @@ class Clock:
     stopped: bool
 
 
-def clock_of(game: GameRecord) -> Clock:
-    """The game's clock: the home's one reading of the game's clock columns."""
+def shown_clock(session: Session, game: GameRecord) -> Clock:
+    """The game's clock as the home shows it: the home's one reading of the game's clock."""
     if game.status != GameStatus.ACTIVE:
         return Clock(None, False)
-    return Clock(game.deadline, game.paused_at is not None)
+    clock = clock_of(session, game.id)
+    return Clock(clock.deadline, clock.paused_at is not None)
 
 
 def time_left(clock: Clock, now: datetime, reader: Reader) -> str:
@@ -121,6 +123,7 @@ class _GameView:
         self.seats = seats_of(session, game.id)
         self.players = players_of(session, self.seats)
         self.colours = _seat_colours(game, reader)
+        self.clock = shown_clock(session, game)
         people = shown_names(self.seats, self.players, reader)
         self.labels = dict(zip([s.seat for s in self.seats],
                                label_seats(self.seats, people, self.colours), strict=True))
@@ -172,7 +175,7 @@ def _sort_game(home: Home, view: _GameView, now: datetime) -> None:
         home.waiting.append(Line(view.title, view.url, reader.gettext(
             "you are out of this game; the computer plays your seat"), at=started))
         return
-    clock = clock_of(game)
+    clock = view.clock
     if game.to_move == seat.seat:
         assert game.id is not None
         home.your_turn.append(Line(

@@ -5,6 +5,8 @@ from __future__ import annotations
 from flask import Blueprint, current_app, render_template, request, url_for
 from flask_babel import gettext as _
 
+from pbem.clock.deadlines import clock_of
+from pbem.clock.tables import GameClock
 from pbem.clock.wall import utc_now
 from pbem.models import GameRecord, GameStatus, Player, Seat
 from pbem.positions import current_state
@@ -40,6 +42,7 @@ def invitation(token: str) -> tuple[str, int]:
         players = players_of(session, seats)
         organiser = session.get(Player, row.organiser_id) if row.organiser_id else None
         organiser_name = organiser.name if organiser else ""
+        clock = clock_of(session, row.id)
     seat = seats[fields["seat"]]
     if request.method == "POST":
         check_csrf()
@@ -64,11 +67,12 @@ def invitation(token: str) -> tuple[str, int]:
                             _("Thanks! The game starts when everyone has accepted."),
                             game_url=site().links.seat_view_url(game_id, seat.seat,
                                                                   holder=seat.player_id))
-    return _invitation_page(row, seat, token, seats, players, organiser_name)
+    return _invitation_page(row, clock, seat, token, seats, players, organiser_name)
 
 
-def _invitation_page(row: GameRecord, seat: Seat, token: str, seats: list[Seat],
-                     players: dict[int, Player], organiser: str) -> tuple[str, int]:
+def _invitation_page(row: GameRecord, clock: GameClock, seat: Seat, token: str,
+                     seats: list[Seat], players: dict[int, Player],
+                     organiser: str) -> tuple[str, int]:
     """Everything a player weighs before accepting: who plays which colour, the clock and what
     happens when it runs out, who organises, the rules, and the board they will play on."""
     from pbem.web.games import clock_text  # worded as on the game page
@@ -85,5 +89,5 @@ def _invitation_page(row: GameRecord, seat: Seat, token: str, seats: list[Seat],
         terms=terms_for(row.game_type, game.options, reader=reader),
         rules_url=url_for("rules.rules_page", game_id=row.game_type)
         if "rules.rules_page" in current_app.view_functions else None,
-        **clock_text(row),
+        **clock_text(clock, row.game_type),
     ), 200

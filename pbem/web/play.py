@@ -18,6 +18,7 @@ from werkzeug.wrappers import Response
 import engine
 from engine.text import Text
 from pbem.addresses import has_control_characters
+from pbem.clock.deadlines import clock_of
 from pbem.clock.wall import utc_now
 from pbem.models import GameRecord, GameStatus
 from pbem.positions import (
@@ -176,7 +177,10 @@ def _cell_links(token: str, menu: MoveMenu, zoom: bool) -> Callable[[str], str |
 
 
 def paused(row: GameRecord) -> bool:
-    return row.status == GameStatus.ACTIVE and row.paused_at is not None
+    if row.status != GameStatus.ACTIVE:
+        return False
+    with database().session() as session:
+        return clock_of(session, row.id).paused_at is not None
 
 
 def _last_move(row: GameRecord) -> str | None:

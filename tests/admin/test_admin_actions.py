@@ -16,7 +16,7 @@ from pbem.admin import actions
 from pbem.db import Database
 from pbem.models import AuditEntry, GameRecord, OutboxEmail, Seat
 from pbem.services import PlayerSpec, ServiceError, Site, create_game, start_game
-from tests.support import ADMIN_EMAIL, ADMIN_PASSWORD, csrf_of, two_player_game
+from tests.support import ADMIN_EMAIL, ADMIN_PASSWORD, clock_in, csrf_of, two_player_game
 
 EMAIL, PASSWORD = ADMIN_EMAIL, ADMIN_PASSWORD
 LINK = re.compile(r"http://localhost(/(?:play|invite|seat|resign)/\S+)")
@@ -114,22 +114,22 @@ def test_resend_the_turn_email(admin_client: FlaskClient, sqlite_database: Datab
 def test_extend_pause_and_resume(admin_client: FlaskClient, sqlite_database: Database,
                                  app_site: Site) -> None:
     game_pk = _new_game(sqlite_database, app_site, start=True)
-    deadline = _game(sqlite_database, game_pk).deadline
+    deadline = clock_in(sqlite_database, game_pk).deadline
     assert deadline is not None
     bad = _act(admin_client, game_pk, "extend", by="a while")
     assert bad.status_code == 422 and 'value="a while"' in bad.text
-    assert _game(sqlite_database, game_pk).deadline == deadline
+    assert clock_in(sqlite_database, game_pk).deadline == deadline
     assert _act(admin_client, game_pk, "extend", by="1d").status_code == 303
-    extended = _game(sqlite_database, game_pk).deadline
+    extended = clock_in(sqlite_database, game_pk).deadline
     assert extended is not None and extended - deadline == timedelta(days=1)
     assert _act(admin_client, game_pk, "pause").status_code == 303
-    paused = _game(sqlite_database, game_pk)
+    paused = clock_in(sqlite_database, game_pk)
     assert paused.paused_at is not None and paused.deadline is None
     assert "paused" in admin_client.get("/admin/").text
     again = _act(admin_client, game_pk, "pause")
     assert again.status_code == 409 and "already paused" in again.text
     assert _act(admin_client, game_pk, "resume").status_code == 303
-    assert _game(sqlite_database, game_pk).paused_at is None
+    assert clock_in(sqlite_database, game_pk).paused_at is None
     actions_done = [(e.action, e.detail.get("actor")) for e in _audit(sqlite_database, game_pk)]
     for action in ("deadline extended", "game paused", "game resumed"):
         assert (action, EMAIL) in actions_done

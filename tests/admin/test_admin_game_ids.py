@@ -13,6 +13,7 @@ from sqlmodel import col, select
 
 import engine
 from pbem.admin.queries import code_in
+from pbem.clock.deadlines import clock_of
 from pbem.db import Database
 from pbem.models import GameRecord, OutboxEmail, Player, Seat
 from pbem.services import PlayerSpec, Site, create_game, respond_to_invitation, start_game
@@ -196,11 +197,11 @@ def test_the_mail_bounced_filter_and_count(admin_client: FlaskClient, sqlite_dat
             player = session.exec(select(Player).where(Player.email == address)).one()
             player.bounced_at = now
             session.add(player)
-        held_row, over_row = session.get(GameRecord, held.id), session.get(GameRecord, over.id)
-        assert held_row is not None and over_row is not None
-        held_row.held_since = now
+        held_clock, over_row = clock_of(session, held.id), session.get(GameRecord, over.id)
+        assert over_row is not None
+        held_clock.held_since = now
         over_row.status = "aborted"  # over: nothing left to do about its bounce
-        session.add_all([held_row, over_row])
+        session.add_all([held_clock, over_row])
 
     assert _listed(admin_client, "?status=bounced") == [bounced.id, held.id]
     page = admin_client.get("/admin/?status=bounced").text

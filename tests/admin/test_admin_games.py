@@ -10,6 +10,7 @@ from sqlmodel import col, select
 
 import engine
 from pbem.admin.accounts import create_admin
+from pbem.clock.deadlines import clock_of
 from pbem.db import Database
 from pbem.models import AuditEntry, GameRecord, OutboxEmail
 from pbem.services import PlayerSpec, Site, create_game, resign, start_game
@@ -70,8 +71,9 @@ def test_creating_a_game_invites_its_players(admin_client: FlaskClient,
     with sqlite_database.session() as session:
         row = session.get(GameRecord, game_pk)
         assert row is not None and row.game_type == game_type and row.status == "invited"
-        assert row.timeout_policy == "forfeit" and row.reminder_seconds == [12 * 3600]
-        assert row.time_control and row.time_control["kind"] == "fischer"
+        clock = clock_of(session, game_pk)
+        assert clock.timeout_policy == "forfeit" and clock.reminder_seconds == [12 * 3600]
+        assert clock.time_control and clock.time_control["kind"] == "fischer"
         invitations = session.exec(select(OutboxEmail).where(
             OutboxEmail.game_id == game_pk, OutboxEmail.kind == "invitation")).all()
         assert sorted(m.to_address for m in invitations) == ["ann@example.test",

@@ -12,8 +12,9 @@ import pytest
 from flask.testing import FlaskClient
 from sqlmodel import select
 
+from pbem.clock.deadlines import clock_of
 from pbem.db import Database
-from pbem.models import GameRecord, Player, PlayerAbsence
+from pbem.models import Player, PlayerAbsence
 from pbem.services import PlayerSpec, Site, create_game, start_game
 from pbem.services.vacations import AbsenceRefused, add_absence, remove_absence
 from tests.support import ClockGames
@@ -36,15 +37,15 @@ def test_an_absence_stops_the_clock_of_the_games_waiting_on_the_player(
 ) -> None:
     game_id = clock_games.start("mosey", MONDAY)
     strict = clock_games.start("mosey", MONDAY, vacations_allowed=False)
-    assert clock_games.game(game_id).deadline == MONDAY + timedelta(days=3)
+    assert clock_games.clock(game_id).deadline == MONDAY + timedelta(days=3)
     player_id = _player_to_move(clock_games, game_id)
     with clock_games.database.write() as session:
         add_absence(session, MONDAY + timedelta(hours=1), player_id=player_id,
                     start=date(2025, 3, 4), end=date(2025, 3, 7))
     # Tuesday to Friday (4 days) do not count: the deadline moves 4 days on.
-    assert clock_games.game(game_id).deadline == MONDAY + timedelta(days=7)
-    assert clock_games.game(game_id).next_due_at == MONDAY + timedelta(days=6)
-    assert clock_games.game(strict).deadline == MONDAY + timedelta(days=3)
+    assert clock_games.clock(game_id).deadline == MONDAY + timedelta(days=7)
+    assert clock_games.clock(game_id).next_due_at == MONDAY + timedelta(days=6)
+    assert clock_games.clock(strict).deadline == MONDAY + timedelta(days=3)
     assert clock_games.sweep(MONDAY + timedelta(days=3, hours=1)).work_done == 1  # strict only
 
 
@@ -107,8 +108,8 @@ def test_the_my_games_page_adds_absences_and_shows_refusals(
                                      "start": "next week", "end": ""})
     assert garbled.status_code == 400 and "not a date like" in garbled.text
     with sqlite_database.session() as session:
-        before = session.get(GameRecord, game_pk)
-        assert before is not None and before.deadline is not None
+        before = clock_of(session, game_pk)
+        assert before.deadline is not None
     good = client.post(url, data={"csrf_token": token, "action": "add_absence",
                                   "start": str(today + timedelta(days=1)),
                                   "end": str(today + timedelta(days=1))})
@@ -118,6 +119,6 @@ def test_the_my_games_page_adds_absences_and_shows_refusals(
     if (today + timedelta(days=1)).year == today.year:
         assert "29 of 30 days left" in shown.text
     with sqlite_database.session() as session:
-        after = session.get(GameRecord, game_pk)
-        assert after is not None and after.deadline is not None
+        after = clock_of(session, game_pk)
+        assert after.deadline is not None
         assert after.deadline - before.deadline == timedelta(days=1)

@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlmodel import select
 
+from pbem.clock.tables import GameClock
 from pbem.db import Database
 from pbem.inbound.commands import Handled
 from pbem.inbound.service import accepts_recipient, receive
@@ -25,7 +26,7 @@ from pbem.links import Links, seat_holder_for
 from pbem.models import GameRecord, Player, Seat
 from pbem.positions import current_state
 from pbem.services import Site
-from tests.support import BASE_URL, MAIL_FROM, SECRET, Mailbox, free_port
+from tests.support import BASE_URL, MAIL_FROM, SECRET, Mailbox, clock_in, free_port
 
 REPLY_ADDRESS = "play@pbem.example.test"
 
@@ -111,6 +112,9 @@ class ReplyTable:
             row = session.get(GameRecord, game_id)
             assert row is not None
             return row
+
+    def clock(self, game_id: int) -> GameClock:
+        return clock_in(self.database, game_id)
 
     def player_to_move(self, game_id: int) -> str:
         with self.database.session() as session:

@@ -109,7 +109,7 @@ def test_a_bounced_turn_email_alerts_the_alert_addresses_and_any_organiser(
     alert_table.fetch()
     to_move = alert_table.player_to_move(game)
     bounce(alert_table, to_move)
-    assert alert_table.game(game).held_since is not None
+    assert alert_table.clock(game).held_since is not None
     received = alert_table.fetch()
     told = alerts(received, OPERATORS)
     assert len(told) == 1 and "Their clock is stopped until you act" in told[0]

@@ -326,8 +326,8 @@ def test_a_bounced_turn_email_flags_the_player_and_stops_the_clock(
     outcome = reply_table.send(bounce_of(turn_raw.raw, turn_raw.mail_from, address),
                                recipient=turn_raw.mail_from, sender="")
     assert outcome.kind == "bounce"
-    row = reply_table.game(game)
-    assert row.held_since is not None and row.next_due_at is None
+    clock = reply_table.clock(game)
+    assert clock.held_since is not None and clock.next_due_at is None
     with reply_table.database.session() as session:
         player = session.exec(select(Player).where(Player.email == address)).one()
         bounced = session.exec(select(OutboxEmail).where(

@@ -86,8 +86,8 @@ def absences(table: ReplyTable, address: str) -> list[PlayerAbsence]:
 
 def assert_nothing_bounced(table: ReplyTable, game: int) -> None:
     """No game held, no player flagged, no email marked bounced."""
-    row = table.game(game)
-    assert row.held_since is None and row.next_due_at is not None
+    clock = table.clock(game)
+    assert clock.held_since is None and clock.next_due_at is not None
     with table.database.session() as session:
         assert session.exec(select(OutboxEmail).where(
             OutboxEmail.status == MailStatus.BOUNCED)).all() == []
@@ -146,7 +146,7 @@ def test_a_report_quoting_our_message_id_to_the_failed_address_is_a_bounce(
     outcome = reply_table.send(bounce_of(sent_to(reply_table, victim), REPLY_ADDRESS, victim),
                                recipient=REPLY_ADDRESS, sender="")
     assert outcome.kind == "bounce"
-    assert reply_table.game(game).held_since is not None
+    assert reply_table.clock(game).held_since is not None
 
 
 def test_an_auto_reply_to_the_return_path_is_no_bounce(reply_table: ReplyTable) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from sqlmodel import select
 
+from pbem.clock.deadlines import clock_of
 from pbem.mail.outbox import verp_address
 from pbem.models import GameRecord, Move, OutboxEmail
 from pbem.reply_addresses import (
@@ -53,8 +54,10 @@ def _state(table: ReplyTable, game_pk: int) -> tuple[Any, ...]:
     with table.database.session() as session:
         row = session.get(GameRecord, game_pk)
         assert row is not None
+        clock = clock_of(session, game_pk)
         played = len(session.exec(select(Move).where(Move.game_id == game_pk)).all())
-        return row.ply, row.status, row.to_move, row.state, row.deadline, row.paused_at, played
+        return (row.ply, row.status, row.to_move, row.state, clock.deadline, clock.paused_at,
+                played)
 
 
 def _turn(table: ReplyTable, game_pk: int) -> tuple[EmailMessage, str]:

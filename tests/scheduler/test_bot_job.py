@@ -17,6 +17,7 @@ import pytest
 from sqlmodel import select
 
 from engine.bots import Bot
+from pbem.clock.deadlines import clock_of
 from pbem.config import ConfigError, check_config, load_config
 from pbem.db import Database
 from pbem.mail.outbox import SmtpSettings
@@ -235,9 +236,10 @@ def test_each_computer_move_is_stamped_when_it_is_made_not_when_the_pass_began(
     with database.session() as session:
         stamps = [m.made_at.replace(tzinfo=UTC) for m in moves_of(session, game_id)]
     assert stamps == sorted(stamps) and len(set(stamps)) == len(stamps)  # one per move
-    row = game_row(database, game_id)
-    assert row.to_move == 2 and row.deadline is not None
-    assert row.deadline.replace(tzinfo=UTC) == stamps[-1] + timedelta(days=3)
+    assert game_row(database, game_id).to_move == 2
+    with database.session() as session:
+        deadline = clock_of(session, game_id).deadline
+    assert deadline is not None and deadline == stamps[-1] + timedelta(days=3)
 
 
 def test_a_search_worker_started_by_the_pbem_command_loads_the_engine_alone() -> None:

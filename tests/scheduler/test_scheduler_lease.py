@@ -37,7 +37,7 @@ def test_a_standby_scheduler_does_nothing_then_takes_over(
     second = SchedulerJobs(clock_games.database, clock_games.site, smtp_server.settings(),
                            holder="second")
     game_id = clock_games.start("mosey", T0, timeout_policy="random")
-    deadline = clock_games.game(game_id).deadline
+    deadline = clock_games.clock(game_id).deadline
 
     assert first.delivery_tick(T0) is not None  # first one up is active
     assert second.delivery_tick(T0 + SECOND) is None  # standing by

@@ -11,11 +11,11 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from sqlalchemy import text
 from sqlmodel import select
 
 from pbem.models import AuditEntry, GameRecord
 from pbem.positions import current_state
+from pbem.scheduler.sweep import due_query
 from pbem.services import submit_move
 from tests.support import ClockGames
 
@@ -28,17 +28,17 @@ def test_each_reminder_is_sent_once_in_the_games_thread_with_the_local_deadline(
 ) -> None:
     games = clock_games
     game_id = games.start("mosey", START, zones=["Europe/Paris", "America/New_York"])
-    row = games.game(game_id)
-    assert row.deadline == START + 3 * DAY
-    assert row.next_due_at == row.deadline - timedelta(hours=24)
+    row, clock = games.game(game_id), games.clock(game_id)
+    assert clock.deadline == START + 3 * DAY
+    assert clock.next_due_at == clock.deadline - timedelta(hours=24)
 
     assert games.sweep(START + DAY).reminders == 0
-    first = games.sweep(row.deadline - timedelta(hours=23, minutes=59))
-    again = games.sweep(row.deadline - timedelta(hours=23))
+    first = games.sweep(clock.deadline - timedelta(hours=23, minutes=59))
+    again = games.sweep(clock.deadline - timedelta(hours=23))
     assert (first.reminders, again.reminders) == (1, 0)
-    second = games.sweep(row.deadline - timedelta(hours=2))
+    second = games.sweep(clock.deadline - timedelta(hours=2))
     assert second.reminders == 1
-    assert games.sweep(row.deadline - timedelta(minutes=5)).reminders == 0
+    assert games.sweep(clock.deadline - timedelta(minutes=5)).reminders == 0
 
     reminders = games.emails("reminder")
     mover = row.to_move
@@ -49,7 +49,7 @@ def test_each_reminder_is_sent_once_in_the_games_thread_with_the_local_deadline(
     # Replies in the game's thread (the first email the seat got), as the turn notice is.
     assert all(r.in_reply_to == invitation.message_id == turn.in_reply_to for r in reminders)
     zone = "Europe/Paris" if mover == 0 else "America/New_York"
-    local = row.deadline.astimezone(ZoneInfo(zone))
+    local = clock.deadline.astimezone(ZoneInfo(zone))
     # Reader.when: "Thursday, March 6, 2025, 13:00 (CET)", on the player's own clock.
     assert f"{local:%A, %B} {local.day}, {local:%Y, %H:%M} ({local.tzname()})" in (
         reminders[0].text_body)
@@ -61,20 +61,21 @@ def test_each_reminder_is_sent_once_in_the_games_thread_with_the_local_deadline(
 def test_a_new_turn_has_its_own_reminders(clock_games: ClockGames) -> None:
     games = clock_games
     game_id = games.start("mosey", START, per_move=timedelta(days=2))
-    row = games.game(game_id)
-    games.sweep(row.deadline - timedelta(hours=1))
+    row, clock = games.game(game_id), games.clock(game_id)
+    games.sweep(clock.deadline - timedelta(hours=1))
     # The scheduler missed the 24 h reminder's time: only the latest is sent, not both at once.
     assert len(games.emails("reminder")) == 1
-    moved_at = row.deadline - timedelta(minutes=30)
+    moved_at = clock.deadline - timedelta(minutes=30)
     game, state = current_state(row)
     move = str(game.random_move(state, random.Random(1)))
     with games.database.write() as session:
         submit_move(session, moved_at, games.site, game_id=game_id, seat=row.to_move,
                     ply=row.ply, text=move)
-    after = games.game(game_id)
-    assert after.deadline == moved_at + timedelta(days=2) and after.reminders_sent == []
-    games.sweep(after.deadline - timedelta(hours=24))
-    games.sweep(after.deadline - timedelta(hours=2))
+    after, after_clock = games.game(game_id), games.clock(game_id)
+    assert after_clock.deadline == moved_at + timedelta(days=2)
+    assert after_clock.reminders_sent == []
+    games.sweep(after_clock.deadline - timedelta(hours=24))
+    games.sweep(after_clock.deadline - timedelta(hours=2))
     reminders = games.emails("reminder")
     assert [r.to_address for r in reminders][1:] == [f"p{after.to_move}@example.test"] * 2
 
@@ -127,16 +128,16 @@ def test_concurrent_sweeps_share_the_work_without_doing_any_twice(clock_games: C
 def test_the_sweep_finds_due_games_through_the_index(clock_games: ClockGames) -> None:
     clock_games.start("mosey", START)
     database = clock_games.database
-    query = ("SELECT id, ply FROM games WHERE next_due_at <= :now ORDER BY next_due_at LIMIT 500")
+    query = due_query(datetime(2030, 1, 1, tzinfo=UTC), 500).compile(
+        database.engine, compile_kwargs={"literal_binds": True})
     with database.session() as session:
+        connection = session.connection()
         if database.is_sqlite:
-            plan = session.exec(text(f"EXPLAIN QUERY PLAN {query}"),  # type: ignore[call-overload]
-                                params={"now": "2030-01-01"}).all()
+            plan = connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {query}").all()
         else:  # a tiny table would be scanned anyway: ask what the index makes possible
-            session.exec(text("SET enable_seqscan = off"))  # type: ignore[call-overload]
-            plan = session.exec(text(f"EXPLAIN {query}"),  # type: ignore[call-overload]
-                                params={"now": datetime(2030, 1, 1, tzinfo=UTC)}).all()
-    assert any("ix_games_next_due_at" in str(step) for step in plan), plan
+            connection.exec_driver_sql("SET enable_seqscan = off")
+            plan = connection.exec_driver_sql(f"EXPLAIN {query}").all()
+    assert any("ix_game_clocks_next_due_at" in str(step) for step in plan), plan
 
 
 def test_a_game_ended_elsewhere_with_a_stale_due_time_is_cleared_not_looped(
@@ -152,5 +153,5 @@ def test_a_game_ended_elsewhere_with_a_stale_due_time_is_cleared_not_looped(
     late = START + 3 * DAY + timedelta(minutes=1)
     summary = clock_games.sweep(late, batch=2)  # a full batch of games with nothing to do
     assert summary.work_done == 0 and summary.skipped == 3
-    assert all(clock_games.game(i).next_due_at is None for i in ids)
+    assert all(clock_games.clock(i).next_due_at is None for i in ids)
     assert all(clock_games.game(i).ply == 0 for i in ids)

@@ -24,6 +24,7 @@ from pbem.challenges.service import (
     rematch_url,
 )
 from pbem.challenges.tables import Challenge, ChallengePlayer, ChallengeStatus
+from pbem.clock.deadlines import clock_of
 from pbem.db import Database
 from pbem.errors import ServiceError
 from pbem.models import GameRecord, GameStatus, OutboxEmail, Player, SeatStatus
@@ -103,7 +104,9 @@ def test_an_accepted_invitation_starts_the_game(database: Database, now: datetim
     with database.session() as session:
         game = session.get(GameRecord, row.game_id)
         assert game is not None and game.status == GameStatus.ACTIVE
-        assert game.timeout_policy == "forfeit" and game.time_control["kind"] == "fischer"
+        clock = clock_of(session, row.game_id)
+        assert clock.timeout_policy == "forfeit" and clock.time_control is not None
+        assert clock.time_control["kind"] == "fischer"
         assert all(s.status == SeatStatus.ACCEPTED for s in seats_of(session, row.game_id))
     assert _lineup(database, row.game_id) == [BOB, ANN]  # Ann asked to sit second
     assert not _emails(database, "invitation")  # nobody is asked twice
@@ -277,7 +280,9 @@ def test_a_rematch_rotates_the_seats_and_starts_when_all_accept(
         assert challenge.status == ChallengeStatus.STARTED and challenge.game_id is not None
         new = session.get(GameRecord, challenge.game_id)
         assert new is not None and new.status == GameStatus.ACTIVE
-        assert new.options == row.options and new.rated and new.time_control == row.time_control
+        assert new.options == row.options and new.rated
+        assert clock_of(session, challenge.game_id).time_control == clock_of(
+            session, game_id).time_control
     assert _lineup(database, challenge.game_id) == [BOB, ANN]
 
 

@@ -13,9 +13,9 @@ from sqlmodel import select
 from pbem.db import Database
 from pbem.models import AuditEntry, Player
 
-EXPECTED_TABLES = {"players", "games", "seats", "moves", "outbox_emails", "board_images",
-                   "audit_log", "caught_mail", "alembic_version", "player_absences",
-                   "scheduler_leases"}
+EXPECTED_TABLES = {"players", "games", "game_clocks", "seats", "moves", "outbox_emails",
+                   "board_images", "audit_log", "caught_mail", "alembic_version",
+                   "player_absences", "scheduler_leases"}
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])

@@ -27,7 +27,7 @@ from pbem.models import GameRecord, OutboxEmail, Player
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, create_game, resign, start_game, submit_move
 from pbem.services.results import labels_for, resignation_sentence
-from tests.support import BASE_URL, MAIL_FROM, SECRET, ClockGames
+from tests.support import BASE_URL, MAIL_FROM, SECRET, ClockGames, clock_in
 
 GAME = "rifugio"  # the catalogue's game for four players
 NOW = datetime(2025, 3, 3, 12, 0, tzinfo=UTC)  # a Monday
@@ -131,7 +131,7 @@ def test_a_move_mails_each_player_in_their_language_and_time_zone(
         sqlite_database: Database, site: Site) -> None:
     game_id = _start(sqlite_database, site)
     mover, before = _move(sqlite_database, site, game_id)
-    row = _game(sqlite_database, game_id)
+    clock = clock_in(sqlite_database, game_id)
     emails = _emails(sqlite_database, before)
     assert {e.kind for e in emails} == {"turn", "update"}
     assert len(emails) == 3  # everyone but the mover
@@ -139,7 +139,7 @@ def test_a_move_mails_each_player_in_their_language_and_time_zone(
     for email in emails:
         reader = _reader(email)
         name = reader.gettext(game_name)
-        deadline = reader.when(row.deadline)
+        deadline = reader.when(clock.deadline)
         assert f'<html lang="{reader.language}">' in email.html_body
         assert says(reader, "Hello %(name)s,", email.text_body, name=_name(email))
         assert says(reader, "Hello %(name)s,", email.html_body, name=_name(email))
@@ -164,10 +164,10 @@ def test_a_move_mails_each_player_in_their_language_and_time_zone(
                         email.html_body)
         # The deadline is on the recipient's own clock (Tokyo is nine hours ahead of UTC).
         assert deadline in email.text_body
-        local = row.deadline.astimezone(ZoneInfo(reader.time_zone))
+        local = clock.deadline.astimezone(ZoneInfo(reader.time_zone))
         assert f"{local:%H:%M} ({local.tzname()})" in deadline
         if reader.time_zone == "Asia/Tokyo":
-            assert row.deadline.hour == 13 and "22:00 (JST)" in deadline
+            assert clock.deadline.hour == 13 and "22:00 (JST)" in deadline
 
 
 def test_translations_reach_the_emails(sqlite_database: Database, site: Site) -> None:
@@ -274,11 +274,11 @@ def test_clock_mail_and_organiser_alerts_follow_the_reader(sqlite_database: Data
     site = Site(Links(SECRET, BASE_URL), MAIL_FROM, ("alerts@example.test",),
                 default_language="nl")
     game_id = _start(sqlite_database, site, per_move=timedelta(days=1), timeout_policy="hold")
-    row = _game(sqlite_database, game_id)
-    assert row.deadline is not None
+    deadline = clock_in(sqlite_database, game_id).deadline
+    assert deadline is not None
     games = ClockGames(sqlite_database, site)
     before = _last_id(sqlite_database)
-    games.sweep(row.deadline - timedelta(hours=2) + timedelta(minutes=1))
+    games.sweep(deadline - timedelta(hours=2) + timedelta(minutes=1))
     reminders = _emails(sqlite_database, before, kind="reminder")
     assert [e.to_address for e in reminders] == ["ann@example.test"]
     english = Reader()
@@ -286,7 +286,7 @@ def test_clock_mail_and_organiser_alerts_follow_the_reader(sqlite_database: Data
     assert says(english, "If the clock runs out: %(policy)s.", reminders[0].text_body,
                 policy="the game waits and the organisers are alerted")
     before = _last_id(sqlite_database)
-    games.sweep(row.deadline + timedelta(minutes=1))
+    games.sweep(deadline + timedelta(minutes=1))
     clock = _emails(sqlite_database, before, kind="clock")
     alerts = [e for e in clock if e.to_address == "alerts@example.test"]
     assert len(alerts) == 1
@@ -295,13 +295,13 @@ def test_clock_mail_and_organiser_alerts_follow_the_reader(sqlite_database: Data
                              headline=dutch.gettext("Needs your attention:"))
     assert alerts[0].subject.startswith(headline)
     assert says(dutch, "%(player)s did not move in time: the deadline was %(deadline)s.",
-                alerts[0].text_body, deadline=dutch.when(row.deadline))
+                alerts[0].text_body, deadline=dutch.when(deadline))
     notices = [e for e in clock if e.to_address != "alerts@example.test"]
     assert len(notices) == 4
     for email in notices:
         reader = _reader(email)
         assert says(reader, "%(player)s did not move in time: the deadline was %(deadline)s.",
-                    email.text_body, deadline=reader.when(row.deadline))
+                    email.text_body, deadline=reader.when(deadline))
         assert says(reader, "The game now waits for the organiser to decide.", email.text_body)
         if email.to_address == "ann@example.test":
             assert email.subject.startswith(

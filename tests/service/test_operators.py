@@ -42,7 +42,7 @@ def test_sweep_at_a_given_time_applies_the_timeout_that_is_due_then(
     env: dict[str, str], games: ClockGames,
 ) -> None:
     game_id = games.start("mosey", START, per_move=timedelta(days=3), timeout_policy="random")
-    deadline = games.game(game_id).deadline
+    deadline = games.clock(game_id).deadline
     before = _sweep(env, "--now", (deadline - timedelta(minutes=1)).isoformat())
     assert before.exit_code == 0, before.output
     assert games.game(game_id).ply == 0 and "timeouts: none" in before.output
@@ -54,7 +54,7 @@ def test_sweep_at_a_given_time_applies_the_timeout_that_is_due_then(
     assert "timeouts: random 1" in after.output
     [move] = games.moves(game_id)
     assert move.source == "timeout" and games.game(game_id).ply == 1
-    assert games.game(game_id).turn_started_at == deadline + timedelta(minutes=1)
+    assert games.clock(game_id).turn_started_at == deadline + timedelta(minutes=1)
 
 
 def test_sweep_without_now_uses_the_current_time(env: dict[str, str], games: ClockGames) -> None:

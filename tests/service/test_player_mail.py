@@ -291,12 +291,13 @@ def test_reminder_and_clock_subjects(sqlite_clock_games: ClockGames, now: dateti
     row = sqlite_clock_games.game(game_pk)
     tag = f"({row.public_id[:6]})"
     late, other = row.to_move, 1 - row.to_move
-    sqlite_clock_games.sweep(row.deadline - timedelta(hours=2) + timedelta(minutes=1))
+    deadline = sqlite_clock_games.clock(game_pk).deadline
+    sqlite_clock_games.sweep(deadline - timedelta(hours=2) + timedelta(minutes=1))
     reminders = sqlite_clock_games.emails("reminder")
     assert [e.subject for e in reminders] == [
         f"Reminder: 2 hours left in Mosey vs Player {other} {tag}"]
     assert "in about 2 hours" in reminders[0].text_body
-    sqlite_clock_games.sweep(row.deadline + timedelta(minutes=1))
+    sqlite_clock_games.sweep(deadline + timedelta(minutes=1))
     notices = {e.to_address: e.subject for e in sqlite_clock_games.emails("clock")}
     assert notices[f"p{late}@example.test"] == (
         f"You ran out of time, the server moved: Mosey vs Player {other} {tag}")

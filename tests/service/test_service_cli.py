@@ -12,6 +12,7 @@ from sqlmodel import select
 
 import engine
 from pbem.cli import main, parse_duration
+from pbem.clock.tables import GameClock
 from pbem.db import Database
 from pbem.models import GameRecord, GameStatus, Player
 
@@ -46,8 +47,10 @@ def test_create_a_game_and_deliver_its_invitations(env: dict[str, str], smtp_ser
     database = Database(env["PBEM_DATABASE_URL"])
     with database.session() as session:
         game = session.exec(select(GameRecord)).one()
+        clock = session.exec(select(GameClock)).one()
         names = {p.email: p.name for p in session.exec(select(Player))}
-    assert game.public_id == match[2] and game.time_control["per_move_seconds"] == 3 * 86400
+    assert game.public_id == match[2] and clock.game_id == game.id
+    assert clock.time_control is not None and clock.time_control["per_move_seconds"] == 3 * 86400
     if option is not None:
         assert game.options[option.name] == option.choices[-1]
     assert names["ann@example.test"] == "Ann Example" and names["bob@example.test"] == "bob"
@@ -130,11 +133,11 @@ def test_create_a_game_with_a_fischer_clock_and_a_policy(env: dict[str, str]) ->
                                 "hold", "--no-vacations"], env=env)
     assert made.exit_code == 0, made.output
     with Database(env["PBEM_DATABASE_URL"]).session() as session:
-        game = session.exec(select(GameRecord)).one()
-    assert game.time_control == {"kind": "fischer", "initial_seconds": 172800,
-                                 "increment_seconds": 86400, "maximum_seconds": 345600,
-                                 "weekends_off": True}
-    assert game.timeout_policy == "hold" and game.vacations_allowed is False
+        clock = session.exec(select(GameClock)).one()
+    assert clock.time_control == {"kind": "fischer", "initial_seconds": 172800,
+                                  "increment_seconds": 86400, "maximum_seconds": 345600,
+                                  "weekends_off": True}
+    assert clock.timeout_policy == "hold" and clock.vacations_allowed is False
     bad = runner.invoke(main, ["create-game", "mosey", "--player", "a@example.test",
                                "--player", "b@example.test", "--time-control", "fischer 2x"],
                         env=env)
@@ -155,7 +158,7 @@ def test_create_game_offers_every_timeout_policy(env: dict[str, str], policy: st
                          env=env)
     assert made.exit_code == 0, made.output
     with Database(env["PBEM_DATABASE_URL"]).session() as session:
-        assert session.exec(select(GameRecord)).one().timeout_policy == policy
+        assert session.exec(select(GameClock)).one().timeout_policy == policy
 
 
 def test_create_game_names_its_organiser_or_warns_that_nobody_is_told(

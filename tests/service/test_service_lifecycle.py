@@ -13,6 +13,7 @@ import pytest
 from sqlmodel import Session, col, select
 
 import engine
+from pbem.clock.deadlines import clock_of
 from pbem.db import Database
 from pbem.models import (
     AuditEntry,
@@ -39,7 +40,7 @@ from pbem.services import (
     start_game,
     submit_move,
 )
-from tests.support import start_a_game
+from tests.support import clock_in, start_a_game
 
 ANN = PlayerSpec("Ann", "ann@example.test")
 BOB = PlayerSpec("Bob", "bob@example.test")
@@ -85,8 +86,8 @@ def test_creating_a_game_invites_every_seat_in_the_given_order(
     # The seed stays secret; its SHA-256 is published from the start.
     assert game.seed_commitment == hashlib.sha256(game.seed.encode()).hexdigest()
     assert game.seed not in invitations[0].text_body
-    assert game.time_control == {"kind": "per_move", "per_move_seconds": 3 * 24 * 3600,
-                                 "weekends_off": False}
+    assert clock_in(database, game.id).time_control == {
+        "kind": "per_move", "per_move_seconds": 3 * 24 * 3600, "weekends_off": False}
 
 
 def test_random_seat_order_is_a_permutation(
@@ -139,7 +140,8 @@ def test_the_game_starts_when_everyone_accepts(
         game = session.get(GameRecord, game_pk)
         assert game is not None and game.status == GameStatus.ACTIVE
         first = current_state(game)[0].to_move(current_state(game)[1])
-        assert game.to_move == first and game.deadline == now + timedelta(days=2)
+        assert game.to_move == first
+        assert clock_of(session, game_pk).deadline == now + timedelta(days=2)
         turn = _outbox(session, "turn")
         assert len(turn) == 1 and turn[0].to_address == people[first].email
         assert "/play/" in turn[0].text_body

@@ -10,11 +10,13 @@ from flask.testing import FlaskClient
 from sqlmodel import select
 
 from pbem.clock.controls import Fischer, PerMove
+from pbem.clock.deadlines import clock_of
 from pbem.db import Database
 from pbem.models import GameRecord, Seat
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, create_game, start_game
 from pbem.services.clock_actions import pause_game
+from tests.support import clock_in
 from tests.web.sessions import open_games_link
 
 
@@ -67,7 +69,8 @@ def test_a_new_time_zone_moves_the_weekend_and_the_deadline(
         game_pk = row.id
         mover = session.exec(select(Seat).where(Seat.game_id == game_pk,
                                                 Seat.seat == row.to_move)).one()
-        assert row.deadline == datetime(2025, 3, 11, 0, 0, tzinfo=UTC)  # Monday + 1 day, UTC
+        # Monday + 1 day, UTC
+        assert clock_of(session, game_pk).deadline == datetime(2025, 3, 11, 0, 0, tzinfo=UTC)
     link = site.links.my_games_url(mover.player_id)[len("http://localhost"):]
     open_games_link(client, link)
     url = "/account"
@@ -75,7 +78,5 @@ def test_a_new_time_zone_moves_the_weekend_and_the_deadline(
     saved = client.post(url, data={"csrf_token": csrf(page.text), "name": "Ann",
                                    "time_zone": "America/Los_Angeles", "language": "en"})
     assert saved.status_code == 303
-    with sqlite_database.session() as session:
-        moved = session.get(GameRecord, game_pk)
     # 6 hours of Friday in Los Angeles, then Monday 00:00 PDT + 18 h = Tuesday 01:00 UTC.
-    assert moved is not None and moved.deadline == datetime(2025, 3, 11, 1, 0, tzinfo=UTC)
+    assert clock_in(sqlite_database, game_pk).deadline == datetime(2025, 3, 11, 1, 0, tzinfo=UTC)

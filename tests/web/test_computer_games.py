@@ -21,7 +21,7 @@ from pbem.scheduler.bots import WIN_NOTE
 from pbem.services import PlayerSpec, Site, create_game, resign, submit_move
 from pbem.services.computer_games import MAX_COMPUTER_GAMES, start_computer_game
 from pbem.services.players import bot_spec
-from tests.support import start_a_game
+from tests.support import clock_in, start_a_game
 from tests.web.sessions import open_games_link
 
 
@@ -256,8 +256,9 @@ def test_a_game_left_by_its_player_ends_when_the_clock_runs_out(
             "game.") in form
     start_mosey_first(client, me, csrf)
     [(game, seats)] = new_games(sqlite_database, player_id)
-    assert game.deadline is not None
-    sweep(sqlite_database, game.deadline.replace(tzinfo=UTC) + timedelta(seconds=1), site)
+    deadline = clock_in(sqlite_database, game.id).deadline
+    assert deadline is not None
+    sweep(sqlite_database, deadline + timedelta(seconds=1), site)
     with sqlite_database.session() as session:
         row = session.get(GameRecord, game.id)
         mail = [e.kind for e in session.exec(select(OutboxEmail).where(

@@ -27,7 +27,7 @@ from pbem.models import GameRecord, Player, Seat
 from pbem.positions import current_state, resolve_typed
 from pbem.services import Site
 from pbem.web import rules
-from tests.support import ALICE_BOB, start_a_game
+from tests.support import ALICE_BOB, clock_in, start_a_game
 from tests.web.sessions import signed_in
 
 TRANSLATED = ("nl", "de", "it")
@@ -194,12 +194,14 @@ def test_a_player_page_shows_dates_in_their_language_and_zone(
     app: Flask, sqlite_database: Database, now: datetime, site: Site,
 ) -> None:
     row, player_id = _game(sqlite_database, now, site)
-    assert row.deadline is not None, "the game has a deadline"
+    assert row.id is not None
+    deadline = clock_in(sqlite_database, row.id).deadline
+    assert deadline is not None, "the game has a deadline"
     _speaks(sqlite_database, player_id, "nl", "Europe/Amsterdam")
     assert row.id is not None and row.to_move is not None
     own_view = site.links.seat_view_url(row.id, row.to_move)
     page = signed_in(app, sqlite_database, player_id).get(own_view).text
-    assert Reader("nl", "Europe/Amsterdam").when(row.deadline) in html.unescape(page)
+    assert Reader("nl", "Europe/Amsterdam").when(deadline) in html.unescape(page)
 
 
 # -- the words themselves (meaningful once the catalogs are translated) -----------------------

@@ -16,7 +16,14 @@ from pbem.db import Database
 from pbem.models import GameRecord, OutboxEmail, Player
 from pbem.services import Site
 from pbem.web import rules
-from tests.support import ALICE_BOB, ALICE_BOB_CLEO, csrf_of, start_a_game, start_rifugio_of_three
+from tests.support import (
+    ALICE_BOB,
+    ALICE_BOB_CLEO,
+    clock_in,
+    csrf_of,
+    start_a_game,
+    start_rifugio_of_three,
+)
 from tests.web.sessions import signed_in
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)  # tests/conftest.py's now
@@ -93,7 +100,8 @@ def test_my_games_lists_opponents_deadlines_and_move_links(
     page = _my_games(app, sqlite_database, alice.id)
     assert "Bob (Dark)" in page and "you play Light" in page
     assert site.links.move_url(game_pk, 0, row.ply, holder=alice.id) in page
-    assert row.deadline is not None and "left</strong>" in page  # the time left to move
+    assert clock_in(sqlite_database, game_pk).deadline is not None
+    assert "left</strong>" in page  # the time left to move
     assert "waiting for" not in page  # Alice's own turn: her move button instead
     page = _my_games(app, sqlite_database, bob.id)
     assert "Alice (Light)" in page and "/play/" not in page
