@@ -23,10 +23,14 @@ from engine.games.mosey.rules import GAME_CLASSES, MoseyGame
 from engine.games.mosey.state import MoseyState
 from engine.games.refugia.rules import BOARDS, Refugia, native_core
 from engine.games.refugia.state import RefugiaState
+from engine.games.stigmergy.rules import SIZES, Stigmergy
+from engine.games.stigmergy.state import StigmergyState, has_button
+from engine.games.stigmergy.state import native_core as stigmergy_core
 
+CORES = ("engine.games.mosey", "engine.games.refugia", "engine.games.stigmergy")
 pytestmark = pytest.mark.skipif(
-    any(native.status(p) != "built" for p in ("engine.games.mosey", "engine.games.refugia")),
-    reason=f"native playouts not built (make native): {native.status('engine.games.mosey')}")
+    any(native.status(p) != "built" for p in CORES),
+    reason=f"native playouts not built (make native): {[native.status(p) for p in CORES]}")
 
 MOSEY = [(cls.info.id, order) for cls in GAME_CLASSES for order in (4, 5, 6)]
 GAMES_PER_ORDER = {4: 20, 5: 6, 6: 3}
@@ -231,13 +235,118 @@ def test_bots_play_the_same_refugia_moves_with_or_without_the_core() -> None:
         state = game.play(state, game.random_move(state, rng))
 
 
+# -- Stigmergy ---------------------------------------------------------------------------------
+
+STIGMERGY_GAMES = {5: 16, 6: 10, 7: 6, 8: 4, 9: 3, 10: 2}
+"""Whole random games per board side and komi option in the normal run, every ply checked."""
+
+
+def stigmergy(size: int, komi: str = "negotiate") -> Stigmergy:
+    game = new_game("stigmergy", size=size, komi=komi)
+    assert isinstance(game, Stigmergy)
+    return game
+
+
+def named_komi(game: Stigmergy, seed: int) -> StigmergyState:
+    """The start, with a komi named by seat 0 when the option asks for one (odd for odd seeds:
+    then there is a button to take)."""
+    state = game.start()
+    if state.komi is None:
+        state = game.play(state, str(seed % 7 - 3))
+    return state
+
+
+def check_stigmergy_game(game: Stigmergy, seed: int) -> int:
+    """One seeded native playout replayed by the rules: at every ply the core's legal moves (its
+    word last) are the list ``legal_moves`` gives and its pick is the move played, and the end is
+    the rules' end and the pure playout's for the same random numbers; the plies."""
+    core = stigmergy_core(game.sight)
+    assert core is not None
+    start = named_komi(game, seed)
+    state, trace = start, []
+    board, black_seat, mover, button, passes, ply = core.playout(
+        state.board, has_button(state.komi), -1 if state.black_seat is None else state.black_seat,
+        state.mover, -1, state.passes, state.ply, 0, 100_000, random.Random(seed), trace)
+    for plies, (ranks, word, pick) in enumerate(trace):
+        listed = [game.sight.order[rank][0] for rank in ranks] + ([word] if word else [])
+        where = f"stigmergy {game.options} seed {seed} ply {plies}"
+        assert [str(move) for move in game.legal_moves(state)] == listed, where
+        state = game.play(state, listed[pick])
+    assert state == StigmergyState(board, start.komi, None if black_seat < 0 else black_seat,
+                                   mover, None if button < 0 else button, passes, ply)
+    assert game.to_move(state) is None
+    with native.pure():
+        assert game.playout(start, random.Random(seed)) == state
+    return len(trace)
+
+
+def stigmergy_position(game: Stigmergy, seed: int) -> StigmergyState:
+    """The start for even seeds, else a position some random moves after the komi."""
+    state = game.start()
+    if seed % 2 == 0:
+        return state
+    state, rng = named_komi(game, seed), random.Random(-seed)
+    for _ in range(seed % (4 * game.side)):
+        if game.to_move(state) is None:
+            break
+        state = game.play(state, game.random_move(state, rng))
+    return state
+
+
+def check_stigmergy_playouts(game: Stigmergy, seeds: range) -> None:
+    """Seeded playouts from the start (the komi drawn too) and from mid-game positions: the same
+    end with the native core as with the pure-Python path."""
+    for seed in seeds:
+        state = stigmergy_position(game, seed)
+        end = game.playout(state, random.Random(seed))
+        with native.pure():
+            assert game.playout(state, random.Random(seed)) == end, f"stigmergy seed {seed}"
+
+
+@pytest.mark.parametrize("komi", ["negotiate", "none"])
+@pytest.mark.parametrize("size", SIZES)
+def test_native_stigmergy_matches_the_reference_at_every_ply(size: int, komi: str) -> None:
+    game = stigmergy(size, komi)
+    for seed in range(STIGMERGY_GAMES[size]):
+        check_stigmergy_game(game, seed)
+    check_stigmergy_playouts(game, range(2 * STIGMERGY_GAMES[size]))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("komi", ["negotiate", "none"])
+@pytest.mark.parametrize("size", SIZES)
+def test_native_stigmergy_matches_the_reference_in_many_games(size: int, komi: str) -> None:
+    game = stigmergy(size, komi)
+    for seed in range(1000, 1000 + 5 * STIGMERGY_GAMES[size]):
+        check_stigmergy_game(game, seed)
+    check_stigmergy_playouts(game, range(1000, 1000 + 10 * STIGMERGY_GAMES[size]))
+
+
+def test_bots_play_the_same_stigmergy_moves_with_or_without_the_core() -> None:
+    game = stigmergy(5)
+    rng = random.Random(8)
+    state: Any = game.start()
+    for _ in range(5):  # the komi priced by playouts, sides, then the tree's moves
+        seat = game.to_move(state)
+        if seat is None:
+            break
+        bot = Bot.at("easy", seed=3, playouts=60)
+        chosen = bot.choose(game, state, seat)
+        with native.pure():
+            assert bot.choose(game, state, seat) == chosen, state
+        state = game.play(state, chosen[0])
+        if game.to_move(state) is None:
+            break
+        state = game.play(state, game.random_move(state, rng))
+
+
 class OwnRandom(random.Random):
     """Not ``random.Random`` itself: the cores call its ``randrange`` instead of reading the
     twister, and still play what the pure path plays."""
 
 
 def test_a_random_subclass_gets_the_same_playouts() -> None:
-    for game in (mosey("backfire", 5), refugia("3-4")):
+    for game in (mosey("backfire", 5), refugia("3-4"), stigmergy(6)):
         end = game.playout(game.start(), OwnRandom(3))
         with native.pure():
             assert game.playout(game.start(), OwnRandom(3)) == end
