@@ -30,7 +30,8 @@ from engine import GAMES, native, new_game
 NATIVE_GAMES = {"engine.games.mosey": ("mosey", "dont-mosey", "keep-a-riding", "firestorm",
                                        "conflagration", "backfire"),
                 "engine.games.refugia": ("refugia",),
-                "engine.games.stigmergy": ("stigmergy",)}
+                "engine.games.stigmergy": ("stigmergy",),
+                "engine.games.rifugio": ("rifugio",)}
 """Each package with a native core, and the games it plays."""
 
 
@@ -62,13 +63,18 @@ def check(gid: str, options: dict[str, Any], games: int) -> int:
         check_playouts,
         check_random_game,
         check_refugia_game,
+        check_rifugio_game,
         check_stigmergy_game,
         check_stigmergy_playouts,
+        rifugio_position,
     )
 
     game = new_game(gid, **options)
     if gid == "refugia":
         return sum(check_refugia_game(game, seed) for seed in range(games))  # type: ignore
+    if gid == "rifugio":
+        return sum(check_rifugio_game(game, rifugio_position(game, seed), seed)  # type: ignore
+                   for seed in range(games))
     if gid == "stigmergy":
         plies = sum(check_stigmergy_game(game, seed) for seed in range(games))  # type: ignore
         check_stigmergy_playouts(game, range(games))  # type: ignore[arg-type]

@@ -23,11 +23,16 @@ from engine.games.mosey.rules import GAME_CLASSES, MoseyGame
 from engine.games.mosey.state import MoseyState
 from engine.games.refugia.rules import BOARDS, Refugia, native_core
 from engine.games.refugia.state import RefugiaState
+from engine.games.rifugio.rules import Rifugio
+from engine.games.rifugio.search import determinize
+from engine.games.rifugio.state import OVER, State, Table
+from engine.games.rifugio.state import native_core as rifugio_core
 from engine.games.stigmergy.rules import SIZES, Stigmergy
 from engine.games.stigmergy.state import StigmergyState, has_button
 from engine.games.stigmergy.state import native_core as stigmergy_core
 
-CORES = ("engine.games.mosey", "engine.games.refugia", "engine.games.stigmergy")
+CORES = ("engine.games.mosey", "engine.games.refugia", "engine.games.stigmergy",
+         "engine.games.rifugio")
 pytestmark = pytest.mark.skipif(
     any(native.status(p) != "built" for p in CORES),
     reason=f"native playouts not built (make native): {[native.status(p) for p in CORES]}")
@@ -340,13 +345,117 @@ def test_bots_play_the_same_stigmergy_moves_with_or_without_the_core() -> None:
         state = game.play(state, game.random_move(state, rng))
 
 
+# -- Rifugio -----------------------------------------------------------------------------------
+
+RIFUGIO_GAMES = {2: 16, 3: 12, 4: 10, 5: 8}
+"""Whole random games per number of players in the normal run, every ply checked."""
+
+
+def rifugio(players: int) -> Rifugio:
+    game = new_game("rifugio", players=players)
+    assert isinstance(game, Rifugio)
+    return game
+
+
+def check_rifugio_game(game: Rifugio, state: State, seed: int) -> int:
+    """One seeded native playout from ``state`` replayed on the rules' table: at every ply the
+    core's moves are the list ``Table.legal()`` gives, in its order, and its pick is the move
+    played; the end is the table's and the pure playout's for the same random numbers; the
+    plies."""
+    core = rifugio_core()
+    assert core is not None
+    trace: list[tuple[list[tuple[str, int, int, int]], int]] = []
+    end = core.playout(state, random.Random(seed), 100_000, game, trace)
+    table = Table(state)
+    for plies, (moves, pick) in enumerate(trace):
+        assert table.legal() == moves, f"rifugio {game.options} seed {seed} ply {plies}"
+        table.do(moves[pick])
+    assert table.phase == OVER and table.freeze() == end
+    with native.pure():
+        assert game.playout(state, random.Random(seed)) == end
+    return len(trace)
+
+
+def rifugio_position(game: Rifugio, seed: int) -> State:
+    """A start for even seeds; else some random moves into the game, for a third of those as a
+    bot imagines it (a determinization: another pile order and seed, guessed cards)."""
+    state = game.start(seed=seed)
+    if seed % 2 == 0:
+        return state
+    rng = random.Random(-seed)
+    for _ in range(seed % 90):
+        if game.to_move(state) is None:
+            break
+        state = game.play(state, game.random_move(state, rng))
+    seat = game.to_move(state)
+    return state if seed % 3 or seat is None else determinize(state, seat, rng)
+
+
+@pytest.mark.parametrize("players", sorted(RIFUGIO_GAMES))
+def test_native_rifugio_matches_the_reference_at_every_ply(players: int) -> None:
+    game = rifugio(players)
+    for seed in range(RIFUGIO_GAMES[players]):
+        check_rifugio_game(game, rifugio_position(game, seed), seed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", sorted(RIFUGIO_GAMES))
+def test_native_rifugio_matches_the_reference_in_many_games(players: int) -> None:
+    game = rifugio(players)
+    for seed in range(1000, 1000 + 5 * RIFUGIO_GAMES[players]):
+        check_rifugio_game(game, rifugio_position(game, seed), seed)
+
+
+def test_native_rifugio_swaps_reshuffles_and_sets_aside_as_the_rules_do() -> None:
+    """The rare turns, from the positions tests/engine/test_rifugio.py builds for them."""
+    from tests.engine.test_rifugio import position
+
+    game = rifugio(3)
+    swap = position(display=("grass", "top 2", "forest"), pile=("top 1", "rock", "grass"))
+    reshuffle = position(display=("top 1", "top 2", "top 3"), pile=("ibex", "grass", "forest"))
+    aside = position(display=("top 1",), pile=("top 2",), hand="grass", phase="lay")
+    for state in (swap, reshuffle, aside):
+        for seed in range(6):
+            check_rifugio_game(game, state, seed)
+    ends = {name: [game.playout(state, random.Random(seed)) for seed in range(6)]
+            for name, state in (("swap", swap), ("reshuffle", reshuffle), ("aside", aside))}
+    assert all(end.reshuffles for end in ends["reshuffle"])
+    assert all(len(end.set_aside) == 2 for end in ends["aside"])
+    core = rifugio_core()
+    assert core is not None
+    swapped = 0
+    for seed in range(6):
+        trace: list[Any] = []
+        core.playout(swap, random.Random(seed), 100_000, game, trace)
+        swapped += any(moves[pick][0] == "swap" for moves, pick in trace)
+    assert swapped
+
+
+def test_bots_play_the_same_rifugio_moves_with_or_without_the_core() -> None:
+    game = rifugio(3)
+    rng = random.Random(6)
+    state: Any = game.start(seed=6)
+    for _ in range(4):  # the bot's moves (determinized playouts), then two random ones
+        seat = game.to_move(state)
+        if seat is None:
+            break
+        bot = Bot.at("easy", seed=4, playouts=40)
+        chosen = bot.choose(game, state, seat)
+        with native.pure():
+            assert bot.choose(game, state, seat) == chosen, state
+        state = game.play(state, chosen[0])
+        for _ in range(2):
+            if game.to_move(state) is not None:
+                state = game.play(state, game.random_move(state, rng))
+
+
 class OwnRandom(random.Random):
     """Not ``random.Random`` itself: the cores call its ``randrange`` instead of reading the
     twister, and still play what the pure path plays."""
 
 
 def test_a_random_subclass_gets_the_same_playouts() -> None:
-    for game in (mosey("backfire", 5), refugia("3-4"), stigmergy(6)):
+    for game in (mosey("backfire", 5), refugia("3-4"), stigmergy(6), rifugio(4)):
         end = game.playout(game.start(), OwnRandom(3))
         with native.pure():
             assert game.playout(game.start(), OwnRandom(3)) == end
