@@ -1,8 +1,10 @@
 """The native playout cores (engine.native) are checked, not trusted: seeded random games compare
 the compiled rules with the reference at every ply (Mosey: the rules as written, ``moves``, and
-the fast path's order; Refugia: ``legal_moves``, and each random ply), seeded playouts compare
-them with the pure-Python fast path move for move, and bots play the same moves with either.
-Skipped where the cores are not built (``make native``: no C compiler, no Cython).
+the fast path's order; Refugia: ``legal_moves``, and each random ply; Stigmergy and Rifugio: the
+core's own playout replayed by the rules, its moves at every ply being the list the rules give,
+in their order), seeded playouts compare them with the pure-Python fast path move for move, and
+bots play the same moves with either. Skipped where the cores are not built (``make native``: no
+C compiler, no Cython).
 
 The normal run plays a few hundred games in seconds, the slow-marked test more, and
 ``python bench/native.py --check 1000`` thousands per setting.
