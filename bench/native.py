@@ -29,7 +29,9 @@ from engine import GAMES, native, new_game
 
 NATIVE_GAMES = {"engine.games.mosey": ("mosey", "dont-mosey", "keep-a-riding", "firestorm",
                                        "conflagration", "backfire"),
-                "engine.games.refugia": ("refugia",)}
+                "engine.games.refugia": ("refugia",),
+                "engine.games.stigmergy": ("stigmergy",),
+                "engine.games.rifugio": ("rifugio",)}
 """Each package with a native core, and the games it plays."""
 
 
@@ -57,11 +59,26 @@ def measure(gid: str, options: dict[str, Any], seconds: float, rounds: int) -> t
 
 def check(gid: str, options: dict[str, Any], games: int) -> int:
     """Play ``games`` checked games and playouts (tests/engine/test_native.py); the plies."""
-    from tests.engine.test_native import check_playouts, check_random_game, check_refugia_game
+    from tests.engine.test_native import (
+        check_playouts,
+        check_random_game,
+        check_refugia_game,
+        check_rifugio_game,
+        check_stigmergy_game,
+        check_stigmergy_playouts,
+        rifugio_position,
+    )
 
     game = new_game(gid, **options)
     if gid == "refugia":
         return sum(check_refugia_game(game, seed) for seed in range(games))  # type: ignore
+    if gid == "rifugio":
+        return sum(check_rifugio_game(game, rifugio_position(game, seed), seed)  # type: ignore
+                   for seed in range(games))
+    if gid == "stigmergy":
+        plies = sum(check_stigmergy_game(game, seed) for seed in range(games))  # type: ignore
+        check_stigmergy_playouts(game, range(games))  # type: ignore[arg-type]
+        return plies
     plies = sum(check_random_game(game, seed) for seed in range(games))  # type: ignore[arg-type]
     check_playouts(game, range(games))  # type: ignore[arg-type]
     return plies
@@ -76,7 +93,7 @@ def main() -> None:
     parser.add_argument("--check", type=int, default=0, metavar="N",
                         help="also play N checked random games per setting")
     args = parser.parse_args()
-    print(f"{'game':15} {'options':12} {'pure/s':>10} {'native/s':>10} {'ratio':>7}"
+    print(f"{'game':15} {'options':20} {'pure/s':>10} {'native/s':>10} {'ratio':>7}"
           + ("  checked" if args.check else ""))
     for package, gids in NATIVE_GAMES.items():
         state = native.status(package)
@@ -93,7 +110,7 @@ def main() -> None:
             for options in settings:
                 pure, fast = measure(gid, options, args.seconds, args.rounds)
                 label = " ".join(f"{k}={v}" for k, v in options.items())
-                line = f"{gid:15} {label:12} {pure:10.0f} {fast:10.0f} {fast / pure:7.1f}"
+                line = f"{gid:15} {label:20} {pure:10.0f} {fast:10.0f} {fast / pure:7.1f}"
                 if args.check:
                     start = time.perf_counter()
                     plies = check(gid, options, args.check)

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine import native
 from engine.base import (
     JSON,
     Game,
@@ -44,6 +45,7 @@ from engine.games.rifugio.state import (
     Table,
     TableMove,
     hut_points,
+    native_core,
     new_state,
     score,
     seed_sha256,
@@ -250,6 +252,10 @@ class Rifugio(Game[State, RifugioMove]):
 
     def playout(self, state: State, rng: random.Random, max_plies: int = 100_000) -> State:
         """Random legal moves (uniform among those ``legal_moves`` lists) on one mutable table."""
+        core = native_core() if native.enabled() else None
+        if core is not None:  # the same moves for the same random numbers (engine.native)
+            end: State = core.playout(state, rng, max_plies, self)
+            return end
         table = Table(state)
         for _ in range(max_plies):
             if table.phase == OVER:

@@ -17,7 +17,10 @@ import hashlib
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
+from typing import Any
 
+from engine import native
 from engine.games.rifugio.tiles import (
     BEAR,
     EDITION,
@@ -402,3 +405,10 @@ class Table:
             return
         self.to_lay = tiles_per_turn(self.n)
         self._next_tile()
+
+
+@cache
+def native_core() -> Any | None:
+    """The compiled playouts (``_native.pyx``: this table's rules in C), or None: not built."""
+    module = native.load("engine.games.rifugio")
+    return None if module is None else module.NativeRifugio()

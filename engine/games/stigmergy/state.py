@@ -20,7 +20,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
+from engine import native
 from engine.hexboard import hex_board
 
 EMPTY, BLACK, WHITE = 0, 1, 2
@@ -182,6 +184,13 @@ def playout(sight: Sight, state: StigmergyState, rng: random.Random, max_plies: 
         komi = rng.randint(*komi_range)
         mover, ply, plies = 1, ply + 1, 1
     with_button = has_button(komi)
+    core = native_core(sight) if native.enabled() else None
+    if core is not None:  # the same moves for the same random numbers (engine.native)
+        board, seat, mover, holder, passes, ply = core.playout(
+            state.board, with_button, -1 if black_seat is None else black_seat, mover,
+            -1 if button is None else button, passes, ply, plies, max_plies, rng)
+        return StigmergyState(board, komi, None if seat < 0 else seat, mover,
+                              None if holder < 0 else holder, passes, ply)
 
     n, need, rays = sight.size, sight.need, sight.rays
     place_bit, replace_bit = sight.place_bit, sight.replace_bit
@@ -300,3 +309,10 @@ def playout(sight: Sight, state: StigmergyState, rng: random.Random, max_plies: 
     return StigmergyState(board="".join(CHARS[v] for v in cell), komi=komi,
                           black_seat=black_seat, mover=1 - mover, button=button,
                           passes=passes, ply=ply)
+
+
+@cache
+def native_core(sight: Sight) -> Any | None:
+    """The compiled playout for a board (``_native.pyx``), or None: not built."""
+    module = native.load("engine.games.stigmergy")
+    return None if module is None else module.NativeStigmergy(sight.need, sight.rays, sight.order)
