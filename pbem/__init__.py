@@ -62,7 +62,9 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
     from pbem import admin, monitoring
     from pbem.web import (
         archive,
+        calendar,
         challenges,
+        channels,
         computer,
         csrf,
         dev,
@@ -93,7 +95,7 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
     rules.init_app(app)
     for blueprint in (games.bp, play.bp, turns.bp, invites.bp, players.bp, computer.bp,
                       ratings.bp, signin.bp, signup.bp, archive.bp, replay.bp, profiles.bp,
-                      tournaments.bp, challenges.bp, seeks.bp):
+                      tournaments.bp, challenges.bp, seeks.bp, channels.bp, calendar.bp):
         app.register_blueprint(blueprint)
     if config["ENV"] == "development":
         app.register_blueprint(dev.bp)  # /dev/mail shows every caught message: never in production
