@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from collections.abc import Callable
 from datetime import datetime
 
@@ -35,7 +36,11 @@ from pbem.services.common import Site
 
 log = logging.getLogger(__name__)
 TEST = "test"  # the kind of the message the settings page's button sends
-PASS_LIMIT = 100  # messages a pass tries: each may wait for a slow service (urls.TIMEOUT)
+# A pass claims a few messages at a time and claims no more once it has taken PASS_SECONDS: each
+# message may wait for a slow service (urls.TIMEOUT), and the emails of the next tick wait for it.
+BATCH = 5
+PASS_LIMIT = 100
+PASS_SECONDS = 30.0
 
 Sender = Callable[[str, str, str], str]
 """(address, title, body) -> "" when the service took the message, else why not."""
@@ -102,32 +107,47 @@ def message_words(message: ChannelMessage, player: Player, row: GameRecord | Non
 def deliver_channels(
     database: Database, site: Site, now: datetime, *, limit: int = PASS_LIMIT,
     holder: str | None = None, max_attempts: int = MAX_ATTEMPTS, sender: Sender = send,
+    seconds: float = PASS_SECONDS,
 ) -> DeliveryReport:
-    """Send the channel messages that are due; see the module docstring for failures."""
+    """Send the channel messages that are due, up to ``limit`` of them or for about
+    ``seconds``; see the module docstring for failures."""
     report = DeliveryReport()
-    for message_id in claim_due(database, now, limit, holder or default_holder(),
-                                ChannelMessage):
-        outcome = _attempt(database, site, message_id, sender)
-        with database.write() as session:
-            message = session.get(ChannelMessage, message_id)
-            if message is None or outcome is None:  # its channel was removed meanwhile
-                continue
-            sent, error, permanent = outcome
-            status = record_attempt(message, now, sent=sent, error=error, permanent=permanent,
-                                    max_attempts=max_attempts)
-            session.add(message)
-        if status == MailStatus.SENT:
-            report.sent += 1
-        elif status == MailStatus.FAILED:
-            report.failed += 1
-        else:
-            report.deferred += 1
-        if error:
-            report.errors.append(f"channel message {message_id}: {error}")
+    began, holder = time.monotonic(), holder or default_holder()
+    while report.attempted < limit and time.monotonic() - began < seconds:
+        claimed = claim_due(database, now, min(BATCH, limit - report.attempted), holder,
+                            ChannelMessage)
+        if not claimed:
+            break
+        for message_id in claimed:
+            _deliver(database, site, now, message_id, sender, max_attempts, report)
     if report.attempted:
         log.info("channels: sent %s, deferred %s, failed %s", report.sent, report.deferred,
                  report.failed)
     return report
+
+
+def _deliver(database: Database, site: Site, now: datetime, message_id: int, sender: Sender,
+             max_attempts: int, report: DeliveryReport) -> None:
+    """One claimed message: tried, and the attempt recorded by the outbox's policy."""
+    outcome = _attempt(database, site, message_id, sender)
+    if outcome is None:  # its channel was removed meanwhile
+        return
+    sent, error, permanent = outcome
+    with database.write() as session:
+        message = session.get(ChannelMessage, message_id)
+        if message is None:
+            return
+        status = record_attempt(message, now, sent=sent, error=error, permanent=permanent,
+                                max_attempts=max_attempts)
+        session.add(message)
+    if status == MailStatus.SENT:
+        report.sent += 1
+    elif status == MailStatus.FAILED:
+        report.failed += 1
+    else:
+        report.deferred += 1
+    if error:
+        report.errors.append(f"channel message {message_id}: {error}")
 
 
 def _attempt(database: Database, site: Site, message_id: int,

@@ -14,7 +14,8 @@ from engine.text import Text
 from pbem.channels.delivery import TEST, Sender, Unusable, message_words, send
 from pbem.channels.messages import FOLLOWED
 from pbem.channels.tables import ChannelMessage, PlayerChannel
-from pbem.channels.urls import ChannelRefused, UnreadableChannel, check_channel_url, seal, unseal
+from pbem.channels.urls import ChannelRefused, ChannelUrl, UnreadableChannel, seal, unseal
+from pbem.db import Database
 from pbem.errors import ServiceError
 from pbem.models import Player
 from pbem.services.common import Site, audit
@@ -48,14 +49,13 @@ def channels_of(session: Session, player_id: int) -> list[PlayerChannel]:
                              .order_by(col(PlayerChannel.id))))
 
 
-def add_channel(session: Session, now: datetime, site: Site, *, player_id: int, url: str,
-                news: Collection[str] = tuple(FOLLOWED), private_hosts: bool = False,
-                ) -> PlayerChannel:
-    """A new channel for ``news`` (email kinds: turn, reminder, game_over); ChannelRefused
-    says why ``url`` cannot be one."""
+def add_channel(session: Session, now: datetime, site: Site, *, player_id: int,
+                checked: ChannelUrl, news: Collection[str] = tuple(FOLLOWED)) -> PlayerChannel:
+    """A new channel at ``checked`` (:func:`~pbem.channels.urls.check_channel_url`, done before
+    the transaction: Apprise takes its time to load) for ``news`` (email kinds: turn,
+    reminder, game_over)."""
     if len(channels_of(session, player_id)) >= MAX_CHANNELS:
         raise TooManyChannels()
-    checked = check_channel_url(url, private_hosts=private_hosts)
     channel = PlayerChannel(player_id=player_id, sealed_url=seal(site.links.secret_key,
                                                                  checked.url),
                             service=checked.service, shown=checked.shown, created_at=now,
@@ -87,20 +87,24 @@ def remove_channel(session: Session, now: datetime, *, player_id: int, channel_i
     audit(session, now, "channel removed", player_id=player_id, channel=channel_id)
 
 
-def try_channel(session: Session, now: datetime, site: Site, *, player_id: int,
-                 channel_id: int, sender: Sender = send) -> Tried:
-    """Send a test message now, outside the outbox: the player waits for the answer."""
-    channel = _own(session, player_id, channel_id)
-    player = session.get(Player, player_id)
+def try_channel(database: Database, now: datetime, site: Site, *, player_id: int,
+                channel_id: int, sender: Sender = send) -> Tried:
+    """Send a test message now, outside the outbox (the player waits for the answer) and
+    outside any transaction (a service may take seconds to answer); then note it in the
+    audit log. NoSuchChannel for another player's channel."""
+    with database.session() as session:
+        channel = _own(session, player_id, channel_id)
+        player = session.get(Player, player_id)
     assert player is not None
-    message = ChannelMessage(channel_id=channel_id, kind=TEST, title="")
-    title, body = message_words(message, player, None, site.links)
+    title, body = message_words(ChannelMessage(channel_id=channel_id, kind=TEST, title=""),
+                                player, None, site.links)
     try:
         reason = sender(unseal(site.links.secret_key, channel.sealed_url), title, body)
     except (UnreadableChannel, Unusable) as refusal:
         reason = refusal.args[0]  # a Text: the page says it in the player's language
-    audit(session, now, "channel tested", player_id=player_id, channel=channel_id,
-          sent=not reason)
+    with database.write() as session:
+        audit(session, now, "channel tested", player_id=player_id, channel=channel_id,
+              sent=not reason)
     return Tried(not reason, reason)
 
 

@@ -24,7 +24,7 @@ from pbem.channels.service import (
     remove_channel,
     try_channel,
 )
-from pbem.channels.urls import ChannelRefused
+from pbem.channels.urls import ChannelRefused, check_channel_url
 from pbem.clock.wall import utc_now
 from pbem.models import Player
 from pbem.web.csrf import check_csrf
@@ -58,10 +58,11 @@ def add() -> Response | tuple[str, int]:
     if not within_limits("pbem-channels", TRIES_LIMIT, player.email):
         return _page(error=_("Too many tries. Please try again in an hour."), status=429)
     try:
+        checked = check_channel_url(request.form["url"],
+                                    private_hosts=current_app.config.get("ENV") == "development")
         with database().write() as session:
-            add_channel(session, utc_now(), site(), player_id=player.id or 0,
-                        url=request.form["url"], news=_chosen(),
-                        private_hosts=current_app.config.get("ENV") == "development")
+            add_channel(session, utc_now(), site(), player_id=player.id or 0, checked=checked,
+                        news=_chosen())
     except ChannelRefused as refusal:
         return _page(error=_("Nothing was added: %(reason)s.", reason=shown_reason(refusal)),
                      status=400)
@@ -82,20 +83,19 @@ def change(channel_id: int) -> Response | tuple[str, int]:
         return _page(error=_("Too many tries. Please try again in an hour."), status=429)
     assert player.id is not None
     try:
+        if action == "test":
+            tried = try_channel(database(), utc_now(), site(), player_id=player.id,
+                                channel_id=channel_id)
+            return _page(tested=channel_id, sent=tried.sent,
+                         reason=current_reader().text(tried.reason))
         with database().write() as session:
             if action == "remove":
                 remove_channel(session, utc_now(), player_id=player.id, channel_id=channel_id)
-            elif action == "save":
+            else:
                 follow(session, utc_now(), player_id=player.id, channel_id=channel_id,
                        news=_chosen())
-            else:
-                tried = try_channel(session, utc_now(), site(), player_id=player.id,
-                                    channel_id=channel_id)
     except NoSuchChannel as missing:
         return _page(error=shown_reason(missing), status=404)
-    if action == "test":
-        return _page(tested=channel_id, sent=tried.sent,
-                     reason=current_reader().text(tried.reason))
     return redirect(url_for("channels.settings", saved=1), 303)
 
 

@@ -6,7 +6,7 @@ it; delivered to a real HTTP server on the loopback through Apprise, with the ou
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlmodel import col, select
@@ -31,11 +31,12 @@ from pbem.channels.urls import (
     unseal,
 )
 from pbem.db import Database
+from pbem.links import Links
 from pbem.mail.outbox import backoff
 from pbem.models import AuditEntry, GameRecord, MailStatus, OutboxEmail, Player
 from pbem.services import Site, resign
 from tests.channels.conftest import Receiver
-from tests.support import ALICE_BOB, ClockGames, start_a_game, two_player_game
+from tests.support import ALICE_BOB, Cli, ClockGames, start_a_game, two_player_game
 
 TELEGRAM = "tgram://123456789:AAHsecretBotToken/987654"
 
@@ -52,8 +53,8 @@ def players(database: Database, now: datetime) -> tuple[int, int]:
 def channel(database: Database, now: datetime, site: Site, player_id: int, url: str,
             news: tuple[str, ...] = (TURN, REMINDER, GAME_OVER)) -> int:
     with database.write() as session:
-        return add_channel(session, now, site, player_id=player_id, url=url, news=news,
-                           private_hosts=True).id or 0
+        return add_channel(session, now, site, player_id=player_id, news=news,
+                           checked=check_channel_url(url, private_hosts=True)).id or 0
 
 
 def messages(database: Database) -> list[ChannelMessage]:
@@ -123,7 +124,8 @@ def test_a_player_has_at_most_a_few_channels(database: Database, now: datetime,
     for number in range(MAX_CHANNELS):
         channel(database, now, site, alice, f"ntfy://topic-{number}")
     with pytest.raises(TooManyChannels), database.write() as session:
-        add_channel(session, now, site, player_id=alice, url="ntfy://one-more")
+        add_channel(session, now, site, player_id=alice, checked=check_channel_url(
+            "ntfy://one-more"))
 
 
 def test_a_turn_notice_queues_a_message_for_each_channel_that_wants_turns(
@@ -258,17 +260,15 @@ def test_the_test_button_sends_at_once_and_says_why_it_failed_without_the_secret
     alice, bob = players(database, now)
     url = receiver.url(path="hook/s3cr3t-path")
     channel_id = channel(database, now, site, alice, url)
-    with database.write() as session:
-        assert try_channel(session, now, site, player_id=alice, channel_id=channel_id).sent
+    assert try_channel(database, now, site, player_id=alice, channel_id=channel_id).sent
     assert receiver.received[0][1]["title"] == "Test message from pbem"
     receiver.answers = [500]
     caplog.set_level(logging.INFO)  # as pbem logs (pbem.logs.configure_logging)
-    with database.write() as session:
-        failed = try_channel(session, now, site, player_id=alice, channel_id=channel_id)
+    failed = try_channel(database, now, site, player_id=alice, channel_id=channel_id)
     assert not failed.sent and failed.reason and "s3cr3t" not in failed.reason
     assert "s3cr3t" not in caplog.text
-    with pytest.raises(NoSuchChannel), database.write() as session:  # not Bob's to test
-        try_channel(session, now, site, player_id=bob, channel_id=channel_id)
+    with pytest.raises(NoSuchChannel):  # not Bob's to test
+        try_channel(database, now, site, player_id=bob, channel_id=channel_id)
     with database.session() as session:
         tests = session.exec(select(AuditEntry).where(AuditEntry.action == "channel tested"))
         assert [entry.detail["sent"] for entry in tests] == [True, False]
@@ -293,3 +293,35 @@ def test_a_channel_follows_the_news_chosen_and_takes_its_queue_when_removed(
     assert messages(database) == []
     with database.session() as session:
         assert len(session.exec(select(PlayerChannel)).all()) == 1
+
+
+def test_a_pass_stops_at_its_limit_and_leaves_the_rest_queued(
+        database: Database, now: datetime, site: Site, receiver: Receiver) -> None:
+    alice, bob = players(database, now)
+    for player in (alice, bob):
+        channel(database, now, site, player, receiver.url(), (TURN, GAME_OVER))
+    game = start_a_game(database, now, site, two_player_game(), players=ALICE_BOB)
+    with database.write() as session:
+        resign(session, now, site, game_id=game, seat=0)
+    assert len(messages(database)) == 3  # a turn notice, two game ends
+    assert deliver_channels(database, site, now, seconds=0).attempted == 0
+    assert deliver_channels(database, site, now, limit=2).sent == 2
+    assert [m.status for m in messages(database)].count(MailStatus.QUEUED) == 1
+    assert deliver_channels(database, site, now).sent == 1
+
+
+def test_pbem_deliver_sends_the_channels_too_on_a_migrated_database(
+        cli: Cli, receiver: Receiver, closed_port: int) -> None:
+    now = datetime.now(UTC)
+    site = Site(Links(cli.env["PBEM_SECRET_KEY"], cli.env["PBEM_BASE_URL"]), "pbem@example.test")
+    alice, _ = players(cli.database, now)
+    channel(cli.database, now, site, alice, receiver.url(), (TURN, GAME_OVER))
+    game = start_a_game(cli.database, now, site, two_player_game(), players=ALICE_BOB)
+    with cli.database.write() as session:
+        resign(session, now, site, game_id=game, seat=0)
+    cli.env.update({"PBEM_SMTP_HOST": "127.0.0.1", "PBEM_SMTP_PORT": str(closed_port)})
+    result = cli("deliver")
+    assert result.exit_code == 0, result.output
+    sent = len(messages(cli.database))
+    assert f"channels: sent {sent}, deferred 0, failed 0" in result.output
+    assert len(receiver.received) == sent

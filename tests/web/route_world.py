@@ -141,6 +141,7 @@ def _populate(world: World) -> World:
     from pbem.challenges.rules import challenge_url, make_rematch_url, rules_from_config
     from pbem.challenges.service import create_challenge
     from pbem.channels.service import add_channel
+    from pbem.channels.urls import check_channel_url
     from pbem.tournaments.service import create_tournament
     from pbem.web.player_sessions import issue_link
 
@@ -232,7 +233,7 @@ def _populate(world: World) -> World:
                                 options=options, created_by=ADMIN_EMAIL)
         world.tokens["sign-in"] = issue_link(session, now, pia.id)
         channel = add_channel(session, now, site, player_id=pia.id,
-                              url="ntfys://ntfy.example.org/pia-probe")
+                              checked=check_channel_url("ntfys://ntfy.example.org/pia-probe"))
         create_admin(session, now, ADMIN_EMAIL, ADMIN_PASSWORD)
         caught = CaughtMail(received_at=now, mail_from="a@example.test",
                             recipients=P0.email, raw=_caught_mail())

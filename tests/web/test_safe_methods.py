@@ -18,6 +18,7 @@ from sqlmodel import select
 import engine
 from pbem.channels.service import add_channel
 from pbem.channels.tables import PlayerChannel
+from pbem.channels.urls import check_channel_url
 from pbem.db import Database
 from pbem.models import (
     AuditEntry,
@@ -97,7 +98,7 @@ def _probes(database: Database, now: datetime, site: Site, game_id: str,
 
     with database.write() as session:
         channel_pk = add_channel(session, now, site, player_id=player_pk,
-                                 url="ntfy://probe-topic").id
+                                 checked=check_channel_url("ntfy://probe-topic")).id
 
     return {
         "play.confirm_page": lambda: Probe(
