@@ -24,7 +24,9 @@ _ = _Used()
 # @app.before_request, Flask-Login's @login_manager.user_loader/unauthorized_handler).
 _.account_language
 _.audit_log
+_.calendar_feed
 _.cancel
+_.change  # pbem.web.channels: a channel's buttons
 _.challenge_action
 _.challenge_page
 _.confirm_page
@@ -112,6 +114,9 @@ _.action_url  # home.Line.action_url: home/_games.html
 _.variants  # catalogue.Card.variants: _game_cards.html
 _.pbem_reader  # g.pbem_reader: base.html
 _.pbem_reader_id  # base.html
+_.on_game_over  # PlayerChannel's news: _channels.html, and by name in pbem.channels.messages
+_.on_reminder
+_.on_turn
 _.repeat  # the repeated password field: admin/account.html
 _.seat_kinds  # admin/new_game.html
 _.seat_rows  # admin/new_game.html
@@ -158,6 +163,7 @@ _.handle_endtag
 _.handle_starttag
 _.msg  # logging.LogRecord.msg, rewritten by the redacting filter (pbem.logs)
 _.nameservers  # dns.resolver.Resolver.nameservers (pbem.doctor)
+_.retry  # an Apprise service's own retries, set to none (pbem.channels.urls)
 _.STORAGE_SCHEME  # limits' storage registry reads it (pbem.ratelimit)
 _.msgid1  # gettext's ngettext/npgettext parameter names (pbem.i18n's translations class)
 _.msgid2

@@ -62,8 +62,10 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
     from pbem import admin, monitoring
     from pbem.web import (
         archive,
+        calendar,
         catalogue,
         challenges,
+        channels,
         computer,
         csrf,
         dev,
@@ -94,7 +96,8 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
     rules.init_app(app)
     for blueprint in (games.bp, play.bp, turns.bp, invites.bp, players.bp, computer.bp,
                       ratings.bp, signin.bp, signup.bp, archive.bp, replay.bp, profiles.bp,
-                      tournaments.bp, challenges.bp, seeks.bp, catalogue.bp):
+                      tournaments.bp, challenges.bp, seeks.bp, catalogue.bp, channels.bp,
+                      calendar.bp):
         app.register_blueprint(blueprint)
     if config["ENV"] == "development":
         app.register_blueprint(dev.bp)  # /dev/mail shows every caught message: never in production

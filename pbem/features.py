@@ -2,7 +2,8 @@
 
 The core (:mod:`pbem.services`) never imports a feature; it publishes what happens
 (:mod:`pbem.services.events`) and the features react: the players' ratings and a tournament's
-rounds when a game ends, the rematch button in the game-over email. :func:`connect` is called
+rounds when a game ends, the rematch button in the game-over email, the messages to a player's
+other channels beside their emails. :func:`connect` is called
 where a process starts (the app factory, the ``pbem`` command, the tests' conftest), before any
 service runs; calling it again changes nothing.
 
@@ -14,8 +15,9 @@ service runs; calling it again changes nothing.
 from __future__ import annotations
 
 from pbem.challenges import service as challenges
+from pbem.channels import messages as channels
 from pbem.ratings import service as ratings
-from pbem.services.events import EVENTS, Dispatcher, GameFinished, GameOverEmail
+from pbem.services.events import EVENTS, Dispatcher, EmailQueued, GameFinished, GameOverEmail
 from pbem.tournaments import service as tournaments
 
 
@@ -25,4 +27,5 @@ def connect(events: Dispatcher = EVENTS) -> Dispatcher:
     events.subscribe(GameFinished, ratings.on_game_finished)
     events.subscribe(GameFinished, tournaments.on_game_finished)
     events.subscribe(GameOverEmail, challenges.rematch_link)
+    events.subscribe(EmailQueued, channels.on_email_queued)
     return events

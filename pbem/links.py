@@ -30,6 +30,9 @@ players table) is asked.
 
 >>> links.load("player", links.my_games_url(5, version=2).rpartition("/")[2])
 {'player': 5, 'v': 2}
+
+A player's calendar feed (``calendar``, :mod:`pbem.calendar`) carries the links version too, so
+replacing the email links also replaces the calendar's address.
 """
 
 from __future__ import annotations
@@ -45,11 +48,13 @@ from engine.text import Text
 from pbem.db import Database
 from pbem.models import Player, Seat, SeatReplacement
 
-Purpose = Literal["move", "invite", "resign", "player", "unsubscribe", "seat-view"]
+Purpose = Literal["move", "invite", "resign", "player", "unsubscribe", "seat-view", "calendar"]
 SEAT_PURPOSES: frozenset[Purpose] = frozenset({"move", "invite", "resign", "seat-view"})
+# A player's own links, which "Replace my email links" replaces (the token's ``v``).
+VERSIONED: frozenset[Purpose] = frozenset({"player", "calendar"})
 
 # The fields each purpose's token carries; seat tokens may also name the seat's holder (``p``),
-# and a games-page token its player's links version (``v``).
+# and a games-page or calendar token its player's links version (``v``).
 FIELDS: dict[Purpose, frozenset[str]] = {
     "move": frozenset({"game", "seat", "ply"}),
     "invite": frozenset({"game", "seat"}),
@@ -57,6 +62,7 @@ FIELDS: dict[Purpose, frozenset[str]] = {
     "seat-view": frozenset({"game", "seat"}),
     "player": frozenset({"player"}),
     "unsubscribe": frozenset({"player"}),
+    "calendar": frozenset({"player"}),
 }
 # Ids, seats and plies are database integers: a value past PostgreSQL's INTEGER would make the
 # lookup itself fail, so such a token is damaged, like a negative seat.
@@ -134,7 +140,7 @@ class Links:
             holder = self.holder(fields.get("game", -1), fields.get("seat", -1))
             if holder is not None and holder != fields["p"]:
                 raise ReplacedSeatLink(fields["game"], fields["seat"])
-        if purpose == "player" and self.links_version is not None:
+        if purpose in VERSIONED and self.links_version is not None:
             current = self.links_version(fields["player"])
             if current is not None and fields.get("v", 0) != current:
                 raise ReplacedPlayerLink(fields["player"])
@@ -169,12 +175,20 @@ class Links:
         signed in as them, or with one press of a button (pbem.web.players)."""
         return f"{self.base_url}/me/{self.player_token(player, version=version)}"
 
-    def player_token(self, player: int, *, version: int | None = None) -> str:
-        """A ``player`` token of the player's links version now (or ``version``)."""
+    def player_token(self, player: int, *, version: int | None = None,
+                     purpose: Purpose = "player") -> str:
+        """A ``player`` (or ``calendar``) token of the player's links version now (or
+        ``version``)."""
         if version is None:
             version = (self.links_version(player) if self.links_version else None) or 0
         fields = {"player": player, "v": version} if version else {"player": player}
-        return self.sign("player", **fields)
+        return self.sign(purpose, **fields)
+
+    def calendar_url(self, player: int, *, version: int | None = None) -> str:
+        """The player's calendar of deadlines (:mod:`pbem.calendar`), for a calendar app to
+        subscribe to: it shows their turns, so it is as secret as their games-page link."""
+        token = self.player_token(player, version=version, purpose="calendar")
+        return f"{self.base_url}/calendar/{token}"
 
     def unsubscribe_url(self, player: int) -> str:
         return f"{self.base_url}/unsubscribe/{self.sign('unsubscribe', player=player)}"
@@ -195,7 +209,7 @@ def well_formed(purpose: Purpose, fields: object) -> bool:
         return False
     needed = FIELDS[purpose]
     allowed = (needed | {"p"} if purpose in SEAT_PURPOSES
-               else needed | {"v"} if purpose == "player" else needed)
+               else needed | {"v"} if purpose in VERSIONED else needed)
     return (needed <= fields.keys() <= allowed
             and all(type(v) is int and 0 <= v <= MAX_FIELD for v in fields.values()))
 

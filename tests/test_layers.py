@@ -1,6 +1,6 @@
 """Imports only go down: engine below pbem, services below the web and the dashboard, the
-features (tournaments, challenges, ratings) above the core of the service, and no cycles, neither
-between pbem's packages nor between any two of its modules.
+features (tournaments, challenges, ratings, channels, calendar) above the core of the service,
+and no cycles, neither between pbem's packages nor between any two of its modules.
 
 Every import counts, also those inside functions: a late import hides a dependency, it does not
 remove it. The nodes of the package cycle check are pbem's packages and top-level modules
@@ -29,7 +29,8 @@ UPPER_LAYERS = ("pbem.web", "pbem.admin")
 CORE = ("pbem.services", "pbem.models", "pbem.mail", "pbem.clock", "pbem.positions", "pbem.links",
         "pbem.db", "pbem.errors", "pbem.reply_addresses", "pbem.addresses", "pbem.i18n")
 # Built on the core, reacting to its events: the features' packages, and where they are connected.
-FEATURES = ("pbem.tournaments", "pbem.challenges", "pbem.ratings", "pbem.features")
+FEATURES = ("pbem.tournaments", "pbem.challenges", "pbem.ratings", "pbem.channels",
+            "pbem.calendar", "pbem.features")
 
 
 def module_name(path: Path) -> str:

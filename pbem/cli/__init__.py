@@ -238,15 +238,22 @@ def abort_game_command(game: str, reason: str) -> None:
 
 @main.command()
 def deliver() -> None:
-    """Send the emails that are due (one pass over the outbox)."""
+    """Send the emails that are due (one pass over the outbox), then the messages to players'
+    other channels."""
+    from pbem.channels.delivery import deliver_channels
     from pbem.mail.outbox import SmtpSettings, deliver_pending
 
     config = _config()
-    report = deliver_pending(open_database(config), SmtpSettings.from_config(config),
-                             datetime.now(UTC))
+    database = open_database(config)
+    now = datetime.now(UTC)
+    report = deliver_pending(database, SmtpSettings.from_config(config), now)
     click.echo(f"sent {report.sent}, deferred {report.deferred}, failed {report.failed}")
     for error in report.errors[:5]:
         click.echo(f"  {mask_secrets(error)}", err=True)
+    channels = deliver_channels(database, site_from_config(database, config), now)
+    if channels.attempted:
+        click.echo(f"channels: sent {channels.sent}, deferred {channels.deferred}, "
+                   f"failed {channels.failed}")
 
 
 def seed_demo(database: Database, config: dict[str, Any]) -> tuple[str, list[str]]:

@@ -37,7 +37,7 @@ from pbem.logs import mask_secrets
 from pbem.mail.boards import board_png
 from pbem.mail.compose import UnsendableEmail, render_message
 from pbem.models import MailStatus, OutboxEmail
-from pbem.models.mail import WAITING
+from pbem.models.mail import WAITING, Queued
 from pbem.reply_addresses import bounce_address, make_bounce_token
 
 log = logging.getLogger(__name__)
@@ -134,31 +134,32 @@ def default_holder() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _due(now: datetime) -> Any:
-    waiting = and_(col(OutboxEmail.status).in_(WAITING),
-                   col(OutboxEmail.next_attempt_at) <= now)
-    abandoned = and_(col(OutboxEmail.status) == MailStatus.SENDING,
-                     col(OutboxEmail.claimed_until) < now)
+def _due(table: Any, now: datetime) -> Any:
+    waiting = and_(col(table.status).in_(WAITING), col(table.next_attempt_at) <= now)
+    abandoned = and_(col(table.status) == MailStatus.SENDING, col(table.claimed_until) < now)
     return or_(waiting, abandoned)
 
 
-def claim_due(database: Database, now: datetime, limit: int, holder: str) -> list[int]:
-    """Claim up to ``limit`` due emails for ``holder``; others skip them until the claim expires."""
+def claim_due(database: Database, now: datetime, limit: int, holder: str,
+              table: type[Queued] = OutboxEmail) -> list[int]:
+    """Claim up to ``limit`` due rows of ``table`` (the outbox's emails, or another channel's
+    messages with the same delivery columns) for ``holder``; others skip them until the claim
+    expires."""
     with database.write() as session:
         ids = [i for i in session.exec(
-            select(OutboxEmail.id).where(_due(now)).order_by(col(OutboxEmail.id)).limit(limit)
+            select(table.id).where(_due(table, now)).order_by(col(table.id)).limit(limit)
             .with_for_update(skip_locked=True)  # PostgreSQL; SQLite holds its write lock already
         ) if i is not None]
         if not ids:
             return []
         session.execute(
-            update(OutboxEmail).where(col(OutboxEmail.id).in_(ids), _due(now))
+            update(table).where(col(table.id).in_(ids), _due(table, now))
             .values(status=MailStatus.SENDING, claimed_by=holder, claimed_until=now + CLAIM_FOR)
             .execution_options(synchronize_session=False)
         )
-        claimed = session.exec(select(OutboxEmail.id).where(
-            col(OutboxEmail.id).in_(ids), OutboxEmail.claimed_by == holder,
-            OutboxEmail.status == MailStatus.SENDING))
+        claimed = session.exec(select(table.id).where(
+            col(table.id).in_(ids), table.claimed_by == holder,
+            table.status == MailStatus.SENDING))
         return sorted(i for i in claimed if i is not None)
 
 
@@ -182,6 +183,26 @@ def failed_mail(session: Session, game_id: int | None = None) -> list[OutboxEmai
     return list(session.exec(query.order_by(col(OutboxEmail.id).desc())))
 
 
+def record_attempt(row: Queued, now: datetime, *, sent: bool = False, error: str = "",
+                   permanent: bool = False, max_attempts: int = MAX_ATTEMPTS) -> str:
+    """One attempt at ``row``, by the one retry policy of everything pbem delivers: sent, or
+    failed for good (``permanent``, or out of attempts), or retried after :func:`backoff`.
+    Returns the new status."""
+    row.attempts += 1
+    row.claimed_by, row.claimed_until = "", None
+    if sent:
+        row.status, row.sent_at, row.last_error = MailStatus.SENT, now, ""
+    else:
+        # Shown on the dashboard: the relay's answer may quote our bounce+TOKEN@ sender.
+        row.last_error = mask_secrets(error)[:500]
+        if permanent or row.attempts >= max_attempts:
+            row.status = MailStatus.FAILED
+        else:
+            row.status = MailStatus.RETRYING
+            row.next_attempt_at = now + backoff(row.attempts)
+    return row.status
+
+
 def _mark(database: Database, email_id: int, now: datetime, *, sent: bool = False,
           error: str = "", permanent: bool = False, max_attempts: int = MAX_ATTEMPTS) -> str:
     """Record one attempt; returns the new status."""
@@ -189,20 +210,10 @@ def _mark(database: Database, email_id: int, now: datetime, *, sent: bool = Fals
         email = session.get(OutboxEmail, email_id)
         if email is None:
             return ""
-        email.attempts += 1
-        email.claimed_by, email.claimed_until = "", None
-        if sent:
-            email.status, email.sent_at, email.last_error = MailStatus.SENT, now, ""
-        else:
-            # Shown on the dashboard: the relay's answer may quote our bounce+TOKEN@ sender.
-            email.last_error = mask_secrets(error)[:500]
-            if permanent or email.attempts >= max_attempts:
-                email.status = MailStatus.FAILED
-            else:
-                email.status = MailStatus.RETRYING
-                email.next_attempt_at = now + backoff(email.attempts)
+        status = record_attempt(email, now, sent=sent, error=error, permanent=permanent,
+                                max_attempts=max_attempts)
         session.add(email)
-        return email.status
+        return status
 
 
 def deliver_pending(

@@ -12,6 +12,7 @@ from sqlmodel import SQLModel
 # Every table on the metadata: the core's, then each feature's (the core never imports them).
 from pbem import models  # noqa: F401
 from pbem.challenges import tables as challenge_tables  # noqa: F401
+from pbem.channels import tables as channel_tables  # noqa: F401
 from pbem.clock import tables as clock_tables  # noqa: F401
 from pbem.db import make_engine
 from pbem.ratings import tables as rating_tables  # noqa: F401

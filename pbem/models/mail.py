@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
+from typing import Protocol
 
 from sqlalchemy import Column, Index, LargeBinary, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from pbem.models.columns import time_column
 
-__all__ = ["BoardImage", "CaughtMail", "InboundMail", "MailStatus", "OutboxEmail"]
+__all__ = ["BoardImage", "CaughtMail", "InboundMail", "MailStatus", "OutboxEmail", "Queued"]
 
 
 class MailStatus(StrEnum):
@@ -28,6 +29,20 @@ class MailStatus(StrEnum):
 
 WAITING = (MailStatus.QUEUED, MailStatus.RETRYING)
 """The statuses of mail still to be tried."""
+
+
+class Queued(Protocol):
+    """A row that the delivery job sends with retries (pbem.mail.outbox): an email of the
+    outbox, or a message to a player's other channels (pbem.channels), by the same columns."""
+
+    id: int | None
+    status: str  # a MailStatus
+    attempts: int
+    next_attempt_at: datetime
+    last_error: str
+    claimed_by: str
+    claimed_until: datetime | None
+    sent_at: datetime | None
 
 
 class ReplyOutcome(StrEnum):

@@ -31,6 +31,7 @@ from apscheduler.schedulers.background import BackgroundScheduler  # type: ignor
 from apscheduler.schedulers.base import BaseScheduler  # type: ignore[import-untyped]
 from apscheduler.schedulers.blocking import BlockingScheduler  # type: ignore[import-untyped]
 
+from pbem.channels.delivery import deliver_channels
 from pbem.clock.wall import utc_now
 from pbem.db import Database
 from pbem.mail.outbox import DeliveryReport, SmtpSettings, deliver_pending
@@ -152,13 +153,16 @@ class SchedulerJobs:
         return moves
 
     def delivery_tick(self, now: datetime | None = None) -> DeliveryReport | None:
-        """Deliver due mail if this process holds the lease; None when standing by."""
+        """Deliver due mail, then the messages to players' other channels (pbem.channels, by
+        the same rules), if this process holds the lease; the mail's report, None when
+        standing by."""
         now = now or self.clock()
         if not self.is_active(now):
             return None
         report = deliver_pending(self.database, self.smtp, now, holder=self.holder)
         if report.attempted:  # nothing was due: nothing to say, nor to write
             self._record_delivery(report, now)
+        deliver_channels(self.database, self.site, now, holder=self.holder)
         return report
 
     def _record_delivery(self, report: DeliveryReport, now: datetime) -> None:

@@ -25,9 +25,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
+from sqlalchemy import event as orm_event
 from sqlmodel import Session
 
-from pbem.models import GameRecord, Move, Seat
+from pbem.models import GameRecord, Move, OutboxEmail, Seat
 from pbem.services.common import Site
 
 Event = TypeVar("Event")
@@ -71,6 +72,17 @@ class TurnStarted:
     ply: int
 
 
+@dataclass(frozen=True)
+class EmailQueued:
+    """``email`` is being written to the outbox in ``session``'s transaction (at the flush that
+    inserts it, its ``created_at`` the moment it was queued): what a handler adds to the session
+    is written with it, or not at all. Other channels (pbem.channels) follow the turn notices,
+    reminders and game-over emails this way."""
+
+    session: Session
+    email: OutboxEmail
+
+
 # What playing a turn can cause, in the order it happened (pbem.services.turns).
 TurnEvent = MovePlayed | TurnStarted | GameFinished
 
@@ -95,3 +107,18 @@ class Dispatcher:
 
 
 EVENTS = Dispatcher()
+
+
+def _publish_queued_emails(session: Session, _context: Any, _instances: Any) -> None:
+    """Every email (:mod:`pbem.services.notify` and the features' mail alike) reaches the
+    outbox through the session; this tells :class:`EmailQueued` of each before it is written.
+    Handlers may read and add rows: the session does not flush again meanwhile."""
+    emails = [row for row in session.new if isinstance(row, OutboxEmail)]
+    if not emails or not EVENTS.handlers(EmailQueued):
+        return
+    with session.no_autoflush:
+        for email in emails:
+            EVENTS.publish(EmailQueued(session, email))
+
+
+orm_event.listen(Session, "before_flush", _publish_queued_emails)

@@ -4,9 +4,9 @@ RFC 8058.
 - ``/account`` is the home of the player signed in to this browser (:mod:`pbem.web.signin`
   sends anyone else to sign in): their games in the order they need attention
   (:mod:`pbem.web.home`), then the account's sections (``ACCOUNT_SECTIONS``): ratings, profile,
-  absences, settings, the browsers that signed in with a link from their mail, and "Replace my
-  email links" (``/account/links``). Their language buttons, on every page, POST to
-  ``/account/language``.
+  absences, settings, a link to other channels and the calendar, the browsers that signed in
+  with a link from their mail, and "Replace my email links" (``/account/links``). Their
+  language buttons, on every page, POST to ``/account/language``.
 - ``/me/<token>``, the games-page link at the foot of every email, is no password: it goes
   straight to ``/account`` in a browser signed in as its player, and shows any other browser a
   page whose button (a POST) signs it in as them and goes there. A mail scanner that follows the
@@ -279,7 +279,8 @@ def time_zones() -> list[str]:
 # The account's sections below the games, each its own template (templates/account/), in the
 # page's order: a new section is a template and a line here.
 ACCOUNT_SECTIONS = ("account/_ratings.html", "account/_profile.html", "account/_away.html",
-                    "account/_settings.html", "account/_sign_ins.html", "account/_links.html")
+                    "account/_settings.html", "account/_channels.html", "account/_sign_ins.html",
+                    "account/_links.html")
 
 
 def _my_games_page(player_id: int, *, absence_error: str = "", settings_error: str = "",

@@ -9,6 +9,7 @@ they can share it. What it holds:
 - game C, started: seat 1's holder was replaced after their links were sent;
 - game E, finished by a resignation (replays, records, rematch links);
 - a challenge (with an invitee's link), an open seek, a tournament, a caught mail;
+- a channel of P0's (pbem.channels) and P0's calendar link;
 - a sign-in link, a sign-up link (sign-up is open), a player's browser signed in as P0 and an
   organiser's browser logged in to the dashboard.
 """
@@ -139,6 +140,8 @@ def _populate(world: World) -> World:
     from pbem.admin.actions import replace_player
     from pbem.challenges.rules import challenge_url, make_rematch_url, rules_from_config
     from pbem.challenges.service import create_challenge
+    from pbem.channels.service import add_channel
+    from pbem.channels.urls import check_channel_url
     from pbem.tournaments.service import create_tournament
     from pbem.web.player_sessions import issue_link
 
@@ -208,6 +211,8 @@ def _populate(world: World) -> World:
     # A games-page link of another links version: one the player has replaced.
     world.spent["player"] = {"replaced links": links.sign("player", player=pia.id, v=7)}
     world.tokens["unsubscribe"] = token_of(links.unsubscribe_url(pia.id))
+    world.tokens["calendar"] = token_of(links.calendar_url(pia.id))
+    world.spent["calendar"] = {"replaced links": links.sign("calendar", player=pia.id, v=7)}
     world.tokens["rematch"] = token_of(make_rematch_url(site, e, 0, holder_e))
 
     with database.write() as session:
@@ -227,13 +232,16 @@ def _populate(world: World) -> World:
                                          for n in range(4)], fmt="round-robin",
                                 options=options, created_by=ADMIN_EMAIL)
         world.tokens["sign-in"] = issue_link(session, now, pia.id)
+        channel = add_channel(session, now, site, player_id=pia.id,
+                              checked=check_channel_url("ntfys://ntfy.example.org/pia-probe"))
         create_admin(session, now, ADMIN_EMAIL, ADMIN_PASSWORD)
         caught = CaughtMail(received_at=now, mail_from="a@example.test",
                             recipients=P0.email, raw=_caught_mail())
         session.add(caught)
         session.flush()
         values = {"challenge": made["challenge"].public_id, "seek": made["seek"].public_id,
-                  "tournament": cup.id, "slug": cup.slug, "caught mail": caught.id}
+                  "tournament": cup.id, "slug": cup.slug, "caught mail": caught.id,
+                  "channel": channel.id}
     world.tokens["sign-up"] = URLSafeTimedSerializer(links.secret_key, salt="pbem-signup").dumps(
         {"e": "newcomer@example.test"})
 

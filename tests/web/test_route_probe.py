@@ -96,7 +96,8 @@ def operator() -> Route:
 
 
 # Every endpoint of the app, one line each. Token kinds are those of tests/web/route_world.py
-# (move, resign, seat-view, invite, player, unsubscribe, sign-in, sign-up, challenge, rematch).
+# (move, resign, seat-view, invite, player, unsubscribe, sign-in, sign-up, challenge, rematch,
+# calendar).
 ROUTES: dict[str, Route] = {
     # Public pages: anyone may open them.
     "games.index": public(),
@@ -134,12 +135,14 @@ ROUTES: dict[str, Route] = {
     "signup.sign_up": token("sign-up"),
     "challenges.invitation": token("challenge"),
     "challenges.rematch": token("rematch"),
+    "calendar.calendar_feed": token("calendar"),  # what a calendar app subscribes to
     # Pages of a signed-in player.
     "signin.account": player(),
     "computer.play_the_computer": player(),
     "signin.sign_out_page": player(),
     "challenges.my_challenges": player(),
     "challenges.new_challenge": player(),
+    "channels.settings": player(),
     # Forms' POST actions (no page of their own).
     "players.email_links": action(),
     "signin.request_link": action(),
@@ -149,6 +152,8 @@ ROUTES: dict[str, Route] = {
     "seeks.join": action(signed_in=True, public_id="seek"),
     "players.replace_my_links": action(signed_in=True),
     "players.account_language": action(signed_in=True),  # the account's language buttons
+    "channels.add": action(signed_in=True),
+    "channels.change": action(signed_in=True, channel_id="channel"),
     "admin_second_step.login_code": action(),  # an organiser's second step of logging in
     # The organisers' dashboard.
     "admin.games_list": organiser(),

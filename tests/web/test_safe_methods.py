@@ -16,6 +16,9 @@ from flask.testing import FlaskClient
 from sqlmodel import select
 
 import engine
+from pbem.channels.service import add_channel
+from pbem.channels.tables import PlayerChannel
+from pbem.channels.urls import check_channel_url
 from pbem.db import Database
 from pbem.models import (
     AuditEntry,
@@ -31,7 +34,7 @@ from pbem.services import PlayerSpec, Site, create_game
 from pbem.web.player_sessions import issue_link
 from tests.support import csrf_of, start_a_game
 
-TABLES = (GameRecord, Move, Seat, Player, OutboxEmail, PlayerAbsence, AuditEntry)
+TABLES = (GameRecord, Move, Seat, Player, OutboxEmail, PlayerAbsence, AuditEntry, PlayerChannel)
 
 
 @dataclass
@@ -93,6 +96,10 @@ def _probes(database: Database, now: datetime, site: Site, game_id: str,
         page = browser.get(link)
         assert browser.post(link, data={"csrf_token": csrf_of(page.text)}).status_code == 303
 
+    with database.write() as session:
+        channel_pk = add_channel(session, now, site, player_id=player_pk,
+                                 checked=check_channel_url("ntfy://probe-topic")).id
+
     return {
         "play.confirm_page": lambda: Probe(
             f"{site.links.move_url(game_pk, row.to_move or 0, row.ply)[path:]}/confirm",
@@ -117,6 +124,11 @@ def _probes(database: Database, now: datetime, site: Site, game_id: str,
         "players.account_language": lambda: Probe(
             "/account/language", {"language": "de"}, {"language": "de", "next": "/account"},
             setup=signed_in),
+        # Other channels (pbem.web.channels): adding one, and one's buttons (remove here).
+        "channels.add": lambda: Probe("/account/channels/new", {}, {
+            "url": "ntfy://probe-added", "news-turn": "on"}, setup=signed_in),
+        "channels.change": lambda: Probe(f"/account/channels/{channel_pk}", {},
+                                         {"action": "remove"}, setup=signed_in),
         # Play the computer (a signed-in player's): its GET shows the form; the real POST
         # starts a game.
         "computer.play_the_computer": lambda: Probe(
