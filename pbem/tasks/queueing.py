@@ -110,10 +110,10 @@ class Requeued:
         """What the scheduler's log says.
 
         >>> str(Requeued(1, 2))
-        '2 searches queued that no job waited for, 1 run again (its worker fell silent)'
+        '2 searches queued that no job waited for, 1 run again after its worker fell silent'
         """
         return (f"{self.queued} searches queued that no job waited for, {self.retried} run "
-                f"again (its worker fell silent)")
+                f"again after its worker fell silent")
 
 
 def requeue(database: Database, stalled_after: float = STALLED_SECONDS) -> Requeued:

@@ -1,15 +1,19 @@
 """Searches queued as jobs in PostgreSQL (PBEM_TASKS=procrastinate), without a worker: a job is
 queued in the transaction of the move that makes it the computer's turn (and goes with it on a
-rollback), once a turn; the scheduler's sweep queues what no job waits for, runs again the
-search of a worker gone silent, and searches nothing itself. The setting is checked."""
+rollback), once a turn, and a move commits even when its job cannot be queued; the scheduler's
+sweep queues what no job waits for, runs again the search of a worker gone silent, and searches
+nothing itself. The setting, the job tables and the workers are checked."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
-from sqlalchemy import text
+from click.testing import CliRunner
+from sqlalchemy import create_engine, text
 
 from pbem.config import ConfigError, check_config, load_config
 from pbem.doctor import Finding, diagnose
@@ -30,7 +34,14 @@ from tests.scheduler.tasks_support import (
     row_of,
     task_database,
 )
-from tests.support import free_port
+from tests.support import free_port, postgres_url
+
+
+def tasks_url() -> str:
+    url, problem = postgres_url()
+    if url is None:
+        pytest.skip(problem)
+    return url
 
 
 @pytest.fixture
@@ -70,6 +81,20 @@ def test_a_game_between_computers_queues_its_first_search_when_it_starts(
 ) -> None:
     game_id = game_between_computers(tasks.database, site, "easy")
     assert turns_queued(tasks) == [(game_id, 0)]
+
+
+def test_a_move_commits_even_when_its_search_cannot_be_queued(tasks: TaskDatabase,
+                                                               site: Site) -> None:
+    game_id = game_against(tasks.database, site, "easy")
+    with tasks.database.write() as session:  # the job table is gone (a botched upgrade)
+        session.execute(text("ALTER TABLE procrastinate_jobs RENAME TO jobs_elsewhere"))
+    ply = person_moves(tasks.database, site, game_id)
+    assert [m.ply for m in moves(tasks.database, game_id)] == [0]  # Ann's move stands
+    with tasks.database.write() as session:
+        session.execute(text("ALTER TABLE jobs_elsewhere RENAME TO procrastinate_jobs"))
+    assert turns_queued(tasks) == []
+    assert requeue(tasks.database).queued == 1  # the scheduler's next sweep
+    assert turns_queued(tasks) == [(game_id, ply)]
 
 
 def test_the_sweep_queues_a_lost_turn_once_and_searches_nothing_itself(
@@ -161,3 +186,27 @@ def test_doctor_says_whether_a_worker_is_heard_of(tasks: TaskDatabase) -> None:
     with tasks.database.write() as session:  # a worker's heartbeat, just now
         session.execute(text("INSERT INTO procrastinate_workers DEFAULT VALUES"))
     assert finding().status == "ok"
+
+
+def test_a_worker_refuses_to_start_without_the_job_tables(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    from pbem.cli import main
+
+    url = tasks_url()
+    schema = f"pbem_test_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE SCHEMA "{schema}"'))  # no job tables in it
+    monkeypatch.chdir(tmp_path)  # no .env of the checkout's
+    try:
+        refused = CliRunner().invoke(main, ["worker"], env={
+            "PBEM_DATABASE_URL": url, "PBEM_DATABASE_SEARCH_PATH": schema,
+            "PBEM_TASKS": "procrastinate"})
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+    assert refused.exit_code == 1
+    assert refused.output.strip().splitlines() == [
+        "Error: PBEM_TASKS: the database has no job tables yet: run pbem db upgrade"]

@@ -6,6 +6,7 @@ computer move is played exactly once, at the ply it was searched for.
   worker's heartbeat is old, and another worker plays it, once;
 - two workers on one job (queued twice on purpose), and a game between computers played out
   by two workers (each move queueing the next search): each ply once;
+- a computer player that fails: the organiser told once, the job tried again a minute later;
 - the database gone for a while mid-search (a relay between the worker and PostgreSQL cuts
   every connection and refuses new ones, then lets them through again: the PostgreSQL here is
   shared, so that stands in for a database restart): the worker starts again, and the move
@@ -18,12 +19,17 @@ stalled-worker threshold shortened from 10 s to 3 s to keep the test short.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
+from sqlalchemy import text
+from sqlmodel import select
 
-from pbem.models import GameStatus, MoveSource
+from pbem.models import AuditEntry, GameStatus, MoveSource
 from pbem.positions import current_state
+from pbem.scheduler.bots import FAILED
 from pbem.services import Site, submit_move
 from pbem.tasks.jobs import driver_connection
 from pbem.tasks.queueing import requeue
@@ -140,6 +146,39 @@ def test_a_game_between_computers_is_played_out_by_the_workers_each_ply_once(pai
     said = "".join(worker.output() for worker in pair)
     assert [said.count(f"game {game_id}, ply {m.ply}: played") for m in played] == \
         [1] * len(played)
+
+
+def test_a_failing_bot_is_reported_once_and_tried_again_a_minute_later(
+    pair: list[Worker], site: Site,
+) -> None:
+    tasks = pair[0].tasks
+    game_id = game_against(tasks.database, site, "easy")
+    row = row_of(tasks.database, game_id)
+    game, state = current_state(row)
+    with tasks.database.write() as session:  # Ann's move leaves a position no bot can read
+        submit_move(session, NOW, site, game_id=game_id, seat=0, ply=row.ply,
+                    text=str(game.legal_moves(state)[0]))
+        session.execute(text("UPDATE games SET state = '{\"broken\": true}' WHERE id = :id"),
+                        {"id": game_id})
+
+    def retried() -> dict[str, Any] | None:
+        return next((job for job in jobs(tasks.database)
+                     if job["args"]["game_id"] == game_id and job["attempts"] == 1), None)
+
+    job = wait_for(retried)
+    assert job["status"] == "todo"
+    with tasks.database.session() as session:
+        waits = session.execute(text(
+            "SELECT scheduled_at - now() FROM procrastinate_jobs WHERE id = :id"),
+            {"id": job["id"]}).scalar_one()
+        failures = session.exec(select(AuditEntry).where(
+            AuditEntry.game_id == game_id, AuditEntry.action == FAILED)).all()
+    assert timedelta(seconds=50) < waits <= timedelta(minutes=1)
+    assert [entry.detail["ply"] for entry in failures] == [1]  # (the organiser told once)
+    assert len(moves(tasks.database, game_id)) == 1  # the game waits as it was
+    with tasks.database.write() as session:  # leave nothing for the other tests to wait for
+        session.execute(text("DELETE FROM procrastinate_jobs WHERE id = :id"),
+                        {"id": job["id"]})
 
 
 def test_a_database_outage_mid_search_still_plays_the_move_once(
