@@ -5,6 +5,8 @@ games at once.
     .venv/bin/python bench/bot_workers.py [--workers 1 2 4] [--levels normal strong]
         [--seconds 20] [--strong-seconds 1] [--games 50] [--rounds 3]
 
+``--levels`` with no level skips the moves per minute, ``--games 0`` the wait.
+
 Each run gets a fresh schema in the PostgreSQL at PBEM_BENCH_POSTGRES_URL (default: the tests'
 postgresql+psycopg://postgres@127.0.0.1:5432/test), dropped afterwards, and real `pbem worker`
 processes (each one search at a time).
@@ -134,8 +136,9 @@ def bot_moves(database: Database) -> int:
 def moves_per_minute(level: str, count: int, seconds: float, strong_seconds: float,
                      site: Site, folder: Path) -> float:
     with schema() as (database, name):
-        # Enough games that no worker waits: each has one search queued at a time.
-        for _ in range(max(12, 6 * count)):
+        # Each game has one search queued at a time, and the queue serves them in turn, so
+        # they all end at about the same time: enough of them to outlast the count.
+        for _ in range(40 * count):
             with database.write() as session:
                 create_game(session, NOW, site, game_type="mosey", options={"order": 4},
                             players=[bot_spec(level), bot_spec(level)])
@@ -224,7 +227,7 @@ def main() -> None:
     logging.getLogger("pbem.scheduler.runner").setLevel(logging.ERROR)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
-    parser.add_argument("--levels", nargs="+", default=["normal", "strong"],
+    parser.add_argument("--levels", nargs="*", default=["normal", "strong"],
                         choices=("easy", "normal", "strong"))
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--strong-seconds", type=float, default=1.0)
@@ -243,7 +246,7 @@ def main() -> None:
                                         Path(folder))
                 print(f"{level}{budget}, {count} worker(s): {rate:.0f} computer moves per "
                       f"minute")
-        for count in args.workers:
+        for count in args.workers if args.games and args.rounds else []:
             waits = reply_waits(count, args.games, args.rounds, site, Path(folder))
             print(f"{args.games} games at once, normal, {count} worker(s): replies "
                   f"{len(waits)}: median {statistics.median(waits):.2f} s, 90th percentile "

@@ -20,7 +20,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -32,6 +32,9 @@ from pbem.features import connect
 from pbem.i18n import LANGUAGES
 from pbem.logs import mask_secrets
 from pbem.services.common import site_from_config
+
+if TYPE_CHECKING:  # the scheduler is imported by the commands that run it
+    from pbem.scheduler.runner import SchedulerJobs
 
 DEMO_PLAYERS = ("Alice <alice@example.test>", "Bob <bob@example.test>")
 
@@ -292,7 +295,7 @@ def demo() -> None:
         click.echo(f"  {name}: {link}")
 
 
-def scheduler_jobs(database: Database, config: dict[str, Any]) -> Any:
+def scheduler_jobs(database: Database, config: dict[str, Any]) -> SchedulerJobs:
     """The scheduler's jobs for ``config``: with PBEM_TASKS the computer players' job queues
     their searches for ``pbem worker`` instead of searching here."""
     from functools import partial

@@ -7,7 +7,8 @@ move found, if the game is still there (the worker's side is :mod:`pbem.tasks.wo
 queueing lock names the game and the ply, so a turn waits in the queue once at most.
 
 Everything here runs Procrastinate's own queries and functions (its schema is its own, applied
-by ``pbem db upgrade``), except :func:`waiting_searches`, a plain look at its jobs table.
+by ``pbem db upgrade``), but for a few plain looks at its tables (:func:`waiting_searches`,
+:func:`live_workers`) and the removal of a stalled job that another one replaced.
 """
 
 from __future__ import annotations
@@ -93,18 +94,20 @@ def retry_stalled(connection: psycopg.Connection[Any], seconds: float = STALLED_
     stalled = _QUERIES.execute_query_all_with_connection(
         connection, sql.queries["select_stalled_jobs_by_heartbeat"], queue=None,
         task_name=SEARCH_TASK, seconds_since_heartbeat=seconds)
+    retried = 0
     for job in stalled:
         try:
             with savepoint(connection):
                 _QUERIES.execute_query_all_with_connection(
                     connection, sql.queries["retry_job"], job_id=job["id"], retry_at=None,
                     new_priority=None, new_queue_name=None, new_lock=None)
-        except ConnectorException:  # the same turn was queued again meanwhile: that one runs
-            with savepoint(connection):
-                _QUERIES.execute_query_all_with_connection(
-                    connection, sql.queries["finish_job"], job_id=job["id"],
-                    status="aborted", delete_job=True)
-    return len(stalled)
+            retried += 1
+        except ConnectorException:
+            # Another sweep ran it again first (it is no longer "doing"), or the same turn was
+            # queued again meanwhile (its queueing lock is taken): that job runs; this one goes.
+            connection.execute("DELETE FROM procrastinate_jobs WHERE id = %(id)s"
+                               " AND status = 'doing'", {"id": job["id"]})
+    return retried
 
 
 def live_workers(connection: psycopg.Connection[Any]) -> int:

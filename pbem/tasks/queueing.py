@@ -23,7 +23,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import Engine, event
 from sqlmodel import Session
 
 from pbem.db import Database
@@ -54,8 +54,13 @@ def queue_with_writes(database: Database) -> None:
         event.listen(Session, "after_flush", _note_games)
         event.listen(Session, "before_commit", _queue_searches)
     _WATCHED.add(database.engine.pool)
-    # dispose() gives the engine a new pool: watch that one instead.
-    event.listen(database.engine, "engine_disposed", lambda engine: _WATCHED.add(engine.pool))
+    if not event.contains(database.engine, "engine_disposed", _watch_new_pool):
+        event.listen(database.engine, "engine_disposed", _watch_new_pool)
+
+
+def _watch_new_pool(engine: Engine) -> None:
+    """dispose() gives an engine a new pool: watch that one too."""
+    _WATCHED.add(engine.pool)
 
 
 def _watched(session: Session) -> bool:

@@ -141,6 +141,25 @@ def test_the_search_of_a_silent_worker_is_run_again(tasks: TaskDatabase, site: S
     assert not requeue(tasks.database)
 
 
+def test_a_silent_workers_search_queued_again_meanwhile_is_dropped(tasks: TaskDatabase,
+                                                                   site: Site) -> None:
+    game_id = game_against(tasks.database, site, "easy")
+    ply = person_moves(tasks.database, site, game_id)
+    with tasks.database.write() as session:
+        worker = session.execute(text(
+            "INSERT INTO procrastinate_workers (last_heartbeat) VALUES (now() - interval '1"
+            " minute') RETURNING id")).scalar_one()
+        session.execute(text("UPDATE procrastinate_jobs SET status = 'doing', worker_id = :w"),
+                        {"w": worker})
+        # The same turn queued again beside it (by hand: pbem itself would not, while a job
+        # is "doing" for it).
+        assert defer_search(driver_connection(session), game_id, ply)
+    done = requeue(tasks.database)
+    assert (done.retried, done.queued) == (0, 0)
+    assert [job["status"] for job in jobs(tasks.database)] == ["todo"]
+    assert turns_queued(tasks) == [(game_id, ply)]
+
+
 def test_a_live_workers_search_is_left_alone(tasks: TaskDatabase, site: Site) -> None:
     game_id = game_against(tasks.database, site, "easy")
     person_moves(tasks.database, site, game_id)
