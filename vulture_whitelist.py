@@ -156,6 +156,7 @@ _.process_result_value
 # Library callbacks and settings found by name.
 _.collect  # prometheus_client collector (pbem.monitoring)
 _.factory  # aiosmtpd Controller.factory (pbem.inbound.smtp)
+_.get_retry_decision  # Procrastinate's retry strategy hook (pbem.tasks.worker)
 _.handle_DATA  # aiosmtpd handler hooks
 _.handle_RCPT
 _.handle_data  # html.parser.HTMLParser hooks (pbem.inbound.html_text)

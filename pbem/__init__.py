@@ -48,6 +48,10 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
     database = config.get("DATABASE") or Database(
         config["DATABASE_URL"], search_path=config.get("DATABASE_SEARCH_PATH"))
     app.extensions["pbem.database"] = database
+    if config.get("TASKS"):  # a move that leaves a computer to move queues its search
+        from pbem.tasks.queueing import queue_with_writes
+
+        queue_with_writes(database)
     # Seat links carry the seat holder's id, so replacing a player kills their old links.
     app.extensions["pbem.site"] = site_from_config(database, config)
     proxies = int(config.get("TRUSTED_PROXIES") or 0)

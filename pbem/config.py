@@ -36,6 +36,10 @@ MIN_SECRET_LENGTH = 32  # the secret signs every emailed link: long enough not t
 MAX_BOT_WORKERS = 32  # processes; more would only queue on the database
 MAX_STRONG_SECONDS = 20.0  # the sweep's cutoff for any search (pbem.scheduler.bots)
 SMTP_TLS_MODES = ("none", "starttls", "ssl")
+# PBEM_TASKS: where the computer players' searches run. Empty: in the scheduler's own worker
+# processes (PBEM_BOT_WORKERS). procrastinate: as jobs in the site's PostgreSQL, run by
+# `pbem worker` on any machine that reaches it (pbem.tasks, docs/bots.md).
+TASK_ENGINES = ("", "procrastinate")
 INBOUND_SCHEMES = ("smtp", "lmtp")
 
 log = logging.getLogger(__name__)
@@ -94,6 +98,8 @@ def load_config(
         "BOT_EVERY": whole("BOT_EVERY", "2"),
         # Computer players' searches at once (worker processes of the scheduler; cores to use).
         "BOT_WORKERS": whole("BOT_WORKERS", "2"),
+        # Where those searches run instead: a task engine (TASK_ENGINES), or "" for the above.
+        "TASKS": get("TASKS", "").strip().lower(),
         # Reverse proxies in front of the app (1 behind nginx): client addresses for the login
         # rate limit come from X-Forwarded-For only when this is set.
         "TRUSTED_PROXIES": whole("TRUSTED_PROXIES", "0"),
@@ -252,6 +258,29 @@ def _check_choices(config: Mapping[str, Any]) -> None:
         raise ConfigError("PBEM_SIGNUP must be one of open, invite, closed")
 
 
+def _check_tasks(config: Mapping[str, Any]) -> None:
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    tasks = str(config.get("TASKS") or "")
+    if tasks not in TASK_ENGINES:
+        raise ConfigError(f"PBEM_TASKS must be empty (the scheduler searches in its own "
+                          f"processes) or procrastinate (searches queued in PostgreSQL for "
+                          f"pbem worker), not {tasks!r}")
+    if not tasks:
+        return
+    database = config.get("DATABASE")
+    try:
+        sqlite = database.is_sqlite if database is not None else make_url(
+            str(config.get("DATABASE_URL") or "")).get_backend_name() == "sqlite"
+    except ArgumentError:
+        return  # PBEM_DATABASE_URL's own check says what is wrong with it
+    if sqlite:
+        # The jobs are rows in the games' database, queued in the move's own transaction.
+        raise ConfigError(f"PBEM_TASKS={tasks} needs PostgreSQL, but PBEM_DATABASE_URL is "
+                          f"SQLite: leave PBEM_TASKS empty to search in the scheduler")
+
+
 def _check_smtp(config: Mapping[str, Any]) -> None:
     if config.get("SMTP_TLS", "none") not in SMTP_TLS_MODES:
         raise ConfigError("PBEM_SMTP_TLS must be one of none, starttls, ssl")
@@ -383,6 +412,7 @@ CHECKS: tuple[tuple[str, Check], ...] = (
     ("PBEM_DATABASE_URL", _check_database_url),
     ("numbers", _check_numbers),
     ("choices", _check_choices),
+    ("PBEM_TASKS", _check_tasks),
     ("PBEM_SMTP_*", _check_smtp),
     ("addresses", _check_addresses),
     ("PBEM_DKIM_*", _check_dkim),

@@ -6,7 +6,8 @@ did not answer) or ``skip`` (not configured, or blocked by a failure before it);
 exits 1 when anything failed. The settings are checked by the very functions every command runs
 at start (:data:`pbem.config.CHECKS`); the rest talks to the parts the site needs, each with a
 time limit: the database and its migrations, the mail relay, DKIM's DNS record, the reply and
-bounce addresses and the reply domain's MX record, the IMAP mailbox, Redis and ``pbem inbound``.
+bounce addresses and the reply domain's MX record, the IMAP mailbox, Redis, ``pbem inbound``,
+and with PBEM_TASKS the search workers.
 
 >>> print(Finding("database", "ok", "at the latest migration").line())
 ok    database: at the latest migration
@@ -78,6 +79,8 @@ def diagnose(config: Mapping[str, Any], *, timeout: float = 5.0,
                         lambda: _reply_domain(config, lookup))
     yield from _guarded("IMAP mailbox", urls_broken, lambda: _imap(config, timeout))
     yield from _guarded("Redis", urls_broken, lambda: _redis(config, timeout))
+    yield from _guarded("search workers", bool({"PBEM_TASKS", "PBEM_DATABASE_URL"} & unusable),
+                        lambda: _search_workers(config))
 
 
 def _guarded(check: str, blocked: bool, run: Callable[[], Iterator[Finding]]
@@ -101,6 +104,9 @@ def _setting_summary(name: str, config: Mapping[str, Any]) -> str:
             mask_secrets(str(config.get("DATABASE_URL")))
     if name == "PBEM_ENV":
         return str(config.get("ENV"))
+    if name == "PBEM_TASKS":
+        return (f"{config['TASKS']}: searches queued for pbem worker" if config.get("TASKS")
+                else "empty: the scheduler searches in its own processes")
     if name == "PBEM_DKIM_*":
         return "signing on" if config.get("DKIM_KEY_FILE") else "signing off (not set)"
     return "valid"
@@ -429,6 +435,35 @@ def _redis(config: Mapping[str, Any], timeout: float) -> Iterator[Finding]:
                       "start Redis or correct PBEM_REDIS_URL")
         return
     yield Finding("Redis", "ok", "PBEM_REDIS_URL answers PING")
+
+
+def _search_workers(config: Mapping[str, Any]) -> Iterator[Finding]:
+    """With PBEM_TASKS: the job tables, and a worker heard of lately."""
+    if not config.get("TASKS"):
+        yield Finding("search workers", "skip", "PBEM_TASKS empty: the scheduler searches")
+        return
+    from pbem.db import Database
+    from pbem.tasks.jobs import STALLED_SECONDS, driver_connection, has_job_tables, live_workers
+
+    database = config.get("DATABASE") or Database(
+        str(config["DATABASE_URL"]), search_path=config.get("DATABASE_SEARCH_PATH"))
+    try:
+        if not has_job_tables(database):
+            yield Finding("search workers", "fail", "the database has no job tables",
+                          "pbem db upgrade")
+            return
+        with database.session() as session:
+            workers = live_workers(driver_connection(session))
+    finally:
+        if not config.get("DATABASE"):
+            database.dispose()
+    if not workers:
+        yield Finding("search workers", "fail", f"no pbem worker heard of in the last "
+                      f"{STALLED_SECONDS:g} s: the computer players' moves wait",
+                      "start pbem worker (one per core) where the database is reachable")
+        return
+    yield Finding("search workers", "ok", f"{workers} pbem worker(s) heard of in the last "
+                  f"{STALLED_SECONDS:g} s")
 
 
 def run(config_loader: Callable[[], dict[str, Any]], echo: Callable[[str], None], *,

@@ -195,7 +195,8 @@ def configure_logging(level: int = logging.INFO) -> None:
     """
     logging.basicConfig(level=level, format=FORMAT)
     # Each of their lines at INFO is noise in an operator's journal (alembic's plugin setup,
-    # a dozen flufl.bounce detector lines per bounce).
-    for chatty in ("alembic.runtime.plugins", "flufl.bounce"):
+    # a dozen flufl.bounce detector lines per bounce, Procrastinate's lines per job: a search
+    # worker logs one of its own).
+    for chatty in ("alembic.runtime.plugins", "flufl.bounce", "procrastinate"):
         logging.getLogger(chatty).setLevel(logging.WARNING)
     mask_handlers()

@@ -113,6 +113,8 @@ def test_a_number_that_is_not_one_is_one_line_from_the_real_command(tmp_path: Pa
     ({"INBOUND_URL": "lmtp://127.0.0.1", "REPLY_ADDRESS": REPLY}, "settings PBEM_IMAP_URL, "
      "PBEM_REDIS_URL, PBEM_INBOUND_URL", "PBEM_INBOUND_URL must be like lmtp://"),
     ({"SWEEP_EVERY": "0"}, "settings numbers", "PBEM_SWEEP_EVERY must be 1 or more"),
+    ({"TASKS": "celery"}, "settings PBEM_TASKS", "must be empty"),
+    ({"TASKS": "procrastinate"}, "settings PBEM_TASKS", "needs PostgreSQL"),  # on SQLite
 ])
 def test_each_setting_is_checked_by_name(migrated: str, smtp_server: SmtpServer,
                                          settings: dict[str, str], check: str,

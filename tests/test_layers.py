@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LOWER_LAYERS = ("pbem.services", "pbem.mail", "pbem.scheduler", "pbem.clock", "pbem.inbound",
+LOWER_LAYERS = ("pbem.services", "pbem.mail", "pbem.scheduler", "pbem.tasks", "pbem.clock",
+                "pbem.inbound",
                 "pbem.links", "pbem.reply_addresses", "pbem.addresses", "pbem.models", "pbem.db",
                 "pbem.errors", "pbem.positions")
 UPPER_LAYERS = ("pbem.web", "pbem.admin")

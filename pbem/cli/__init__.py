@@ -10,6 +10,7 @@
     pbem abort-game 12 --reason "a player left"
     pbem deliver
     pbem scheduler      # reminders, timeouts, mail delivery (run one or two, under systemd)
+    pbem worker         # computer players' searches, with PBEM_TASKS (pbem.cli.operators)
     pbem sweep [--now 2025-03-01T12:00:00Z]     # one sweep (pbem.cli.operators)
     pbem backup /var/backups/pbem/pbem.db       # an online copy of a SQLite database
     pbem demo
@@ -19,7 +20,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -31,6 +32,9 @@ from pbem.features import connect
 from pbem.i18n import LANGUAGES
 from pbem.logs import mask_secrets
 from pbem.services.common import site_from_config
+
+if TYPE_CHECKING:  # the scheduler is imported by the commands that run it
+    from pbem.scheduler.runner import SchedulerJobs
 
 DEMO_PLAYERS = ("Alice <alice@example.test>", "Bob <bob@example.test>")
 
@@ -93,11 +97,18 @@ def db() -> None:
 
 @db.command("upgrade")
 def db_upgrade() -> None:
-    """Create or migrate the database schema (Alembic)."""
+    """Create or migrate the database schema (Alembic), and with PBEM_TASKS the job tables."""
     from pbem.migrate import upgrade
 
     config = _config()
     upgrade(config["DATABASE_URL"], search_path=config.get("DATABASE_SEARCH_PATH"))
+    if config["TASKS"]:
+        from pbem.tasks.jobs import make_job_tables
+
+        database = open_database(config)
+        if make_job_tables(database):
+            click.echo(f"made the job tables for the searches ({config['TASKS']})")
+        database.dispose()
     click.echo(f"database is up to date: {mask_secrets(config['DATABASE_URL'])}")
 
 
@@ -291,11 +302,26 @@ def demo() -> None:
         click.echo(f"  {name}: {link}")
 
 
-def start_background_scheduler(database: Database, config: dict[str, Any]) -> Any:
-    """The scheduler's jobs (sweep, delivery) in a background thread of this process."""
-    from pbem.scheduler.runner import build_scheduler, jobs_from_config
+def scheduler_jobs(database: Database, config: dict[str, Any]) -> SchedulerJobs:
+    """The scheduler's jobs for ``config``: with PBEM_TASKS the computer players' job queues
+    their searches for ``pbem worker`` instead of searching here."""
+    from functools import partial
+
+    from pbem.scheduler.runner import jobs_from_config
 
     jobs = jobs_from_config(database, config)
+    if config.get("TASKS"):
+        from pbem.tasks.queueing import requeue
+
+        jobs.queue_bots = partial(requeue, database)
+    return jobs
+
+
+def start_background_scheduler(database: Database, config: dict[str, Any]) -> Any:
+    """The scheduler's jobs (sweep, delivery) in a background thread of this process."""
+    from pbem.scheduler.runner import build_scheduler
+
+    jobs = scheduler_jobs(database, config)
     scheduler = build_scheduler(jobs, blocking=False,
                                 sweep_every=int(config.get("SWEEP_EVERY", 60)),
                                 deliver_every=int(config.get("DELIVER_EVERY", 5)),
@@ -315,12 +341,12 @@ def scheduler(sweep_every: int | None, deliver_every: int | None) -> None:
     import signal
     import sys
 
-    from pbem.scheduler.runner import build_scheduler, jobs_from_config
+    from pbem.scheduler.runner import build_scheduler
 
     config = _config()
     sweep_every = sweep_every or int(config["SWEEP_EVERY"])
     deliver_every = deliver_every or int(config["DELIVER_EVERY"])
-    jobs = jobs_from_config(open_database(config), config)
+    jobs = scheduler_jobs(open_database(config), config)
     runner = build_scheduler(jobs, blocking=True, sweep_every=sweep_every,
                              deliver_every=deliver_every, fetch_every=int(config["FETCH_EVERY"]),
                              bot_every=int(config["BOT_EVERY"]))
@@ -411,13 +437,14 @@ def _check_free(host: str, port: int, option: str) -> None:
 def _register_admin_commands() -> None:
     from pbem.admin.cli import create_admin_command
     from pbem.cli.mail_in import dkim_keygen_command, fetch_mail_command, inbound_command
-    from pbem.cli.operators import backup_command, doctor_command, sweep_command
+    from pbem.cli.operators import backup_command, doctor_command, sweep_command, worker_command
     from pbem.cli.ratings import ratings_group
     from pbem.cli.tournaments import tournament_group
 
     main.add_command(create_admin_command)
     main.add_command(doctor_command)
     main.add_command(sweep_command)
+    main.add_command(worker_command)
     main.add_command(backup_command)
     main.add_command(ratings_group)
     main.add_command(tournament_group)

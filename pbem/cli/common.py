@@ -17,6 +17,12 @@ def checked_config() -> dict[str, Any]:
 
 
 def open_database(config: dict[str, Any]) -> Database:
-    """The database of ``config``, in its PostgreSQL schema when one is set."""
-    return Database(config["DATABASE_URL"], search_path=config.get("DATABASE_SEARCH_PATH"))
+    """The database of ``config``, in its PostgreSQL schema when one is set; with PBEM_TASKS,
+    each write that leaves a computer to move queues its search (pbem.tasks.queueing)."""
+    database = Database(config["DATABASE_URL"], search_path=config.get("DATABASE_SEARCH_PATH"))
+    if config.get("TASKS"):
+        from pbem.tasks.queueing import queue_with_writes
+
+        queue_with_writes(database)
+    return database
 

@@ -1,8 +1,10 @@
-"""Commands for operators: checking a site, one sweep at a chosen time, an online SQLite backup.
+"""Commands for operators: checking a site, one sweep at a chosen time, an online SQLite backup,
+a search worker.
 
     pbem doctor
     pbem sweep [--now 2025-03-01T12:00:00Z]
     pbem backup /var/backups/pbem/pbem.db
+    pbem worker                 # with PBEM_TASKS: one per core, on any machine
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import click
 from sqlalchemy.engine import make_url
 
 from pbem.cli.common import checked_config, open_database
+from pbem.logs import mask_secrets
 
 BUSY_TIMEOUT_MS = 15_000  # as pbem itself waits for a writer (pbem.db)
 
@@ -70,8 +73,14 @@ def sweep_command(at: str | None) -> None:
     config = checked_config()
     database = open_database(config)
     try:
+        # With PBEM_TASKS the workers search: the sweep queues what no job waits for.
         summary = sweep(database, now, site_from_config(database, config),
-                        moment=None if at is not None else lambda: datetime.now(UTC))
+                        moment=None if at is not None else lambda: datetime.now(UTC),
+                        bots=not config["TASKS"])
+        if config["TASKS"]:
+            from pbem.tasks.queueing import requeue
+
+            click.echo(f"computer players: {requeue(database)}")
     finally:
         database.dispose()
     timeouts = ", ".join(f"{policy} {count}" for policy, count in sorted(summary.timeouts.items()))
@@ -82,6 +91,34 @@ def sweep_command(at: str | None) -> None:
         click.echo(f"  {error}", err=True)
     if summary.errors:
         raise SystemExit(1)
+
+
+@click.command("worker")
+def worker_command() -> None:
+    """Run the computer players' searches queued in the database (PBEM_TASKS), one at a time,
+    until stopped (SIGTERM waits for the search under way). Start one per core, on any machine
+    that reaches the database and has the site's settings."""
+    from pbem.services.common import site_from_config
+    from pbem.tasks.jobs import has_job_tables
+    from pbem.tasks.worker import run_worker, worker_app, worker_name
+
+    config = checked_config()
+    if not config["TASKS"]:
+        raise click.ClickException(
+            "PBEM_TASKS is empty: the scheduler runs the searches itself; set "
+            "PBEM_TASKS=procrastinate (docs/bots.md) for pbem worker to run them")
+    database = open_database(config)
+    if not has_job_tables(database):
+        raise click.ClickException("PBEM_TASKS: the database has no job tables yet: run "
+                                   "pbem db upgrade")
+    name = worker_name()
+    click.echo(f"pbem worker {name}: computer players' searches from "
+               f"{mask_secrets(config['DATABASE_URL'])}, one at a time")
+    try:
+        run_worker(worker_app(database, site_from_config(database, config)), name, database,
+                   search_path=config.get("DATABASE_SEARCH_PATH"))
+    finally:
+        database.dispose()
 
 
 def sqlite_file(url: str) -> Path:

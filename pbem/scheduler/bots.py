@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import datetime
@@ -83,6 +83,13 @@ class BotResult:
 
 def bot_turns(database: Database, game_id: int | None = None) -> list[BotTurn]:
     """Games (or the one game) waiting for a bot's move: one query, seat to move -> player."""
+    with database.session() as session:
+        return waiting_turns(session, None if game_id is None else [game_id])
+
+
+def waiting_turns(session: Session, game_ids: Collection[int] | None = None) -> list[BotTurn]:
+    """:func:`bot_turns` in ``session``'s transaction (which sees its own writes), among
+    ``game_ids`` when given."""
     query = (
         # SQLAlchemy's select: SQLModel's is typed for at most four columns.
         sa.select(col(GameRecord.id), col(GameRecord.ply), col(GameRecord.to_move),
@@ -97,12 +104,11 @@ def bot_turns(database: Database, game_id: int | None = None) -> list[BotTurn]:
                or_(col(Player.bot_level).is_not(None), col(Seat.stand_in).is_not(None)))
         .order_by(col(GameRecord.id))
     )
-    if game_id is not None:
-        query = query.where(col(GameRecord.id) == game_id)
-    with database.session() as session:
-        return [BotTurn(gid, ply, seat, level or STAND_IN_LEVEL, stand_in, player_id)
-                for gid, ply, seat, level, stand_in, player_id in session.execute(query)
-                if gid is not None and seat is not None]
+    if game_ids is not None:
+        query = query.where(col(GameRecord.id).in_(list(game_ids)))
+    return [BotTurn(gid, ply, seat, level or STAND_IN_LEVEL, stand_in, player_id)
+            for gid, ply, seat, level, stand_in, player_id in session.execute(query)
+            if gid is not None and seat is not None]
 
 
 SOURCES = {"turn": MoveSource.TIMEOUT, "game": MoveSource.STAND_IN,

@@ -78,6 +78,10 @@ class SchedulerJobs:
     # The bots' searches run here, out of this process (whose threads, and under pbem dev the
     # web app, would otherwise wait on the interpreter lock for seconds at a time).
     searches: SearchProcess = field(default_factory=SearchProcess)
+    # With PBEM_TASKS, workers elsewhere search (pbem.tasks): the bots job then calls this
+    # instead, to queue each computer turn that no job waits for; what it did, which is
+    # logged when it is something.
+    queue_bots: Callable[[], object] | None = None
     bot_failures: dict[tuple[int, int], datetime] = field(default_factory=dict)  # -> when
     # What the log last said: the lease ("active", or who holds it while this one stands by)
     # and each job's failure, so that each change is logged once.
@@ -126,14 +130,19 @@ class SchedulerJobs:
         return summary
 
     def bots_tick(self, now: datetime | None = None) -> int | None:
-        """Play the computer players waiting to move if this process holds the lease; the
-        moves made (None when standing by). It only reads the lease, which the other jobs
+        """Play the computer players waiting to move if this process holds the lease (or, with
+        ``queue_bots``, queue their searches for the workers); the moves made here (None when
+        standing by). It only reads the lease, which the other jobs
         renew: a write every two seconds would queue behind the web's writers for nothing."""
         # Each move is stamped when it is made, unless a test fixed the time.
         moment = None if now else self.clock
         now = now or self.clock()
         if lease_holder(self.database, now) != self.holder:
             return None
+        if self.queue_bots is not None:
+            if queued := self.queue_bots():
+                log.info("computer players: %s", queued)
+            return 0
         results: list[BotResult] = []
         # A bot that failed at a ply is tried again a minute later, not at every tick: the
         # organiser has been alerted, and the log should not repeat the failure every 2 s.
