@@ -49,19 +49,16 @@ from sqlmodel import SQLModel, col, select
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import pbem.ratelimit  # noqa: F401  (its table is on the metadata too)
+from bench.bot_replies import new_games, people_move, wait_for_replies
 from pbem.db import Database
 from pbem.features import connect
 from pbem.links import Links
 from pbem.mail.outbox import SmtpSettings
 from pbem.models import GameRecord, GameStatus, Move, MoveSource
-from pbem.positions import current_state
 from pbem.scheduler.runner import SchedulerJobs, build_scheduler
 from pbem.services import (
-    PlayerSpec,
     Site,
     create_game,
-    respond_to_invitation,
-    submit_move,
 )
 from pbem.services.players import bot_spec
 from pbem.tasks.jobs import make_job_tables
@@ -154,57 +151,9 @@ def moves_per_minute(level: str, count: int, seconds: float, strong_seconds: flo
         return 60 * made / took
 
 
-def new_games(database: Database, site: Site, count: int) -> list[int]:
-    ids = []
-    for number in range(count):
-        with database.write() as session:
-            row = create_game(session, NOW, site, game_type="mosey", options={"order": 4},
-                              players=[PlayerSpec(f"P{number}", f"p{number}@bench.invalid"),
-                                       bot_spec("normal")])
-            assert row.id is not None
-            respond_to_invitation(session, NOW, site, game_id=row.id, seat=0, accept=True)
-            ids.append(row.id)
-    return ids
-
-
-def people_move(database: Database, site: Site, games: list[int],
-                rng: random.Random) -> dict[int, tuple[int, float]]:
-    """Each person whose turn it is moves; game -> (the ply the reply makes, when)."""
-    moved = {}
-    for game_id in games:
-        with database.session() as session:
-            row = session.get(GameRecord, game_id)
-        if row is None or row.status != GameStatus.ACTIVE or row.to_move != 0:
-            continue
-        game, state = current_state(row)
-        with database.write() as session:
-            submit_move(session, NOW, site, game_id=game_id, seat=0, ply=row.ply,
-                        text=str(game.random_move(state, rng)))
-        moved[game_id] = (row.ply + 2, time.perf_counter())
-    return moved
-
-
-def wait_for_replies(database: Database, moved: dict[int, tuple[int, float]],
-                     limit: float = 300.0) -> list[float]:
-    waits: list[float] = []
-    pending = dict(moved)
-    start = time.perf_counter()
-    while pending and time.perf_counter() - start < limit:
-        time.sleep(0.05)
-        with database.session() as session:
-            for game_id, (ply, since) in list(pending.items()):
-                row = session.get(GameRecord, game_id)
-                if row is not None and (row.ply >= ply or row.status != GameStatus.ACTIVE):
-                    waits.append(time.perf_counter() - since)
-                    del pending[game_id]
-    if pending:
-        print(f"  {len(pending)} replies still missing after {limit:.0f} s")
-    return waits
-
-
 def reply_waits(count: int, games: int, rounds: int, site: Site, folder: Path) -> list[float]:
     with schema() as (database, name):
-        ids = new_games(database, site, games)
+        ids = new_games(database, site, games, "normal")
         jobs = SchedulerJobs(database, site, SmtpSettings("127.0.0.1", 9, MAIL_FROM),
                              queue_bots=partial(requeue, database))
         jobs.is_active(datetime.now(UTC))
@@ -214,7 +163,8 @@ def reply_waits(count: int, games: int, rounds: int, site: Site, folder: Path) -
             scheduler.start()
             try:
                 for _ in range(rounds):
-                    waits += wait_for_replies(database, people_move(database, site, ids, rng))
+                    moved = people_move(database, site, ids, rng)
+                    waits += wait_for_replies(database, moved, limit=300.0)
             finally:
                 scheduler.shutdown(wait=True)
                 jobs.stop()
