@@ -33,7 +33,7 @@ from pbem.challenges.tables import (
 )
 from pbem.clock.deadlines import clock_of, time_control_of
 from pbem.errors import ServiceError
-from pbem.models import GameRecord, GameStatus, Player, SeatStatus
+from pbem.models import GameRecord, GameStatus, Player, Seat, SeatStatus
 from pbem.services.common import Site, audit, lock_game, seats_of
 
 
@@ -84,7 +84,7 @@ def answer_rematch(
 
 
 def _make(session: Session, now: datetime, site: Site, rules: ChallengeRules, row: GameRecord,
-          seats: list, asker: Player) -> Challenge:  # type: ignore[type-arg]
+          seats: list[Seat], asker: Player) -> Challenge:
     """The rematch challenge: seats rotated by one (the first player sits last), the asker's
     and computer players' answers yes, the others asked by email."""
     assert row.id is not None and asker.id is not None
