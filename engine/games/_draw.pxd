@@ -72,6 +72,25 @@ cdef inline long long twister_below(object rng, long long n) noexcept:
     return r
 
 
+cdef inline long long draw_below(object rng, long long total, bint exact,
+                                 bint twister) except? -1:
+    """``rng.randrange(total)``, number for number, for a core's random pick among ``total``
+    moves: read off the twister where ``twister`` (``exact`` and :func:`twister_usable`), by
+    ``getrandbits`` as ``random.Random`` does where ``exact`` (the generator is exactly
+    ``random.Random``), else by the generator's own ``randrange``."""
+    cdef int nbits
+    cdef long long r
+    if twister:
+        return twister_below(rng, total)
+    if exact:  # random.Random._randbelow_with_getrandbits
+        nbits = 64 - __builtin_clzll(<unsigned long long>total)
+        r = rng.getrandbits(nbits)
+        while r >= total:
+            r = rng.getrandbits(nbits)
+        return r
+    return rng.randrange(total)
+
+
 cdef inline bint twister_usable(object random_class):
     """Whether this interpreter's ``random.Random`` keeps the twister where we read it."""
     import sys

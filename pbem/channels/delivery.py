@@ -140,12 +140,7 @@ def _deliver(database: Database, site: Site, now: datetime, message_id: int, sen
         status = record_attempt(message, now, sent=sent, error=error, permanent=permanent,
                                 max_attempts=max_attempts)
         session.add(message)
-    if status == MailStatus.SENT:
-        report.sent += 1
-    elif status == MailStatus.FAILED:
-        report.failed += 1
-    else:
-        report.deferred += 1
+    report.count(status)
     if error:
         report.errors.append(f"channel message {message_id}: {error}")
 

@@ -128,6 +128,15 @@ class DeliveryReport:
     def attempted(self) -> int:
         return self.sent + self.deferred + self.failed
 
+    def count(self, status: str) -> None:
+        """Count one attempt that left its message ``status`` (sent, failed or waiting)."""
+        if status == MailStatus.SENT:
+            self.sent += 1
+        elif status == MailStatus.FAILED:
+            self.failed += 1
+        else:
+            self.deferred += 1
+
 
 def default_holder() -> str:
     """Who claims rows: this host and process."""
@@ -227,13 +236,7 @@ def deliver_pending(
         return report
 
     def mark(email_id: int, **outcome: Any) -> None:
-        status = _mark(database, email_id, now, max_attempts=max_attempts, **outcome)
-        if status == MailStatus.SENT:
-            report.sent += 1
-        elif status == MailStatus.FAILED:
-            report.failed += 1
-        else:
-            report.deferred += 1
+        report.count(_mark(database, email_id, now, max_attempts=max_attempts, **outcome))
 
     try:
         server = smtp.connect()

@@ -31,9 +31,10 @@ from pbem.positions import (
     number_words,
     resolve_typed,
 )
-from pbem.services import GameMovedOn, ServiceError, resign, submit_move
+from pbem.services import GameMovedOn, ServiceError, resign
 from pbem.services.common import others_in_play, players_of, plays_on, seats_of
 from pbem.services.moves import MAX_NOTE
+from pbem.services.turns import play_turn
 from pbem.web.csrf import check_csrf
 from pbem.web.games import OUT_OF_GAME, render_game_page
 from pbem.web.language import current_reader
@@ -294,35 +295,45 @@ def _preview(row: GameRecord, seat: int, token: str, game: engine.AnyGame,
     ), 200
 
 
-def _commit(row: GameRecord, seat: int, ply: int, move: str, note: str) -> Page:
-    assert row.id is not None
-    game_id = row.id
+def play_steps(game_id: int, seat: int, ply: int, steps: list[str], note: str, *,
+               title: str, refusal: Callable[[str], str]) -> Page | None:
+    """Play ``steps`` for ``seat`` in one transaction (an error in any step rolls all of them
+    back): None once played, else the page that says why not, headed ``title``, the reason
+    worded by ``refusal``. The move page and the turn page both commit through here."""
     try:
         with database().write() as session:
-            submit_move(session, utc_now(), site(), game_id=game_id, seat=seat, ply=ply,
-                        text=move, note=note)
+            play_turn(session, utc_now(), site(), game_id=game_id, seat=seat, ply=ply,
+                      steps=steps, note=note)
     except GameMovedOn:
         # The game as it is now, read afresh: the transaction that raised has rolled back.
         fresh = game_or_none(game_id)
         if fresh is None:
-            return message_page(_("Your move was not played"),
-                                _("This game no longer exists."), 409)
+            return message_page(title, _("This game no longer exists."), 409)
         return moved_on(fresh, seat)
-    except engine.IllegalMove as error:
-        return message_page(_("Your move was not played"), current_reader().text(error.text),
-                            409)
-    except ServiceError as error:
-        return message_page(_("Your move was not played"), shown_reason(error),
-                            409)
-    links = site().links
-    fresh = game_or_none(game_id)
+    except (ServiceError, engine.IllegalMove) as error:
+        return message_page(title, refusal(shown_reason(error)), 409)
+    return None
+
+
+def played_page(game_id: int, seat: int) -> Response:
+    """After a turn: the game as the seat sees it, saying the move was played."""
+    token = site().links.sign("seat-view", game=game_id, seat=seat)
+    return redirect(url_for("games.seat_page", token=token, played=1), 303)
+
+
+def _commit(row: GameRecord, seat: int, ply: int, move: str, note: str) -> Page:
+    assert row.id is not None
+    refused = play_steps(row.id, seat, ply, [move], note, title=_("Your move was not played"),
+                         refusal=lambda reason: reason)
+    if refused is not None:
+        return refused
+    fresh = game_or_none(row.id)
     if (fresh is not None and fresh.status == GameStatus.ACTIVE and fresh.to_move == seat
             and fresh.ply == ply + 1):
         # A turn of several steps: go straight on to the next step. (After the others' forced
         # passes it is a new turn, which its own email announces.)
-        return redirect(links.move_url(row.id, seat, fresh.ply))
-    return redirect(url_for("games.seat_page", token=links.sign("seat-view", game=row.id,
-                                                                 seat=seat), played=1), 303)
+        return redirect(site().links.move_url(row.id, seat, fresh.ply))
+    return played_page(row.id, seat)
 
 
 def resign_plays_on(row: GameRecord, seat: int) -> bool:

@@ -21,22 +21,24 @@ from markupsafe import Markup
 
 import engine
 from engine.text import Text
-from pbem.clock.wall import utc_now
 from pbem.models import GameRecord, GameStatus
 from pbem.positions import MoveMenu, move_menu, resolve_typed
-from pbem.services import GameMovedOn, ServiceError
-from pbem.services.turns import play_turn
 from pbem.web.language import current_reader
-from pbem.web.play import OpenTurn, Page, moved_on, note_problem, open_turn, paused
+from pbem.web.play import (
+    OpenTurn,
+    Page,
+    note_problem,
+    open_turn,
+    paused,
+    play_steps,
+    played_page,
+)
 from pbem.web.support import (
     board_svg,
     cell_anchor,
-    database,
     game_or_none,
-    message_page,
     named_svg,
     seat_labels,
-    shown_reason,
     site,
     steps_played,
     with_names,
@@ -209,26 +211,14 @@ def _missing(game: engine.AnyGame, state: Any, menu: MoveMenu) -> list[str]:
 
 
 def _commit(row: GameRecord, seat: int, ply: int, steps: list[str], note: str) -> Page:
-    """Every step in one transaction: an error in any step rolls all of them back."""
     assert row.id is not None
-    game_id = row.id
-    try:
-        with database().write() as session:
-            play_turn(session, utc_now(), site(), game_id=game_id, seat=seat, ply=ply,
-                      steps=steps, note=note)
-    except GameMovedOn:
-        fresh = game_or_none(game_id)
-        if fresh is None:
-            return message_page(_("Your turn was not played"),
-                                _("This game no longer exists."), 409)
-        return moved_on(fresh, seat)
-    except (ServiceError, engine.IllegalMove) as error:
-        return message_page(_("Your turn was not played"),
-                            _("Nothing was played: %(reason)s.", reason=shown_reason(error)), 409)
-    fresh = game_or_none(game_id)
-    links = site().links
+    refused = play_steps(row.id, seat, ply, steps, note, title=_("Your turn was not played"),
+                         refusal=lambda reason: _("Nothing was played: %(reason)s.",
+                                                  reason=reason))
+    if refused is not None:
+        return refused
+    fresh = game_or_none(row.id)
     if fresh is not None and fresh.status == GameStatus.ACTIVE and fresh.to_move == seat:
         # The turn goes on after a step whose result was hidden: build the rest here.
-        return redirect(links.move_url(game_id, seat, fresh.ply) + "/turn", 303)
-    return redirect(url_for("games.seat_page", token=links.sign("seat-view", game=game_id,
-                                                                 seat=seat), played=1), 303)
+        return redirect(site().links.move_url(row.id, seat, fresh.ply) + "/turn", 303)
+    return played_page(row.id, seat)

@@ -134,23 +134,28 @@ def test_game_playouts_are_the_same_with_or_without_the_core() -> None:
             assert game.playout(start, random.Random(order)) == native_end, (gid, order)
 
 
-@pytest.mark.parametrize("gid", [cls.info.id for cls in GAME_CLASSES])
-def test_bots_play_the_same_moves_with_or_without_the_core(gid: str) -> None:
-    game = new_game(gid, order=4)
-    rng = random.Random(gid)
-    state: Any = game.start()
-    for _ in range(6):  # a bot's move, then a random reply
+def check_bots_agree(game: Any, state: Any, rng: random.Random, *, turns: int, seed: int,
+                     playouts: int, replies: int = 1) -> None:
+    """For ``turns`` turns, an easy bot's move (the same with the core as without), then up to
+    ``replies`` random moves while someone is to move."""
+    for _ in range(turns):
         seat = game.to_move(state)
         if seat is None:
             break
-        bot = Bot.at("easy", seed=5, playouts=60)
+        bot = Bot.at("easy", seed=seed, playouts=playouts)
         chosen = bot.choose(game, state, seat)
         with native.pure():
-            assert bot.choose(game, state, seat) == chosen, (gid, state.ply)
+            assert bot.choose(game, state, seat) == chosen, (game, state)
         state = game.play(state, chosen[0])
-        if game.to_move(state) is None:
-            break
-        state = game.play(state, game.random_move(state, rng))
+        for _ in range(replies):
+            if game.to_move(state) is not None:
+                state = game.play(state, game.random_move(state, rng))
+
+
+@pytest.mark.parametrize("gid", [cls.info.id for cls in GAME_CLASSES])
+def test_bots_play_the_same_moves_with_or_without_the_core(gid: str) -> None:
+    game = new_game(gid, order=4)
+    check_bots_agree(game, game.start(), random.Random(gid), turns=6, seed=5, playouts=60)
 
 
 def test_a_stale_or_switched_off_core_is_not_used() -> None:
@@ -226,20 +231,7 @@ def test_native_refugia_continues_from_any_position() -> None:
 
 def test_bots_play_the_same_refugia_moves_with_or_without_the_core() -> None:
     game = refugia("2-4")
-    rng = random.Random(4)
-    state: Any = game.start()
-    for _ in range(6):
-        seat = game.to_move(state)
-        if seat is None:
-            break
-        bot = Bot.at("easy", seed=2, playouts=60)
-        chosen = bot.choose(game, state, seat)
-        with native.pure():
-            assert bot.choose(game, state, seat) == chosen, state
-        state = game.play(state, chosen[0])
-        if game.to_move(state) is None:
-            break
-        state = game.play(state, game.random_move(state, rng))
+    check_bots_agree(game, game.start(), random.Random(4), turns=6, seed=2, playouts=60)
 
 
 # -- Stigmergy ---------------------------------------------------------------------------------
@@ -331,20 +323,8 @@ def test_native_stigmergy_matches_the_reference_in_many_games(size: int, komi: s
 
 def test_bots_play_the_same_stigmergy_moves_with_or_without_the_core() -> None:
     game = stigmergy(5)
-    rng = random.Random(8)
-    state: Any = game.start()
-    for _ in range(5):  # the komi priced by playouts, sides, then the tree's moves
-        seat = game.to_move(state)
-        if seat is None:
-            break
-        bot = Bot.at("easy", seed=3, playouts=60)
-        chosen = bot.choose(game, state, seat)
-        with native.pure():
-            assert bot.choose(game, state, seat) == chosen, state
-        state = game.play(state, chosen[0])
-        if game.to_move(state) is None:
-            break
-        state = game.play(state, game.random_move(state, rng))
+    # the komi priced by playouts, sides, then the tree's moves
+    check_bots_agree(game, game.start(), random.Random(8), turns=5, seed=3, playouts=60)
 
 
 # -- Rifugio -----------------------------------------------------------------------------------
@@ -435,20 +415,9 @@ def test_native_rifugio_swaps_reshuffles_and_sets_aside_as_the_rules_do() -> Non
 
 def test_bots_play_the_same_rifugio_moves_with_or_without_the_core() -> None:
     game = rifugio(3)
-    rng = random.Random(6)
-    state: Any = game.start(seed=6)
-    for _ in range(4):  # the bot's moves (determinized playouts), then two random ones
-        seat = game.to_move(state)
-        if seat is None:
-            break
-        bot = Bot.at("easy", seed=4, playouts=40)
-        chosen = bot.choose(game, state, seat)
-        with native.pure():
-            assert bot.choose(game, state, seat) == chosen, state
-        state = game.play(state, chosen[0])
-        for _ in range(2):
-            if game.to_move(state) is not None:
-                state = game.play(state, game.random_move(state, rng))
+    # the bot's moves (determinized playouts), then two random ones
+    check_bots_agree(game, game.start(seed=6), random.Random(6), turns=4, seed=4, playouts=40,
+                     replies=2)
 
 
 class OwnRandom(random.Random):

@@ -21,9 +21,6 @@ from engine.games._bitboards cimport (
     bb_or, bb_shl, bb_shr, bb_xor, bb_zero, flood, from_int, shift_back, shift_forward, to_int,
 )
 
-cdef extern from *:
-    int __builtin_clzll(unsigned long long) nogil
-
 cdef enum:
     RAYLEN = 16       # the longest line of an order-6 board is 10 cells
     MAXPAIRS = 4096
@@ -46,7 +43,7 @@ ctypedef struct Entry:
     int d
     BB cells
 
-from engine.games._draw cimport twister_below, twister_usable
+from engine.games._draw cimport draw_below, twister_usable
 
 cdef object _Random = _random.Random
 cdef bint _TWISTER = twister_usable(_Random)
@@ -141,12 +138,10 @@ cdef class NativeRules:
         """
         cdef BB own, opp, both, tmp
         cdef int plies = 0
-        cdef int total, origin, target, nbits
+        cdef int total, origin, target
         cdef long long r
         cdef bint exact = type(rng) is _Random
         cdef bint twister = exact and _TWISTER
-        getrandbits = rng.getrandbits if exact else None
-        randrange = rng.randrange
         own = self.padded(dark if mover else light)
         opp = self.padded(light if mover else dark)
         while True:
@@ -155,16 +150,7 @@ cdef class NativeRules:
                 break
             if plies == max_plies:
                 raise RuntimeError(f"no end after {max_plies} plies")
-            if twister:
-                r = twister_below(rng, total)
-            elif exact:
-                # random.Random.randrange(total), number for number (_randbelow_with_getrandbits)
-                nbits = 64 - __builtin_clzll(<unsigned long long>total)
-                r = getrandbits(nbits)
-                while r >= total:
-                    r = getrandbits(nbits)
-            else:
-                r = randrange(total)
+            r = draw_below(rng, total, exact, twister)
             both = bb_or(own, opp)
             self.pick(<int>r, both, &origin, &target)
             if trace is not None:

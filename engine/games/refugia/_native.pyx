@@ -17,9 +17,6 @@ from engine.games._bitboards cimport (
     bb_zero, from_int, to_int,
 )
 
-cdef extern from *:
-    int __builtin_clzll(unsigned long long) nogil
-
 cdef enum:
     MAXGROUPS = 96
 
@@ -29,7 +26,7 @@ ctypedef struct Group:
     int jump      # shift to the jumped cell, 0 for a step
     BB origins
 
-from engine.games._draw cimport twister_below, twister_usable
+from engine.games._draw cimport draw_below, twister_usable
 
 cdef object _Random = _random.Random
 cdef bint _TWISTER = twister_usable(_Random)
@@ -58,11 +55,8 @@ cdef class NativeRefugia:
         cdef BB own, opp, origin, over
         cdef int total, pick, g, j, o
         cdef long long r
-        cdef int nbits
         cdef bint exact = type(rng) is _Random
         cdef bint twister = exact and _TWISTER
-        getrandbits = rng.getrandbits if exact else None
-        randrange = rng.randrange
         discs[0] = from_int(white)
         discs[1] = from_int(black)
         for _ in range(plies):
@@ -71,15 +65,7 @@ cdef class NativeRefugia:
             own = discs[turn]
             opp = discs[1 - turn]
             total = self.count(own, opp, neut) + 1
-            if twister:
-                r = twister_below(rng, total)
-            elif exact:  # random.Random.randrange(total), number for number
-                nbits = 64 - __builtin_clzll(<unsigned long long>total)
-                r = getrandbits(nbits)
-                while r >= total:
-                    r = getrandbits(nbits)
-            else:
-                r = randrange(total)
+            r = draw_below(rng, total, exact, twister)
             pick = <int>r - 1
             if pick < 0:
                 passes += 1

@@ -23,7 +23,7 @@ import random as _random
 cimport cython
 from cpython.set cimport PySet_Add, PySet_Discard
 
-from engine.games._draw cimport twister_below, twister_usable
+from engine.games._draw cimport draw_below, twister_usable
 
 from engine.games.rifugio import state as _state
 from engine.games.rifugio import tiles as _tiles
@@ -31,7 +31,6 @@ from engine.games.rifugio import tiles as _tiles
 cdef extern from *:
     int __builtin_popcount(unsigned int) nogil
     int __builtin_ctz(unsigned int) nogil
-    int __builtin_clzll(unsigned long long) nogil
 
 cdef enum:
     GRID = 128            # the landscape on a grid of (q, r), 0,0 in the middle
@@ -667,27 +666,16 @@ cdef class NativeRifugio:
         ``trace`` gets, for every ply, the moves ``Table.legal()`` lists and the pick."""
         cdef int total
         cdef long long r
-        cdef int nbits
         cdef bint exact = type(rng) is _Random
         cdef bint twister = exact and _TWISTER
-        getrandbits = rng.getrandbits if exact else None
-        randrange = rng.randrange
         self.thaw(state)
         for _ in range(max_plies):
             if self.phase == OVER:
                 return self.freeze()
             total = self.list_moves()
             if total <= 0:
-                randrange(total)  # the ValueError the pure path raises
-            if twister:
-                r = twister_below(rng, total)
-            elif exact:  # random.Random.randrange(total), number for number
-                nbits = 64 - __builtin_clzll(<unsigned long long>total)
-                r = getrandbits(nbits)
-                while r >= total:
-                    r = getrandbits(nbits)
-            else:
-                r = randrange(total)
+                rng.randrange(total)  # the ValueError the pure path raises
+            r = draw_below(rng, total, exact, twister)
             if trace is not None:
                 trace.append((self.listed(), r))
             self.play(<int>r)

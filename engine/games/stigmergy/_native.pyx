@@ -22,14 +22,13 @@ import random as _random
 cimport cython
 from libc.stdint cimport uint64_t
 
-from engine.games._draw cimport twister_below, twister_usable
+from engine.games._draw cimport draw_below, twister_usable
 
 cdef extern from *:
     int __builtin_ctz(unsigned int) nogil
     int __builtin_clz(unsigned int) nogil
     int __builtin_popcountll(unsigned long long) nogil
     int __builtin_ctzll(unsigned long long) nogil
-    int __builtin_clzll(unsigned long long) nogil
 
 cdef enum:
     MAXCELLS = 271        # the hexhex board of side 10
@@ -315,11 +314,8 @@ cdef class NativeStigmergy:
         legal ranks, the word (or None) and the pick."""
         cdef int colour, count, word, total, rank
         cdef long long r
-        cdef int nbits
         cdef bint exact = type(rng) is _Random
         cdef bint twister = exact and _TWISTER
-        getrandbits = rng.getrandbits if exact else None
-        randrange = rng.randrange
         self.setup(board)
         while True:
             if plies >= max_plies:
@@ -333,15 +329,7 @@ cdef class NativeStigmergy:
             else:
                 word = PASS if self.nfree == 0 else NO_WORD
             total = count + (word != NO_WORD)
-            if twister:
-                r = twister_below(rng, total)
-            elif exact:  # random.Random.randrange(total), number for number
-                nbits = 64 - __builtin_clzll(<unsigned long long>total)
-                r = getrandbits(nbits)
-                while r >= total:
-                    r = getrandbits(nbits)
-            else:
-                r = randrange(total)
+            r = draw_below(rng, total, exact, twister)
             if trace is not None:
                 trace.append((self.ranks(colour), WORDS[word], r))
             plies += 1
