@@ -21,7 +21,7 @@ from sqlmodel import Session, col, select
 
 from pbem.challenges.service import describe, players_by_id
 from pbem.challenges.tables import Challenge, ChallengeKind, ChallengePlayer, ChallengeStatus
-from pbem.clock.deadlines import clock_of
+from pbem.clock.tables import GameClock
 from pbem.clock.wording import describe_duration
 from pbem.game_options import game_name
 from pbem.i18n import Reader
@@ -44,11 +44,10 @@ class Clock:
     stopped: bool
 
 
-def shown_clock(session: Session, game: GameRecord) -> Clock:
+def shown_clock(game: GameRecord, clock: GameClock) -> Clock:
     """The game's clock as the home shows it: the home's one reading of the game's clock."""
     if game.status != GameStatus.ACTIVE:
         return Clock(None, False)
-    clock = clock_of(session, game.id)
     return Clock(clock.deadline, clock.paused_at is not None)
 
 
@@ -101,11 +100,13 @@ def home_of(session: Session, player_id: int, now: datetime, reader: Reader) -> 
     """Everything ``player_id`` plays or is asked to play, sorted into the home's sections."""
     home = Home()
     rows = session.exec(
-        select(GameRecord, Seat).join(Seat, col(Seat.game_id) == GameRecord.id)
+        select(GameRecord, GameClock, Seat)
+        .join(GameClock, col(GameClock.game_id) == col(GameRecord.id))
+        .join(Seat, col(Seat.game_id) == col(GameRecord.id))
         .where(Seat.player_id == player_id).order_by(col(GameRecord.created_at).desc())
     ).all()
-    for game, seat in rows:
-        _sort_game(home, _GameView(session, game, seat, player_id, reader), now)
+    for game, clock, seat in rows:
+        _sort_game(home, _GameView(session, game, clock, seat, player_id, reader), now)
     for challenge, mine in _challenges_of(session, player_id, now):
         _sort_challenge(home, session, challenge, mine, player_id, reader)
     home.your_turn.sort(key=lambda line: (line.urgency, line.at))
@@ -116,14 +117,14 @@ def home_of(session: Session, player_id: int, now: datetime, reader: Reader) -> 
 class _GameView:
     """One of the player's games as the home names it."""
 
-    def __init__(self, session: Session, game: GameRecord, seat: Seat, player_id: int,
-                 reader: Reader) -> None:
+    def __init__(self, session: Session, game: GameRecord, clock: GameClock, seat: Seat,
+                 player_id: int, reader: Reader) -> None:
         assert game.id is not None
         self.game, self.seat, self.player_id, self.reader = game, seat, player_id, reader
         self.seats = seats_of(session, game.id)
         self.players = players_of(session, self.seats)
         self.colours = _seat_colours(game, reader)
-        self.clock = shown_clock(session, game)
+        self.clock = shown_clock(game, clock)
         people = shown_names(self.seats, self.players, reader)
         self.labels = dict(zip([s.seat for s in self.seats],
                                label_seats(self.seats, people, self.colours), strict=True))

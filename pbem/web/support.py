@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from email.utils import make_msgid
 from typing import Any
 
-from flask import current_app, g, render_template
+from flask import current_app, g, render_template, request
 from flask_babel import gettext as _
 from flask_babel import refresh
+from limits import parse as parse_limit
 from markupsafe import Markup, escape
 from sqlalchemy import or_
 from sqlmodel import col, select
@@ -19,12 +22,13 @@ from pbem.db import Database
 from pbem.errors import reason_of
 from pbem.i18n import Reader
 from pbem.links import DamagedLink, Purpose
-from pbem.models import GameRecord, Player, Seat
+from pbem.models import GameRecord, OutboxEmail, Player, Seat
 from pbem.positions import has_moved, played_this_turn
 from pbem.services import Site
-from pbem.services.common import shown_names
+from pbem.services.common import players_of, seats_of, shown_names
+from pbem.templating import render_email
 from pbem.web.language import current_reader, read_as
-from pbem.web.terms import name_numbered_players
+from pbem.web.terms import label_seats, name_numbered_players, seat_names
 
 
 def database() -> Database:
@@ -184,9 +188,6 @@ __all__ = ["DamagedLink"]
 
 def seat_labels(row: GameRecord, game: engine.AnyGame, state: Any) -> list[str]:
     """"Alice (Light)" for each seat: the player's name and the seat's colour."""
-    from pbem.services.common import players_of, seats_of
-    from pbem.web.terms import label_seats, seat_names
-
     with database().session() as session:
         seats = seats_of(session, row.id or 0)
         players = players_of(session, seats)
@@ -214,11 +215,6 @@ def within_limits(scope: str, limit: str, address: str, *, count: bool = True) -
     spends its own allowance. With ``count=False`` only ask whether one more would fit (a form
     checked before it is counted, so a refused one costs nothing). Without the dashboard's
     limiter nothing is counted."""
-    import hashlib
-
-    from flask import request
-    from limits import parse as parse_limit
-
     limiter = current_app.extensions.get("pbem.limiter")
     if limiter is None:
         return True
@@ -235,11 +231,6 @@ def queue_player_mail(session: Any, now: datetime, player: Player, *, kind: str,
                       subject: Callable[[Reader], str], **context: Any) -> None:
     """An email to ``player`` about no game (their games page link, a sign-in link), in their
     language: ``email/<kind>.txt`` and ``.html`` with ``context``, the subject made for them."""
-    from email.utils import make_msgid
-
-    from pbem.models import OutboxEmail
-    from pbem.templating import render_email
-
     assert player.id is not None
     reader = Reader.of(player, current_app.config.get("DEFAULT_LANGUAGE", "en"))
     values = {"player": player, "subject": subject(reader), **context}
