@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
+from sqlalchemy.orm import QueryableAttribute, defer
 from sqlmodel import Session, col, select
 
 import engine
@@ -29,8 +30,18 @@ def current_state(row: GameRecord) -> tuple[AnyGame, Any]:
     return game, game.decode(row.state)
 
 
-def moves_of(session: Session, game_id: int) -> list[Move]:
-    return list(session.exec(select(Move).where(Move.game_id == game_id).order_by(col(Move.ply))))
+# SQLModel types a column as its Python value; the loader option wants the mapped attribute.
+_STATE_AFTER = cast("QueryableAttribute[Any]", Move.state_after)
+
+
+def moves_of(session: Session, game_id: int, *, positions: bool = True) -> list[Move]:
+    """A game's moves in order; without their stored positions unless ``positions`` (what a
+    turn's emails need: decoding every position of a long game on every turn made a Rifugio
+    turn cost more the longer the game had run)."""
+    query = select(Move).where(Move.game_id == game_id).order_by(col(Move.ply))
+    if not positions:
+        query = query.options(defer(_STATE_AFTER, raiseload=True))
+    return list(session.exec(query))
 
 
 def last_notation(session: Session, game_id: int) -> str | None:

@@ -7,6 +7,7 @@ dropped afterwards; when PostgreSQL does not answer, those runs are skipped, nev
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,14 +18,18 @@ from aiosmtpd.controller import Controller
 from click.testing import CliRunner
 from flask import Flask
 from flask.testing import FlaskClient
+from PIL import Image
 
 import engine
-import pbem.ratelimit  # noqa: F401  (its table must be on the metadata the test databases use)
+import pbem.mail.boards
+import pbem.ratelimit
 from pbem import create_app
 from pbem.db import Database
 from pbem.features import connect
 from pbem.links import Links
+from pbem.mail.boards import SCALE
 from pbem.services import Site
+from pbem.services.notify import svg_size
 from tests.support import (
     ADMIN_EMAIL,
     ADMIN_PASSWORD,
@@ -141,6 +146,22 @@ def mailbox(sqlite_database: Database, smtp_server: SmtpServer) -> Mailbox:
 @pytest.fixture
 def csrf() -> Any:
     return csrf_of
+
+
+@pytest.fixture
+def sketched_boards(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every email's board picture a blank PNG of the board's size, for the tests that play whole
+    games through the mail: they follow hundreds of emails and look at none of the pictures,
+    whose rasterising (CairoSVG, some 40 ms each) would be most of their time. The pictures
+    themselves are checked where they are the point: tests/engine/test_png.py and the email
+    tests of tests/service."""
+    def blank(svg: str) -> bytes:
+        width, height = svg_size(svg)
+        out = io.BytesIO()
+        Image.new("P", (width * SCALE, height * SCALE)).save(out, "PNG")
+        return out.getvalue()
+
+    monkeypatch.setattr(pbem.mail.boards, "svg_to_png", blank)
 
 
 @pytest.fixture

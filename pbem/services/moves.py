@@ -250,7 +250,8 @@ class _Mailing:
            state: Any, seats: list[Seat]) -> _Mailing:
         players = players_of(session, seats)
         context = game_context(row, game, state, seats, players)
-        return cls(row, game, state, players, moves_of(session, row.id or 0), context, seats)
+        return cls(row, game, state, players, moves_of(session, row.id or 0, positions=False),
+                   context, seats)
 
     def context_in(self, reader: Reader) -> dict[str, Any]:
         """The shared context in ``reader``'s language."""

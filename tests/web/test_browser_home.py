@@ -137,50 +137,62 @@ def _speaks(served: Served, language: str) -> None:
         session.add(ann)
 
 
-def _fits(page: Any, width: int, name: str) -> None:
-    found = [f"{v['id']} ({v['impact']}): {node['target']}"
-             for v in axe_violations(page) for node in v["nodes"]]
-    assert not found, f"{name}: {found}"
+def _fits(page: Any, width: int, name: str, *, axe: bool = True) -> None:
+    if axe:
+        found = [f"{v['id']} ({v['impact']}): {node['target']}"
+                 for v in axe_violations(page) for node in v["nodes"]]
+        assert not found, f"{name}: {found}"
     wide = page.evaluate("document.documentElement.scrollWidth")
     assert wide <= width, f"{name}: {wide} px wide on a {width} px screen"
     broken = page.evaluate(BROKEN_WORDS)
     assert not broken, f"{name}: words broken over two lines: {broken}"
 
 
+def _at_width(page: Any, width: int) -> None:
+    """The same page on another screen: the layout follows the viewport, as on a turned phone
+    or a resized window, without signing in again."""
+    page.set_viewport_size({"width": width, "height": 900})
+
+
 @pytest.mark.parametrize("language", list(LANGUAGES))
-@pytest.mark.parametrize("width", WIDTHS)
-def test_the_players_home_fits_and_passes_axe(served: Served, page_at: Any, width: int,
+def test_the_players_home_fits_and_passes_axe(served: Served, page_at: Any,
                                               language: str) -> None:
     _speaks(served, language)
-    page = page_at(width)
+    page = page_at(WIDTHS[0])
     _sign_in(page, served)
-    name = f"/account at {width} px in {language}"
     assert page.locator("html").get_attribute("lang") == language
-    sections = page.evaluate("""() => ['your-turn', 'answers', 'waiting', 'finished']
-        .map(id => document.getElementById(id).getBoundingClientRect().top)""")
-    assert sections == sorted(sections), f"{name}: the sections are out of order"
-    assert page.locator("#your-turn + ul.home li").count() == 2
-    assert page.locator("#answers + ul.home li").count() == 2  # Bob's challenge, Cleo's game
-    assert not page.locator("details.finished ul.home").is_visible()  # collapsed
-    _fits(page, width, name)
-    page.locator("details.finished summary").click()
-    _fits(page, width, f"{name}, finished games open")
-    height = page.evaluate("document.documentElement.scrollHeight")
-    print(f"\n{name}: {height} px tall")
+    for width in WIDTHS:
+        _at_width(page, width)
+        page.reload()
+        name = f"/account at {width} px in {language}"
+        sections = page.evaluate("""() => ['your-turn', 'answers', 'waiting', 'finished']
+            .map(id => document.getElementById(id).getBoundingClientRect().top)""")
+        assert sections == sorted(sections), f"{name}: the sections are out of order"
+        assert page.locator("#your-turn + ul.home li").count() == 2
+        assert page.locator("#answers + ul.home li").count() == 2  # Bob's challenge, Cleo's game
+        assert not page.locator("details.finished ul.home").is_visible()  # collapsed
+        # axe skips what is hidden: run once, with the finished games open (all there is).
+        _fits(page, width, name, axe=False)
+        page.locator("details.finished summary").click()
+        _fits(page, width, f"{name}, finished games open")
+        height = page.evaluate("document.documentElement.scrollHeight")
+        print(f"\n{name}: {height} px tall")
 
 
 @pytest.mark.parametrize("language", list(LANGUAGES))
-@pytest.mark.parametrize("width", WIDTHS)
-def test_the_visitors_home_is_short_and_passes_axe(served: Served, page_at: Any, width: int,
+def test_the_visitors_home_is_short_and_passes_axe(served: Served, page_at: Any,
                                                    language: str) -> None:
-    page = page_at(width)
+    page = page_at(WIDTHS[0])
     page.goto(f"{served.base}/language/{language}?next=/")
-    name = f"/ at {width} px in {language}"
-    assert page.locator("html").get_attribute("lang") == language
-    _fits(page, width, name)
-    sign_in = page.locator("main a.button").first.bounding_box()
-    height = page.evaluate("document.documentElement.scrollHeight")
-    print(f"\n{name}: {height} px tall, sign-in at {sign_in['y']:.0f} px")
-    if width < 400:
-        assert sign_in["y"] + sign_in["height"] < PHONE_SCREEN, f"{name}: sign in is below"
-        assert height < 1600, f"{name}: {height} px tall"
+    for width in WIDTHS:
+        _at_width(page, width)
+        page.reload()
+        name = f"/ at {width} px in {language}"
+        assert page.locator("html").get_attribute("lang") == language
+        _fits(page, width, name)
+        sign_in = page.locator("main a.button").first.bounding_box()
+        height = page.evaluate("document.documentElement.scrollHeight")
+        print(f"\n{name}: {height} px tall, sign-in at {sign_in['y']:.0f} px")
+        if width < 400:
+            assert sign_in["y"] + sign_in["height"] < PHONE_SCREEN, f"{name}: sign in is below"
+            assert height < 1600, f"{name}: {height} px tall"

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 from flask.testing import FlaskClient
 from sqlmodel import select
 
@@ -32,6 +33,7 @@ def _choose(game: engine.AnyGame, state: Any, rng: random.Random) -> dict[str, s
     return {"move": str(move)}
 
 
+@pytest.mark.usefixtures("sketched_boards")
 def test_a_whole_game_through_emailed_links(
     game_id: str, client: FlaskClient, sqlite_database: Database, mailbox: Any, site: Site,
     smallest_options: Callable[[str], dict[str, object]], csrf: Callable[[str], str],
