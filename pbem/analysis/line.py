@@ -70,7 +70,7 @@ def start_for(game: AnyGame, state: Any, viewer: int | None) -> Any:
     seat; None: the public) cannot tell from it, its hidden parts guessed. For the public every
     seat's hidden values are guessed in turn, so none of them is the true one."""
     search = game.search()
-    if not search.hidden:
+    if not search.hidden or game.to_move(state) is None:  # once over, nothing is hidden
         return state
     rng = random.Random(GUESS_SEED)
     seats = [viewer] if viewer is not None else list(range(game.num_players))[:2]

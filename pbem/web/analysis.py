@@ -10,6 +10,7 @@ at the step shown, from a button or typed: the page then redirects to the longer
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,6 +61,7 @@ from pbem.web.terms import seat_names
 bp = Blueprint("analysis", __name__)
 
 MAX_ECHO = 40  # characters of a bad step or number the page repeats
+_NUMBER = re.compile(r"[0-9]{1,9}")
 
 
 @dataclass(frozen=True)
@@ -143,7 +145,7 @@ def _from_record(row: GameRecord, viewer: int | None, endpoint: str, address: di
         moves = moves_of(session, row.id)
     total = len(moves)
     text = request.args.get("ply", "").strip()
-    ply = total if not text else int(text) if text.isdigit() and len(text) < 10 else -1
+    ply = total if not text else int(text) if _NUMBER.fullmatch(text) else -1
     if not 0 <= ply <= total:
         return message_page(
             _("There is no such position"),
@@ -164,7 +166,7 @@ def _step_number(text: str | None, steps: int) -> int | None:
     if text is None or not text.strip():
         return steps
     text = text.strip()
-    if not text.isdigit() or len(text) > 9 or int(text) > steps:
+    if not _NUMBER.fullmatch(text) or int(text) > steps:
         return None
     return int(text)
 
@@ -194,7 +196,12 @@ def _page(board: Board) -> Page:
         return _render(board, line, at, _menu(game, shown, (), running), status=400,
                        error=problem)
     played = request.args.get("play", "").strip()
-    if played and running:
+    if played and not running:
+        ended = Text("nothing can follow %(step)s here", step=line.steps[-1]) \
+            if not line.open_at(at) else Text("the game is over")
+        return _render(board, line, at, _menu(game, shown, (), running), status=422,
+                       error=reader.text(ended))
+    if played:
         typed = _typed(game, shown, played)
         if typed.move is not None:
             return redirect(board.url(*branch(line.steps, at, typed.move)))

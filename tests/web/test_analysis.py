@@ -307,6 +307,8 @@ def test_a_step_that_draws_from_the_blind_pile_stops_the_line_and_says_so(
                                                     row.to_move, "rifugio")
     # The confirm page plays it for real (and shows the draw only then).
     assert "Play the first move (take blind)" in page.text
+    after = _get(client, _path(drawn.headers["Location"]), **{"play": "take 1"})
+    assert after.status_code == 422 and "nothing can follow take blind here" in after.text
     following = _get(client, url, **{"line": "take blind;take 1"})
     assert following.status_code == 400
     assert "nothing can follow take blind here" in following.text
