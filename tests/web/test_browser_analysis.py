@@ -17,7 +17,14 @@ from pbem.migrate import upgrade
 from pbem.models import GameRecord
 from pbem.positions import current_state, moves_of
 from pbem.services import Site
-from tests.browser_support import axe_violations, chromium, needs_chromium, new_page, serving
+from tests.browser_support import (
+    axe_violations,
+    chromium,
+    needs_chromium,
+    new_page,
+    screenshot,
+    serving,
+)
 from tests.support import free_port, start_a_game
 
 pytestmark = needs_chromium
@@ -75,6 +82,7 @@ def test_two_clicks_on_the_board_make_an_analysis_move_and_axe_finds_nothing(
         line = page.locator("ol.analysis-line")
         assert str(move) in line.inner_text()
         assert _violations(page) == []
+        screenshot(page, "40-analysis-board")
     finally:
         page.context.close()
     with database.session() as session:
