@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from flask import Blueprint, redirect, render_template, request, url_for
@@ -47,12 +47,13 @@ from pbem.web.play import Page, turn_of_token
 from pbem.web.replay import game_by_public_id
 from pbem.web.support import (
     board_svg,
-    cell_anchor,
+    cell_links,
     damaged_link,
     database,
     game_of_token,
     message_page,
     named_svg,
+    needs_zoom,
     seat_labels,
     with_names,
 )
@@ -89,10 +90,16 @@ class Board:
         return url_for(self.endpoint, **self.address, line=SEPARATOR.join(steps) or None,
                        at=None if at is None or at == len(steps) else at, **query)
 
+    def zoomed(self, zoom: bool) -> Board:
+        """This board with its cells drawn twice as big (``zoom=2``, as on the move page), or
+        fitted to the page."""
+        address = {k: v for k, v in self.address.items() if k != "zoom"}
+        return replace(self, address={**address, "zoom": 2} if zoom else address)
+
     def form_fields(self, steps: tuple[str, ...], at: int) -> dict[str, str]:
         """The hidden fields of a form that plays a move here (a GET form drops the query of
         its action)."""
-        fields = {k: str(v) for k, v in self.address.items() if k == "ply"}
+        fields = {k: str(v) for k, v in self.address.items() if k in ("ply", "zoom")}
         if steps:
             fields["line"] = SEPARATOR.join(steps)
         if at != len(steps):
@@ -173,6 +180,7 @@ def _step_number(text: str | None, steps: int) -> int | None:
 
 def _page(board: Board) -> Page:
     game, reader = board.game, current_reader()
+    board = board.zoomed(request.args.get("zoom") == "2")
     raw = request.args.get("line", "")
     problem = ""
     try:
@@ -229,20 +237,8 @@ def _typed(game: engine.AnyGame, state: Any, text: str) -> TypedMove:
 
 
 def _cell_links(board: Board, line: Line, at: int, menu: MoveMenu) -> Callable[[str], str | None]:
-    """Each clickable cell links to this page with that cell clicked (or taken back)."""
-
-    def cell_href(label: str) -> str | None:
-        key = label.upper()
-        if key in menu.prefix:
-            cells: tuple[str, ...] | None = menu.prefix[: menu.prefix.index(key)]
-        else:
-            cells = menu.next_cells.get(key)
-        if cells is None:
-            return None
-        return board.url(line.steps, at, cells=".".join(cells) or None,
-                         _anchor=cell_anchor(key))
-
-    return cell_href
+    return cell_links(menu.prefix, menu.next_cells, lambda cells, anchor: board.url(
+        line.steps, at, cells=".".join(cells) or None, _anchor=anchor))
 
 
 def _render(board: Board, line: Line, at: int, menu: MoveMenu, *, status: int = 200,
@@ -258,6 +254,7 @@ def _render(board: Board, line: Line, at: int, menu: MoveMenu, *, status: int = 
     board_picture = named_svg(labels, board_svg(game, shown, viewer, last, links,
                                                 chosen=menu.prefix if running else None))
     first = line.steps[0] if line.steps else None
+    zoom = "zoom" in board.address
     return render_template(
         "analysis.html", row=board.row, info=game.info, viewer=viewer, board=board_picture,
         names=seat_names(board.row.game_type, game.seat_names(shown), reader=reader),
@@ -278,5 +275,7 @@ def _render(board: Board, line: Line, at: int, menu: MoveMenu, *, status: int = 
         replay_url=board.links.get("replay"),
         first_move=first, confirm_url=board.confirm(first) if board.confirm and first else None,
         # For a later form that keeps the line (conditional moves): its moves and the token.
-        line_notations=list(line.steps), seat_token=board.token,
+        line_notations=list(line.steps), seat_token=board.token, zoom=zoom,
+        zoom_url=board.zoomed(not zoom).url(line.steps, at, cells=".".join(menu.prefix) or None)
+        if zoom or needs_zoom(board_picture) else None,
     ), status

@@ -385,3 +385,22 @@ def test_a_players_analysis_is_in_their_language(
             session.add(player)
     page = client.get(_path(site.links.seat_view_url(pk, 0)) + "/analysis").text
     assert "Analysebord" in page and "Analysis board" not in page
+
+
+def test_a_board_of_small_cells_can_be_zoomed_and_stays_zoomed_while_the_line_grows(
+    client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
+) -> None:
+    pk = start_a_game(sqlite_database, now, site, "stigmergy", {"size": 10, "komi": "none"})
+    url = f"/g/{_row(sqlite_database, pk).public_id}/analysis"
+    page = client.get(url).text
+    zoom = re.search(r'<a href="([^"]+)">Zoom the board</a>', page)
+    assert zoom, "no zoom for a board whose cells are small on a phone"
+    zoomed = client.get(html.unescape(zoom[1]))
+    assert '<div class="board zoomed">' in zoomed.text
+    assert '<input type="hidden" name="zoom" value="2">' in zoomed.text
+    cells = re.findall(r'<a href="([^"]*cells=[^"]*)"', zoomed.text)
+    assert cells and all("zoom=2" in html.unescape(link) for link in cells)
+    game, state = current_state(_row(sqlite_database, pk))
+    played = _get(client, html.unescape(zoom[1]), play=_open_moves(game, state)[0])
+    assert _query(played.headers["Location"])["zoom"] == "2"
+    assert "Fit the board to the page" in client.get(_path(played.headers["Location"])).text
