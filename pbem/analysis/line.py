@@ -67,13 +67,14 @@ class Line:
 
 def start_for(game: AnyGame, state: Any, viewer: int | None) -> Any:
     """The position to analyse: ``state`` where nothing is hidden, else one that ``viewer`` (a
-    seat; None: the public) cannot tell from it, its hidden parts guessed. For the public every
-    seat's hidden values are guessed in turn, so none of them is the true one."""
+    seat; None: the public) cannot tell from it, its hidden parts guessed. For the public the
+    guess is made twice, from seat 0's view and then from seat 1's: the second guesses seat 0's
+    values too, so no seat's true values are left."""
     search = game.search()
     if not search.hidden or game.to_move(state) is None:  # once over, nothing is hidden
         return state
     rng = random.Random(GUESS_SEED)
-    seats = [viewer] if viewer is not None else list(range(game.num_players))[:2]
+    seats = [viewer] if viewer is not None else [0, 1]
     for seat in seats:
         state = search.determinize(state, seat, rng)
     return state

@@ -157,7 +157,7 @@ def _from_record(row: GameRecord, viewer: int | None, endpoint: str, address: di
         return message_page(
             _("There is no such position"),
             _("%(ply)s is not a position of this game: positions are numbered from 0 (the start) "
-              "to %(total)d (after the last move).", ply=text[:MAX_ECHO], total=total), 400,
+              "to %(total)d (after the last move).", ply=_echo(text), total=total), 400,
             game_url=back(total))
     game = engine_game(row)
     state = state_at(game, row, moves, ply)
@@ -166,6 +166,12 @@ def _from_record(row: GameRecord, viewer: int | None, endpoint: str, address: di
                        moves[ply - 1].notation if ply else None, endpoint,
                        {**address, "ply": ply}, back(ply), token,
                        "seat-view" if token else None, None, links))
+
+
+def _echo(text: str) -> str:
+    """What the page repeats of a bad part of its address: its start, every control character
+    shown as \ufffd (the page says what was wrong, it does not pass on what was sent)."""
+    return "".join(c if c.isprintable() else "\ufffd" for c in text[:MAX_ECHO])
 
 
 def _step_number(text: str | None, steps: int) -> int | None:
@@ -189,13 +195,13 @@ def _page(board: Board) -> Page:
         line = good_part(game, board.start, raw, error)
         problem = _("Step %(number)d of the line in this address (%(step)s) cannot be played: "
                     "%(reason)s. The line is shown up to the step before it.",
-                    number=error.number, step=error.step[:MAX_ECHO],
+                    number=error.number, step=_echo(error.step),
                     reason=reader.text(error.reason))
     at = _step_number(request.args.get("at"), len(line.steps))
     if at is None:
         problem = problem or _(
             "%(at)s is not a step of this line: its steps are numbered from 0 (the start) to "
-            "%(count)d (its end).", at=request.args.get("at", "")[:MAX_ECHO],
+            "%(count)d (its end).", at=_echo(request.args.get("at", "")),
             count=len(line.steps))
         at = len(line.steps)
     shown = line.shown(at)

@@ -404,3 +404,12 @@ def test_a_board_of_small_cells_can_be_zoomed_and_stays_zoomed_while_the_line_gr
     played = _get(client, html.unescape(zoom[1]), play=_open_moves(game, state)[0])
     assert _query(played.headers["Location"])["zoom"] == "2"
     assert "Fit the board to the page" in client.get(_path(played.headers["Location"])).text
+
+
+def test_control_characters_in_the_address_are_not_repeated(
+    client: FlaskClient, mosey: tuple[int, str],
+) -> None:
+    for query in ({"line": "G5xF4;\x1b[31mZ9"}, {"ply": "\x07"}, {"line": "G5xF4", "at": "\x00"}):
+        answer = client.get(mosey[1], query_string=query)
+        assert answer.status_code == 400
+        assert not any(c in answer.text for c in "\x1b\x07\x00"), query
