@@ -87,3 +87,27 @@ def test_two_clicks_on_the_board_make_an_analysis_move_and_axe_finds_nothing(
         page.context.close()
     with database.session() as session:
         assert moves_of(session, pk) == [], "an analysis move was played in the game"
+
+
+@pytest.mark.parametrize(("game_id", "options", "query"), [
+    ("rifugio", {"players": 2}, "?line=take%20blind"),  # a line that a draw stops
+    ("stigmergy", {"size": 10, "komi": "negotiate"}, ""),  # a number to name, small cells
+    ("mosey", {"order": 4}, "?line=Z9"),  # a damaged line
+])
+def test_axe_finds_no_violations_on_other_analysis_pages(
+    served: tuple[Database, Site], browser: Any, game_id: str, options: dict[str, object],
+    query: str,
+) -> None:
+    database, site = served
+    pk = start_a_game(database, datetime.now(UTC), site, game_id, dict(options))
+    with database.session() as session:
+        row = session.get(GameRecord, pk)
+        assert row is not None and row.to_move is not None
+        seat, ply = row.to_move, row.ply
+    page = new_page(browser, 1280)
+    try:
+        response = page.goto(f"{site.links.move_url(pk, seat, ply)}/analysis{query}")
+        assert response is not None and response.status in (200, 400)
+        assert _violations(page) == []
+    finally:
+        page.context.close()
