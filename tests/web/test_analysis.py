@@ -413,3 +413,21 @@ def test_control_characters_in_the_address_are_not_repeated(
         answer = client.get(mosey[1], query_string=query)
         assert answer.status_code == 400
         assert not any(c in answer.text for c in "\x1b\x07\x00"), query
+
+
+def test_the_whole_turn_page_opens_the_analysis_with_the_steps_so_far(
+    client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
+) -> None:
+    pk = start_a_game(sqlite_database, now, site, "rifugio", {"players": 2})
+    row = _row(sqlite_database, pk)
+    assert row.to_move is not None
+    game, state = current_state(row)
+    step = next((m for m in _open_moves(game, start_for(game, state, row.to_move))), None)
+    if step is None:
+        pytest.skip("no open tile to take in this deal")
+    turn = _path(site.links.move_url(pk, row.to_move, 0)) + "/turn"
+    page = client.get(turn, query_string={"steps": step}).text
+    link = re.search(r'<a href="([^"]+)">Analyse this position</a>', page)
+    assert link and _query(html.unescape(link[1])) == {"line": step}
+    analysis = client.get(html.unescape(link[1]))
+    assert analysis.status_code == 200 and f": {step}</a>" in analysis.text

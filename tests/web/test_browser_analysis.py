@@ -109,5 +109,6 @@ def test_axe_finds_no_violations_on_other_analysis_pages(
         response = page.goto(f"{site.links.move_url(pk, seat, ply)}/analysis{query}")
         assert response is not None and response.status in (200, 400)
         assert _violations(page) == []
+        screenshot(page, f"41-analysis-{game_id}")
     finally:
         page.context.close()
