@@ -96,10 +96,16 @@ class Board:
         address = {k: v for k, v in self.address.items() if k != "zoom"}
         return replace(self, address={**address, "zoom": 2} if zoom else address)
 
+    def beside(self, other: tuple[str, ...] | None) -> Board:
+        """This board keeping ``other``, the line it branched from (``was=``), or none."""
+        address = {k: v for k, v in self.address.items() if k != "was"}
+        return replace(self, address={**address, "was": SEPARATOR.join(other)} if other
+                       else address)
+
     def form_fields(self, steps: tuple[str, ...], at: int) -> dict[str, str]:
         """The hidden fields of a form that plays a move here (a GET form drops the query of
         its action)."""
-        fields = {k: str(v) for k, v in self.address.items() if k in ("ply", "zoom")}
+        fields = {k: str(v) for k, v in self.address.items() if k in ("ply", "zoom", "was")}
         if steps:
             fields["line"] = SEPARATOR.join(steps)
         if at != len(steps):
@@ -197,6 +203,8 @@ def _page(board: Board) -> Page:
                     "%(reason)s. The line is shown up to the step before it.",
                     number=error.number, step=_echo(error.step),
                     reason=reader.text(error.reason))
+    other = _other_line(game, board.start, request.args.get("was", ""), line)
+    board = board.beside(other.steps if other else None)
     at = _step_number(request.args.get("at"), len(line.steps))
     if at is None:
         problem = problem or _(
@@ -218,7 +226,7 @@ def _page(board: Board) -> Page:
     if played:
         typed = _typed(game, shown, played)
         if typed.move is not None:
-            return redirect(board.url(*branch(line.steps, at, typed.move)))
+            return redirect(_played(board, line, at, typed.move))
         return _render(board, line, at, _menu(game, shown, (), running), status=422,
                        error=reader.text(typed.reason), typed=typed, text=played)
     prefix = tuple(c for c in request.args.get("cells", "").upper().split(".") if c)
@@ -226,8 +234,27 @@ def _page(board: Board) -> Page:
     if prefix and not menu.next_cells and not menu.complete:
         menu = _menu(game, shown, (), running)  # a stale or edited click: start the move over
     if menu.prefix and len(menu.complete) == 1 and not menu.next_cells:
-        return redirect(board.url(*branch(line.steps, at, menu.complete[0])))
-    return _render(board, line, at, menu)
+        return redirect(_played(board, line, at, menu.complete[0]))
+    return _render(board, line, at, menu, other=other)
+
+
+def _other_line(game: engine.AnyGame, start: Any, raw: str, line: Line) -> Line | None:
+    """The line this one branched from (``was=``), kept beside it to switch back to; a damaged
+    or equal one is dropped (it is a convenience: the line itself is what the page is about)."""
+    if not raw.strip():
+        return None
+    try:
+        other = read_line(game, start, raw)
+    except DamagedLine:
+        return None
+    return other if other.steps and other.steps != line.steps else None
+
+
+def _played(board: Board, line: Line, at: int, move: str) -> str:
+    """The address after ``move`` at step ``at``: a branch keeps the line it leaves beside it."""
+    steps, after = branch(line.steps, at, move)
+    left = at < len(line.steps) and steps != line.steps  # the rest of the old line is left
+    return (board.beside(line.steps) if left else board).url(steps, after)
 
 
 def _menu(game: engine.AnyGame, state: Any, prefix: tuple[str, ...], running: bool) -> MoveMenu:
@@ -247,8 +274,28 @@ def _cell_links(board: Board, line: Line, at: int, menu: MoveMenu) -> Callable[[
         line.steps, at, cells=".".join(cells) or None, _anchor=anchor))
 
 
+@dataclass(frozen=True)
+class Switch:
+    """The line a branch left: where they part (a step number from 1), its moves from there,
+    and the address that shows it (keeping this line beside it in turn)."""
+
+    step: int
+    moves: tuple[str, ...]
+    url: str
+
+
+def _switch(board: Board, line: Line, other: Line) -> Switch:
+    common = 0
+    while common < min(len(line.steps), len(other.steps)) and \
+            line.steps[common] == other.steps[common]:
+        common += 1
+    return Switch(common + 1, other.steps[common:],
+                  board.beside(line.steps).url(other.steps, min(common + 1, len(other.steps))))
+
+
 def _render(board: Board, line: Line, at: int, menu: MoveMenu, *, status: int = 200,
-            error: str = "", typed: TypedMove | None = None, text: str = "") -> Page:
+            error: str = "", typed: TypedMove | None = None, text: str = "",
+            other: Line | None = None) -> Page:
     game, viewer, reader = board.game, board.viewer, current_reader()
     played = min(at, len(line.positions) - 1)  # the steps played for the position shown
     shown = line.positions[played]
@@ -272,7 +319,8 @@ def _render(board: Board, line: Line, at: int, menu: MoveMenu, *, status: int = 
         start_url=board.url(line.steps, 0), step_url=lambda n: board.url(line.steps, n),
         fields=board.form_fields(line.steps, at), action=url_for(board.endpoint,
                                                                  **board.address),
-        clear_url=board.url(line.steps, at), restart_url=board.url(),
+        clear_url=board.url(line.steps, at), restart_url=board.beside(None).url(),
+        other=_switch(board, line, other) if other else None,
         stop=with_names(labels, line.stop) if line.stop and at == len(line.steps) else "",
         describe=with_names(labels, game.describe(shown, viewer)),
         text_board=with_names(labels, game.render_text(shown, viewer)),

@@ -147,8 +147,15 @@ def test_analysis_plays_every_side_steps_back_and_forward_and_branches_in_every_
         others = [m for m in choices if m != line[1]]
         if others:
             branched = _get(client, url, **{"at": 1, "play": others[0]})
+            branch = f"{line[0]};{others[0]}"
             assert _query(branched.headers["Location"]) == {
-                "ply": str(ply), "line": f"{line[0]};{others[0]}"}
+                "ply": str(ply), "line": branch, "was": ";".join(line)}
+            # The line it left stays beside it, one click away (and this one beside that).
+            page = client.get(_path(branched.headers["Location"])).text
+            switch = re.search(r'<a href="([^"]+)">Switch to that line</a>', page)
+            assert switch, "the line a branch left is lost"
+            assert _query(html.unescape(switch[1])) == {
+                "ply": str(ply), "line": ";".join(line), "at": "2", "was": branch}
     assert _moves_in_db(sqlite_database, pk) == len(history), "the analysis played a move"
 
 
