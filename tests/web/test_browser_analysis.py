@@ -110,5 +110,8 @@ def test_axe_finds_no_violations_on_other_analysis_pages(
         assert response is not None and response.status in (200, 400)
         assert _violations(page) == []
         screenshot(page, f"41-analysis-{game_id}")
+        page.set_viewport_size({"width": 360, "height": 800})  # a phone: nothing overflows
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= 360, f"{game_id}'s analysis is {width} px wide on a 360 px screen"
     finally:
         page.context.close()
