@@ -3,7 +3,8 @@
 Hidden information stays hidden, for every game alike. The start is a position the viewer
 cannot tell from the real one (the game's :meth:`engine.base.Search.determinize`, with a fixed
 guess): the true pile and the other seats' hidden values are never played through, so nothing
-the line shows can depend on them. A move that would reveal something (a draw from a pile,
+the line shows can depend on them (a board that shows a commitment to a hidden seed shows the
+guess's). A move that would reveal something (a draw from a pile,
 :meth:`engine.base.Game.reveals_hidden`) ends the line unplayed, with what it would do; so does
 a move that ends a game with hidden information, whose result would count values the viewer
 cannot see.
