@@ -31,6 +31,9 @@ _.challenge_action
 _.challenge_page
 _.confirm_page
 _.email_links
+_.from_game  # pbem.web.analysis: the analysis board from a game's page
+_.from_move
+_.from_seat
 _.game_action
 _.games_list
 _.guard

@@ -202,12 +202,24 @@ def render_game_page(
         waiting=computer_wait() if computer_to_move else None,
         again_url=computer_again_url(row, viewer, seats, players),
         move_url=move_url, seat_token=seat_token, clock=clock,
+        analysis_url=_analysis_url(row, shown, len(moves), move_url, seat_token),
         **clock_text(clock, row.game_type),
         resign_url=links.resign_url(row.id, viewer, holder=seats[viewer].player_id)
         if viewer is not None
         and row.status == GameStatus.ACTIVE else None,
         downloads=record_links(row.public_id),
     ), status
+
+
+def _analysis_url(row: GameRecord, shown: int, total: int, move_url: str | None,
+                  seat_token: str | None) -> str:
+    """The analysis board at the position shown: from the move link at the player's turn (so
+    that its first move can be played), else as the seat or the public sees the game."""
+    if move_url is not None and shown == total:
+        return f"{move_url}/analysis"
+    if seat_token is not None:
+        return url_for("analysis.from_seat", token=seat_token, ply=shown)
+    return url_for("analysis.from_game", public_id=row.public_id, ply=shown)
 
 
 @bp.get("/g/<public_id>")

@@ -40,7 +40,7 @@ from pbem.web.games import OUT_OF_GAME, render_game_page
 from pbem.web.language import current_reader
 from pbem.web.support import (
     board_svg,
-    cell_anchor,
+    cell_links,
     damaged_link,
     database,
     first_turn,
@@ -159,22 +159,10 @@ def move_page(token: str, error: str = "", status: int = 200, text: str = "",
 
 
 def _cell_links(token: str, menu: MoveMenu, zoom: bool) -> Callable[[str], str | None]:
-    """Where each cell links: the same page with that cell clicked (or taken back), scrolled to
-    the clicked cell so keyboard and screen reader users continue from there."""
-    prefix = menu.prefix
-
-    def cell_href(label: str) -> str | None:
-        key = label.upper()
-        if key in prefix:  # a cell already clicked: clicking it again takes that click back
-            cells: tuple[str, ...] | None = prefix[: prefix.index(key)]
-        else:
-            cells = menu.next_cells.get(key)
-        if cells is None:
-            return None
-        return url_for("play.move_page", token=token, cells=".".join(cells) or None,
-                       zoom=2 if zoom else None, _anchor=cell_anchor(key))
-
-    return cell_href
+    """Where each cell links: the same page with that cell clicked (or taken back)."""
+    return cell_links(menu.prefix, menu.next_cells, lambda cells, anchor: url_for(
+        "play.move_page", token=token, cells=".".join(cells) or None,
+        zoom=2 if zoom else None, _anchor=anchor))
 
 
 def paused(row: GameRecord) -> bool:

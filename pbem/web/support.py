@@ -117,6 +117,27 @@ def anchor_cells(svg: str) -> str:
     return _CELL_LINK.sub(r'\1 id="\2"\3>', svg)
 
 
+def cell_links(prefix: tuple[str, ...], next_cells: dict[str, tuple[str, ...]],
+               page: Callable[[tuple[str, ...], str], str]) -> Callable[[str], str | None]:
+    """Where each cell of a clickable board links: ``page(cells, anchor)``, the same page with
+    that cell clicked after ``prefix`` (a cell of ``prefix`` clicked again takes it back, and
+    the clicks after it), scrolled to the cell so that keyboard and screen reader users go on
+    from there; None for a cell no click may use (``next_cells``: clickable cell -> the new
+    clicks, as :class:`pbem.positions.MoveMenu` has them)."""
+
+    def cell_href(label: str) -> str | None:
+        key = label.upper()
+        if key in prefix:
+            cells: tuple[str, ...] | None = prefix[: prefix.index(key)]
+        else:
+            cells = next_cells.get(key)
+        if cells is None:
+            return None
+        return page(cells, cell_anchor(key))
+
+    return cell_href
+
+
 MIN_TARGET_PX = 24  # WCAG 2.5.8: pointer targets at least 24 by 24 CSS pixels
 PHONE_BOARD_PX = 358  # a 390 px phone less the page's padding
 

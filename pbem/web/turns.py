@@ -35,7 +35,7 @@ from pbem.web.play import (
 )
 from pbem.web.support import (
     board_svg,
-    cell_anchor,
+    cell_links,
     game_or_none,
     named_svg,
     seat_labels,
@@ -153,17 +153,8 @@ def _show(row: GameRecord, seat: int, token: str, game: engine.AnyGame,
 
 
 def _cell_links(token: str, built: Built, menu: MoveMenu) -> Any:
-    def cell_href(label: str) -> str | None:
-        key = label.upper()
-        if key in menu.prefix:
-            cells: tuple[str, ...] | None = menu.prefix[: menu.prefix.index(key)]
-        else:
-            cells = menu.next_cells.get(key)
-        if cells is None:
-            return None
-        return _url(token, built.steps, cells=".".join(cells) or None, _anchor=cell_anchor(key))
-
-    return cell_href
+    return cell_links(menu.prefix, menu.next_cells, lambda cells, anchor: _url(
+        token, built.steps, cells=".".join(cells) or None, _anchor=anchor))
 
 
 @dataclass(frozen=True)

@@ -120,10 +120,13 @@ ROUTES: dict[str, Route] = {
     "tournaments.tournaments_index": public(),
     "tournaments.tournament_page": public(),
     "admin_auth.login": public(),
+    "analysis.from_game": public(),  # the analysis board of the game page and the replay
     # Pages opened by a link's token, by the token's kind.
     "play.move_page": token("move"),
     "play.confirm_page": token("move", query="move"),
     "turns.turn_page": token("move"),
+    "analysis.from_move": token("move"),  # the analysis board of a turn
+    "analysis.from_seat": token("seat-view"),  # the analysis board of a seat's game page
     "play.resign_page": token("resign"),
     "games.seat_page": token("seat-view"),
     "invites.invitation": token("invite"),
