@@ -31,7 +31,7 @@ def current_state(row: GameRecord) -> tuple[AnyGame, Any]:
 
 
 # SQLModel types a column as its Python value; the loader option wants the mapped attribute.
-_STATE_AFTER = cast("QueryableAttribute[Any]", Move.state_after)
+_STATE_AFTER = cast(QueryableAttribute[Any], Move.state_after)
 
 
 def moves_of(session: Session, game_id: int, *, positions: bool = True) -> list[Move]:
