@@ -37,6 +37,11 @@ COMMAND_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
            "vacation": ("vacanza",), "accept": ("accetto", "accetta"),
            "decline": ("rifiuto", "rifiuta"), "note": ("nota",)},
 }
+# The conditional moves' words (pbem.conditional): ``conditional`` shows them, ``conditional off``
+# clears them; lines ``if X then Y`` keep them (their ``if`` and ``then`` in pbem.conditional.tree).
+CONDITIONAL_WORDS = ("conditional", "voorwaardelijk", "bedingt", "condizionale")
+OFF_WORDS = ("off", "uit", "aus", "via")
+
 # The units of ``vacation 5d``: days and weeks, in the four languages.
 DAY_UNITS = ("d", "day", "days", "dag", "dagen", "t", "tag", "tage", "g", "giorno", "giorni")
 WEEK_UNITS = ("w", "week", "weeks", "weken", "woche", "wochen", "s", "settimana", "settimane")

@@ -28,7 +28,7 @@ from sqlmodel import Session
 from engine.text import Text
 from pbem.models import GameRecord, GameStatus, Move, MoveSource
 from pbem.services.common import NotYourTurn, Site, lock_game, seats_of
-from pbem.services.events import MovePlayed, TurnEvent
+from pbem.services.events import EVENTS, MovePlayed, StandingMove, TurnEvent
 from pbem.services.moves import (
     Position,
     apply_move,
@@ -71,8 +71,11 @@ def play_moves(
     played: list[Move] = []
     automatic = False
     for _ in range(MAX_TURN_MOVES):
-        # After each move, the server's own first; then the turn's next step, if any.
+        # After each move, the server's own first, then a move the next seat left in advance
+        # for it (a conditional move); then the turn's next step, if any.
         choice = automatic_move(row, seats, position) if played or steps is None else None
+        if choice is None and played:
+            choice = standing_move(session, now, row, played[-1], position)
         if choice is not None:
             step: Step | None = Step(*choice)
             automatic = True
@@ -85,8 +88,19 @@ def play_moves(
     events: list[TurnEvent] = [MovePlayed(move) for move in played]
     if emails and mover is not None:
         events += send_move_emails(session, now, site, row, mover=mover, automatic=automatic,
-                                   position=position)
+                                   position=position, played=played)
     return events
+
+
+def standing_move(session: Session, now: datetime, row: GameRecord, last: Move,
+                  position: Position) -> tuple[Any, str, str] | None:
+    """The move the seat now to move left in advance as its answer to ``last`` (another
+    seat's), if a feature keeps one (:class:`~pbem.services.events.StandingMove`)."""
+    if row.status != GameStatus.ACTIVE or row.to_move is None or row.to_move == last.seat:
+        return None
+    asked = StandingMove(session, now, row, row.to_move, last, position.game, position.state)
+    move = next((answer for answer in EVENTS.publish(asked) if answer is not None), None)
+    return None if move is None else (move, MoveSource.CONDITIONAL, "")
 
 
 class TurnOver(NotYourTurn):
