@@ -231,7 +231,7 @@ def conditional_section(kept: Shown | None, seat_token: str | None, error: str,
     if kept is None or seat_token is None:
         return None
     if kept.refusal is not None and not kept.tree and not error:
-        return {"rows": [], "refusal": current_reader().text(kept.refusal), "form": False}
+        return None  # the seat's own turn, or a game without them: nothing to show or keep
     return {
         "rows": rows(kept.tree),
         "refusal": current_reader().text(kept.refusal) if kept.refusal else "",

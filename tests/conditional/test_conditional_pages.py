@@ -1,0 +1,120 @@
+"""Conditional moves on the seat's own page (``/seat/<token>``): the form keeps, edits and
+cancels them, a refused line comes back with its reason and loses nothing, and no other page
+(the opponent's seat page, the public page, the records) ever shows them; once played, the
+owner's move list marks the answer, nobody else's does."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+from flask.testing import FlaskClient
+
+from pbem.db import Database
+from pbem.models import GameRecord
+from pbem.services import Site
+from tests.conditional.test_conditional_moves import a_line, moves_of, play, position, start
+
+HOUR = timedelta(hours=1)
+
+
+def local(site: Site, url: str) -> str:
+    return url[len(site.links.base_url):]
+
+
+def text_of(page: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", " ", page))
+
+
+def test_the_seat_page_keeps_edits_and_cancels_conditional_moves(
+    client: FlaskClient, sqlite_database: Database, site: Site, csrf: Callable[[str], str],
+) -> None:
+    now = datetime.now(UTC)
+    game_id = start(sqlite_database, now, site)
+    game, state, row = position(sqlite_database, game_id)
+    assert row.to_move is not None
+    other = 1 - row.to_move
+    line = a_line(game, state, 4, seed=2)
+    page_url = local(site, site.links.seat_view_url(game_id, other))
+    page = client.get(page_url).text
+    assert "You keep no conditional moves in this game." in page
+    keep_url = f"{page_url}/conditional"
+    answer = client.post(keep_url, data={"csrf_token": csrf(page),
+                                         "text": "if " + " then ".join(line)})
+    assert answer.status_code == 303
+    page = client.get(answer.headers["Location"]).text
+    shown = text_of(page)
+    assert "Your conditional moves are kept: 2 answers." in shown
+    assert f"plays {line[0]}, you play {line[1]}" in shown
+    assert f"plays {line[2]}, you play {line[3]}" in shown
+    assert "if " + " then ".join(line) in html.unescape(page)  # the form's text, to edit
+    # edited: a shorter tree replaces it
+    answer = client.post(keep_url, data={"csrf_token": csrf(page),
+                                         "text": f"if {line[0]} then {line[1]}"})
+    page = client.get(answer.headers["Location"]).text
+    assert "Your conditional moves are kept: 1 answer." in text_of(page)
+    assert f"you play {line[3]}" not in text_of(page)
+    # refused: the reason, the text as typed, and the kept tree unchanged
+    refused = client.post(keep_url, data={"csrf_token": csrf(page),
+                                          "text": f"if {line[0]} then Z9-Z8"})
+    assert refused.status_code == 400
+    assert f"Nothing was changed: line 1: your move Z9-Z8:" in text_of(refused.text)
+    assert f"if {line[0]} then Z9-Z8" in html.unescape(refused.text)
+    assert f"plays {line[0]}, you play {line[1]}" in text_of(client.get(page_url).text)
+    # cancelled
+    answer = client.post(f"{page_url}/conditional/cancel", data={"csrf_token": csrf(page)})
+    assert answer.status_code == 303
+    page = client.get(answer.headers["Location"]).text
+    assert "You keep no conditional moves now." in text_of(page)
+    assert f"you play {line[1]}" not in text_of(page)
+
+
+def test_a_post_without_the_pages_csrf_token_keeps_nothing(
+    client: FlaskClient, sqlite_database: Database, site: Site,
+) -> None:
+    now = datetime.now(UTC)
+    game_id = start(sqlite_database, now, site)
+    game, state, row = position(sqlite_database, game_id)
+    assert row.to_move is not None
+    line = a_line(game, state, 2)
+    page_url = local(site, site.links.seat_view_url(game_id, 1 - row.to_move))
+    answer = client.post(f"{page_url}/conditional", data={"text": f"if {line[0]} then {line[1]}"})
+    assert answer.status_code == 400
+    assert f"you play {line[1]}" not in text_of(client.get(page_url).text)
+
+
+def test_the_opponent_never_sees_them_and_only_the_owner_sees_them_marked_once_played(
+    client: FlaskClient, sqlite_database: Database, site: Site, csrf: Callable[[str], str],
+) -> None:
+    now = datetime.now(UTC)
+    game_id = start(sqlite_database, now, site)
+    game, state, row = position(sqlite_database, game_id)
+    assert row.to_move is not None
+    mover, other = row.to_move, 1 - row.to_move
+    line = a_line(game, state, 4, seed=4)
+    owner_url = local(site, site.links.seat_view_url(game_id, other))
+    client.post(f"{owner_url}/conditional", data={
+        "csrf_token": csrf(client.get(owner_url).text), "text": "if " + " then ".join(line)})
+    with sqlite_database.session() as session:
+        public_id = session.get(GameRecord, game_id).public_id  # type: ignore[union-attr]
+    opponent_url = local(site, site.links.seat_view_url(game_id, mover))
+
+    def others_pages() -> list[str]:
+        pages = [client.get(opponent_url).text, client.get(f"/g/{public_id}").text]
+        pages += [client.get(f"/games/{public_id}/record.{kind}").text
+                  for kind in ("json", "txt")]
+        return pages
+
+    for page in others_pages():  # before: no trace of the tree
+        assert "conditional" not in page.lower() and "you play" not in page
+        assert not any(move in page for move in line)
+    play(sqlite_database, now + HOUR, site, game_id, line[0])
+    assert [m.notation for m in moves_of(sqlite_database, game_id)] == line[:2]
+    for page in others_pages():  # after: the answer is a move like any other
+        assert "conditional" not in page.lower() and "you play" not in page
+        assert line[1] in page and line[3] not in page
+    owner = text_of(client.get(owner_url).text)
+    assert f"{line[1]} (your conditional move)" in " ".join(owner.split())
+    assert f"plays {line[2]}, you play {line[3]}" in owner
