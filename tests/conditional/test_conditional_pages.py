@@ -60,7 +60,7 @@ def test_the_seat_page_keeps_edits_and_cancels_conditional_moves(
     refused = client.post(keep_url, data={"csrf_token": csrf(page),
                                           "text": f"if {line[0]} then Z9-Z8"})
     assert refused.status_code == 400
-    assert f"Nothing was changed: line 1: your move Z9-Z8:" in text_of(refused.text)
+    assert "Nothing was changed: line 1: your move Z9-Z8:" in text_of(refused.text)
     assert f"if {line[0]} then Z9-Z8" in html.unescape(refused.text)
     assert f"plays {line[0]}, you play {line[1]}" in text_of(client.get(page_url).text)
     # cancelled
