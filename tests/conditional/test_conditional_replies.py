@@ -99,6 +99,6 @@ def test_the_answer_is_in_the_players_language(database: Database, now: datetime
     line = a_line(game, state, 2)
     answer = reply(database, now, site, ALICE_BOB[other].email,
                    f"als {line[0]} dan {line[1]}")
-    assert f"speelt {line[0]}, speel jij {line[1]}" in answer
+    assert f"{line[0]} speelt, speel jij {line[1]}" in answer
     answer = reply(database, now, site, ALICE_BOB[other].email, "voorwaardelijk uit")
     assert "Je voorwaardelijke zetten zijn gewist." in answer
