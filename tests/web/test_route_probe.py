@@ -126,6 +126,8 @@ ROUTES: dict[str, Route] = {
     "turns.turn_page": token("move"),
     "play.resign_page": token("resign"),
     "games.seat_page": token("seat-view"),
+    "conditional.keep": token("seat-view"),  # the seat page's forms (POST only)
+    "conditional.cancel": token("seat-view"),
     "invites.invitation": token("invite"),
     "players.my_games": token("player"),
     "computer.old_link": token("player"),  # /me/<token>/computer: on to /account/computer
