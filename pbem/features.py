@@ -25,8 +25,8 @@ from pbem.services.events import (
     EmailQueued,
     GameFinished,
     GameOverEmail,
+    SeatEmail,
     StandingMove,
-    TurnEmail,
 )
 from pbem.tournaments import service as tournaments
 
@@ -39,5 +39,5 @@ def connect(events: Dispatcher = EVENTS) -> Dispatcher:
     events.subscribe(GameOverEmail, challenges.rematch_link)
     events.subscribe(EmailQueued, channels.on_email_queued)
     events.subscribe(StandingMove, conditional.on_standing_move)
-    events.subscribe(TurnEmail, conditional.on_turn_email)
+    events.subscribe(SeatEmail, conditional.on_seat_email)
     return events

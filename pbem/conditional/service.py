@@ -23,11 +23,11 @@ from sqlmodel import Session, select
 import engine
 from engine.text import Text
 from pbem.conditional.tables import ConditionalMoves
-from pbem.conditional.tree import ConditionalRefused, Tree, build, freeze, read_lines, thaw
+from pbem.conditional.tree import ConditionalRefused, Tree, build, freeze, read_lines, rows, thaw
 from pbem.models import GameRecord, GameStatus, Seat
 from pbem.positions import current_state
 from pbem.services.common import audit, lock_game, seats_of
-from pbem.services.events import StandingMove, TurnEmail
+from pbem.services.events import SeatEmail, StandingMove
 
 
 @dataclass(frozen=True)
@@ -168,13 +168,17 @@ def _drop(kept: ConditionalMoves, event: StandingMove, *, illegal: bool) -> None
     event.session.add(kept)
 
 
-def on_turn_email(event: TurnEmail) -> dict[str, Any]:
-    """What the turn email says of the seat's conditional moves dropped at this very turn
-    (and the row that remembered it goes: the player has been told)."""
+def on_seat_email(event: SeatEmail) -> dict[str, Any]:
+    """What an email to the seat says of its conditional moves: the turn email, those dropped
+    at this very turn (and the row that remembered it goes: the player has been told); the
+    email that says an answer was played, those still kept."""
     row = event.row
     assert row.id is not None
     kept = kept_row(event.session, row.id, event.seat.seat)
-    if kept is None or kept.dropped_ply != row.ply or kept.dropped_move is None:
+    if event.kind == "conditional_played":
+        return {"branches": rows(freeze(kept.tree)) if kept is not None and kept.tree else []}
+    if event.kind != "turn" or kept is None or kept.dropped_ply != row.ply \
+            or kept.dropped_move is None:
         return {}
     told: dict[str, Any] = {"conditional_dropped": kept.dropped_move}
     if kept.dropped_illegal:

@@ -101,13 +101,15 @@ class StandingMove:
 
 
 @dataclass(frozen=True)
-class TurnEmail:
-    """The turn email to ``seat`` of ``row`` is being written: each answer (a dict) adds values
-    to its template (the conditional moves that were dropped since the seat's last turn)."""
+class SeatEmail:
+    """The email ``kind`` ("turn", "conditional_played") to ``seat`` of ``row`` is being
+    written: each answer (a dict) adds values to its template (what became of the seat's
+    conditional moves)."""
 
     session: Session
     row: GameRecord
     seat: Seat
+    kind: str
 
 
 # What playing a turn can cause, in the order it happened (pbem.services.turns).

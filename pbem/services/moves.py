@@ -33,7 +33,7 @@ from pbem.services.events import (
     EVENTS,
     GameFinished,
     GameOverEmail,
-    TurnEmail,
+    SeatEmail,
     TurnEvent,
     TurnStarted,
 )
@@ -244,6 +244,7 @@ def send_conditional_played(session: Session, now: datetime, site: Site, row: Ga
     exchanges = [(before.seat, before.notation, after.notation)
                  for before, after in pairs if before is not None]
     seat_url = site.links.seat_view_url(row.id or 0, seat.seat, holder=seat.player_id)
+    extras = seat_email_extras(session, row, seat, "conditional_played")
     enqueue(
         session, now, site, row=row, seat=seat, player=mail.players[seat.player_id],
         kind="conditional_played",
@@ -252,8 +253,15 @@ def send_conditional_played(session: Session, now: datetime, site: Site, row: Ga
         board=mail.board(seat.seat),
         context=lambda reader: mail.context_for(seat, reader, exchanges=exchanges,
                                                 seat_url=seat_url,
-                                                since=moves_for(played, reader)),
+                                                since=moves_for(played, reader), **extras),
     )
+
+
+def seat_email_extras(session: Session, row: GameRecord, seat: Seat, kind: str
+                      ) -> dict[str, Any]:
+    """What the features add to the email ``kind`` to ``seat`` (:class:`SeatEmail`)."""
+    return {key: value for answer in EVENTS.publish(SeatEmail(session, row, seat, kind))
+            for key, value in answer.items()}
 
 
 @dataclass(frozen=True)
@@ -355,8 +363,7 @@ def send_turn_notice(
     event = N_("Welcome, your turn:") if welcome else N_("Your turn:")
     move_url = site.links.move_url(row.id, seat_number, row.ply, holder=seat.player_id)
     resign_url = site.links.resign_url(row.id, seat_number, holder=seat.player_id)
-    extras = {key: value for answer in EVENTS.publish(TurnEmail(session, row, seat))
-              for key, value in answer.items()}
+    extras = seat_email_extras(session, row, seat, "turn")
     enqueue(
         session, now, site, row=row, seat=seat, player=mail.players[seat.player_id], kind="turn",
         subject=lambda reader: mail.subject(event, seat_number, reader),

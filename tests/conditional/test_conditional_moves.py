@@ -187,7 +187,13 @@ def test_a_deeper_chain_answers_each_move_in_turn(
     assert [m.notation for m in moves_of(database, game_id)] == line
     assert [m.source for m in moves_of(database, game_id)][1::2] == [MoveSource.CONDITIONAL] * 3
     assert tree_of(database, game_id, other) == []
-    assert len(emails(database, kind="conditional_played")) == 3
+    told = [e.text_body for e in emails(database, kind="conditional_played")]
+    assert len(told) == 3
+    # each says what is still kept after the answer it reports
+    assert f"plays {line[2]}, you play {line[3]}" in told[0]
+    assert f"plays {line[4]}, you play {line[5]}" in told[0] and f"you play {line[3]}" \
+        not in told[1]
+    assert "You keep no conditional moves in this game." in told[2]
 
 
 def test_a_move_the_tree_does_not_answer_drops_it_and_the_turn_email_says_so(
