@@ -293,3 +293,29 @@ def test_the_opponent_never_reads_the_tree_in_records_emails_or_the_audit(
     assert [m["notation"] for m in record["moves"]] == line[:2]
     assert not any(line[3] in entry for entry in audit)
     assert tree_of(database, game_id, other) == [f"if {line[2]} then {line[3]}"]
+
+
+def test_an_answer_the_rules_refuse_when_it_is_due_is_not_played_and_the_tree_is_dropped(
+    database: Database, now: datetime, site: Site,
+) -> None:
+    game_id = start(database, now, site)
+    game, state, row = position(database, game_id)
+    assert row.to_move is not None
+    mover, other = row.to_move, 1 - row.to_move
+    line = a_line(game, state, 2)
+    keep(database, now, game_id, other, f"if {line[0]} then {line[1]}")
+    # As if the rules had changed since it was kept: the stored answer is now illegal there.
+    illegal = next(str(m) for m in game.legal_moves(state)
+                   if game.why_illegal(game.play(state, line[0]), m) is not None)
+    with database.write() as session:
+        kept = session.exec(select(ConditionalMoves)).one()
+        kept.tree = {line[0]: {"answer": illegal, "then": {}}}
+        session.add(kept)
+    play(database, now + HOUR, site, game_id, line[0])
+    assert [m.notation for m in moves_of(database, game_id)] == [line[0]]
+    assert position(database, game_id)[2].to_move == other != mover
+    turn = emails(database, kind="turn")[-1]
+    assert turn.to_address == ALICE_BOB[other].email
+    assert (f"Your conditional moves could not be played after {line[0]} (the rules refuse "
+            "them now), so they were dropped.") in turn.text_body
+    assert tree_of(database, game_id, other) == []

@@ -16,6 +16,7 @@ from pbem.db import Database
 from pbem.models import GameRecord
 from pbem.services import Site
 from tests.conditional.test_conditional_moves import a_line, moves_of, play, position, start
+from tests.support import ALICE_BOB, start_a_game
 
 HOUR = timedelta(hours=1)
 
@@ -118,3 +119,35 @@ def test_the_opponent_never_sees_them_and_only_the_owner_sees_them_marked_once_p
     owner = text_of(client.get(owner_url).text)
     assert f"{line[1]} (your conditional move)" in " ".join(owner.split())
     assert f"plays {line[2]}, you play {line[3]}" in owner
+
+
+def test_an_analysis_board_adds_a_line_and_a_game_without_them_refuses_clearly(
+    client: FlaskClient, sqlite_database: Database, site: Site, csrf: Callable[[str], str],
+) -> None:
+    now = datetime.now(UTC)
+    game_id = start(sqlite_database, now, site)
+    game, state, row = position(sqlite_database, game_id)
+    assert row.to_move is not None
+    first, second = a_line(game, state, 2, seed=1), a_line(game, state, 2, seed=2)
+    page_url = local(site, site.links.seat_view_url(game_id, 1 - row.to_move))
+    token = csrf(client.get(page_url).text)
+    for line in (first, second):  # each posted alone, as a board that explored it would
+        answer = client.post(f"{page_url}/conditional", data={
+            "csrf_token": token, "text": f"if {line[0]} then {line[1]}", "add": "1"})
+        assert answer.status_code == 303
+    shown = text_of(client.get(page_url).text)
+    assert f"plays {first[0]}, you play {first[1]}" in shown
+    assert f"plays {second[0]}, you play {second[1]}" in shown
+
+    rifugio = start_a_game(sqlite_database, now, site, "rifugio", {"players": 2},
+                           players=ALICE_BOB)
+    _, _, row = position(sqlite_database, rifugio)
+    assert row.to_move is not None
+    page_url = local(site, site.links.seat_view_url(rifugio, 1 - row.to_move))
+    page = client.get(page_url).text
+    assert "Your conditional moves" not in page  # nothing offered where they cannot be kept
+    refused = client.post(f"{page_url}/conditional", data={"csrf_token": token,
+                                                           "text": "if pass then pass"})
+    assert refused.status_code == 400
+    assert ("conditional moves are only for games of two players without hidden information "
+            "or chance") in text_of(refused.text)
