@@ -319,3 +319,24 @@ def test_an_answer_the_rules_refuse_when_it_is_due_is_not_played_and_the_tree_is
     assert (f"Your conditional moves could not be played after {line[0]} (the rules refuse "
             "them now), so they were dropped.") in turn.text_body
     assert tree_of(database, game_id, other) == []
+
+
+def test_a_seat_given_to_another_player_keeps_nobodys_conditional_moves(
+    database: Database, now: datetime, site: Site,
+) -> None:
+    from pbem.admin.actions import replace_player
+
+    game_id = start(database, now, site)
+    game, state, row = position(database, game_id)
+    assert row.to_move is not None
+    other = 1 - row.to_move
+    line = a_line(game, state, 2)
+    keep(database, now, game_id, other, f"if {line[0]} then {line[1]}")
+    with database.write() as session:
+        replace_player(session, now, site, game_id=game_id, seat=other,
+                       new_player=PlayerSpec("Cleo", "cleo@example.test"), actor="olga")
+    assert tree_of(database, game_id, other) == []  # the new holder does not see the old plan
+    play(database, now + HOUR, site, game_id, line[0])
+    assert [m.notation for m in moves_of(database, game_id)] == [line[0]]  # nor is it played
+    with database.session() as session:
+        assert session.exec(select(ConditionalMoves)).all() == []
