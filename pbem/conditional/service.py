@@ -25,7 +25,7 @@ from engine.text import Text
 from pbem.conditional.tables import ConditionalMoves
 from pbem.conditional.tree import ConditionalRefused, Tree, build, freeze, read_lines, rows, thaw
 from pbem.models import GameRecord, GameStatus, Seat
-from pbem.positions import current_state
+from pbem.positions import current_state, engine_game
 from pbem.services.common import audit, lock_game, seats_of
 from pbem.services.events import SeatEmail, StandingMove
 
@@ -39,11 +39,17 @@ class Shown:
     refusal: Text | None
 
 
+def allows_conditional_moves(game: engine.AnyGame) -> bool:
+    """Two players, nothing hidden, no chance: an answer decided in advance is as good as one
+    decided then, and the tree shows nothing the player could not see."""
+    info = game.info
+    return game.num_players == 2 and not info.chance and not info.hidden_information
+
+
 def why_not_kept(row: GameRecord, game: engine.AnyGame, seat: Seat, *,
                  holder: int | None = None) -> Text | None:
     """Why ``seat`` may not keep conditional moves in ``row`` now, or None."""
-    info = game.info
-    if game.num_players != 2 or info.chance or info.hidden_information:
+    if not allows_conditional_moves(game):
         return Text("conditional moves are only for games of two players without hidden "
                     "information or chance")
     if row.status != GameStatus.ACTIVE:
@@ -66,7 +72,7 @@ def kept_row(session: Session, game_id: int, seat: int) -> ConditionalMoves | No
 def shown(session: Session, row: GameRecord, seat: Seat) -> Shown:
     """``seat``'s conditional moves as its holder may see them (nobody else ever does)."""
     assert row.id is not None
-    game = current_state(row)[0]
+    game = engine_game(row)
     kept = kept_row(session, row.id, seat.seat)
     tree = freeze(kept.tree) if kept is not None and kept.player_id == seat.player_id \
         and kept.ply == row.ply and kept.tree else {}

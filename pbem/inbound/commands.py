@@ -39,7 +39,13 @@ from sqlmodel import Session
 import engine
 from engine.text import Text
 from pbem.clock.arithmetic import local_date
-from pbem.conditional.service import ConditionalRefused, clear, save, shown
+from pbem.conditional.service import (
+    ConditionalRefused,
+    allows_conditional_moves,
+    clear,
+    save,
+    shown,
+)
 from pbem.conditional.tree import is_conditional_line, rows
 from pbem.errors import reason_of
 from pbem.i18n import Reader
@@ -52,7 +58,7 @@ from pbem.inbound.answers import (
     why_held_back,
 )
 from pbem.inbound.reading import Reply, command_words
-from pbem.inbound.words import CONDITIONAL_WORDS, OFF_WORDS, CommandName
+from pbem.inbound.words import CONDITIONAL_WORDS, CommandName
 from pbem.models import GameRecord, GameStatus, MoveSource, Player, ReplyOutcome, Seat, SeatStatus
 from pbem.positions import current_state
 from pbem.reply_addresses import ReplyFields, ReplyPurpose, make_reply_token, reply_address
@@ -232,10 +238,10 @@ def conditional_request(steps: tuple[str, ...]) -> str | None:
     if not steps:
         return None
     words = [word.lower() for word in steps[0].rstrip(".!?").split()]
-    if words and words[0] in CONDITIONAL_WORDS and len(steps) == 1:
+    if words and len(steps) == 1 and words[0] in {w for w, _ in CONDITIONAL_WORDS.values()}:
         if len(words) == 1:
             return "show"
-        if len(words) == 2 and words[1] in OFF_WORDS:
+        if len(words) == 2 and words[1] in {off for _, off in CONDITIONAL_WORDS.values()}:
             return "off"
     if is_conditional_line(steps[0]):
         return "\n".join(steps)
@@ -320,9 +326,12 @@ def resign_now(context: Context) -> Handled:
 
 def send_help(context: Context, reply: Reply, *, detail: str = "help") -> Handled:
     game, state = current_state(context.row)
+    language = context.reader.language
     return context.reply("reply_help", detail,
                          examples=example_moves(game, state, context.seat.seat),
-                         your_turn=context.row.to_move == context.seat.seat)
+                         your_turn=context.row.to_move == context.seat.seat,
+                         conditional=CONDITIONAL_WORDS.get(language, CONDITIONAL_WORDS["en"])
+                         if allows_conditional_moves(game) else None)
 
 
 def send_board(context: Context, reply: Reply) -> Handled:

@@ -39,8 +39,10 @@ COMMAND_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
 }
 # The conditional moves' words (pbem.conditional): ``conditional`` shows them, ``conditional off``
 # clears them; lines ``if X then Y`` keep them (their ``if`` and ``then`` in pbem.conditional.tree).
-CONDITIONAL_WORDS = ("conditional", "voorwaardelijk", "bedingt", "condizionale")
-OFF_WORDS = ("off", "uit", "aus", "via")
+# Each language's (conditional, off), the help showing the reader's own.
+CONDITIONAL_WORDS: dict[str, tuple[str, str]] = {
+    "en": ("conditional", "off"), "nl": ("voorwaardelijk", "uit"), "de": ("bedingt", "aus"),
+    "it": ("condizionale", "via")}
 
 # The units of ``vacation 5d``: days and weeks, in the four languages.
 DAY_UNITS = ("d", "day", "days", "dag", "dagen", "t", "tag", "tage", "g", "giorno", "giorni")

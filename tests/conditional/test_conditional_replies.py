@@ -102,3 +102,5 @@ def test_the_answer_is_in_the_players_language(database: Database, now: datetime
     assert f"{line[0]} speelt, speel jij {line[1]}" in answer
     answer = reply(database, now, site, ALICE_BOB[other].email, "voorwaardelijk uit")
     assert "Je voorwaardelijke zetten zijn gewist." in answer
+    answer = reply(database, now, site, ALICE_BOB[other].email, "hulp")
+    assert '"voorwaardelijk" toont ze, "voorwaardelijk uit" wist ze.' in answer
