@@ -4,10 +4,12 @@ Every move of every source is played by :func:`play_moves`, and by nothing else:
 from the move pages or a reply by mail (:func:`play_turn`), a computer player's or a stand-in's
 (:func:`submit_move`, from the sweep), a timed-out turn under its policy
 (:mod:`pbem.services.timeouts`), and the moves the server makes itself after any of them (a
-forced pass, a forfeited seat's stand-in) or at a game's start. It decodes the stored state once
-(:class:`~pbem.services.moves.Position`), carries it from move to move and into the emails the
-turn writes, and returns what happened as events (:mod:`pbem.services.events`): each move
-played, then the turn that started or the game that ended.
+forced pass, a forfeited seat's stand-in, the answer a player left in advance: a conditional move,
+asked of the features through :class:`~pbem.services.events.StandingMove`) or at a game's
+start. It decodes the stored state once (:class:`~pbem.services.moves.Position`), carries it
+from move to move and into the emails the turn writes, and returns what happened as events
+(:mod:`pbem.services.events`): each move played, then the turn that started or the game that
+ended.
 
 A turn is one or several steps (a game with hidden information may need the result of one step
 before the player can choose the next). :func:`play_turn` plays them all in the caller's
