@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import threading
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -340,3 +341,47 @@ def test_a_seat_given_to_another_player_keeps_nobodys_conditional_moves(
     assert [m.notation for m in moves_of(database, game_id)] == [line[0]]  # nor is it played
     with database.session() as session:
         assert session.exec(select(ConditionalMoves)).all() == []
+
+
+def race_a_save_and_a_move(database: Database, now: datetime, site: Site, game_id: int,
+                          line: list[str], mover: int) -> list[bool]:
+    """The other seat keeps ``if line[0] then line[1]`` while ``mover`` plays line[0], both at
+    once from two threads; whether the save was kept."""
+    barrier = threading.Barrier(2)
+    kept: list[bool] = []
+
+    def keep_it() -> None:
+        barrier.wait()
+        try:
+            keep(database, now, game_id, 1 - mover, f"if {line[0]} then {line[1]}")
+            kept.append(True)
+        except ConditionalRefused:
+            kept.append(False)
+
+    def move_it() -> None:
+        barrier.wait()
+        with database.write() as session:
+            submit_move(session, now, site, game_id=game_id, seat=mover, ply=0, text=line[0])
+
+    threads = [threading.Thread(target=keep_it), threading.Thread(target=move_it)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return kept
+
+
+def test_a_tree_kept_while_the_opponent_moves_is_either_used_or_refused(
+    database: Database, now: datetime, site: Site,
+) -> None:
+    """Real threads: the save and the opponent's move each lock the game row, so a tree is
+    never kept against a position the move has already left."""
+    for round_number in range(4):
+        game_id = start(database, now, site)
+        game, state, row = position(database, game_id)
+        assert row.to_move is not None
+        line = a_line(game, state, 2, seed=round_number)
+        kept = race_a_save_and_a_move(database, now, site, game_id, line, row.to_move)
+        played = [m.notation for m in moves_of(database, game_id)]
+        assert played == (line[:2] if kept == [True] else line[:1]), (kept, played)
+        assert tree_of(database, game_id, 1 - row.to_move) == []
