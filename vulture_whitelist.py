@@ -39,6 +39,7 @@ _.games_list
 _.guard
 _.healthz
 _.invitation
+_.keep  # pbem.web.conditional: a seat keeps its conditional moves
 _.leaderboard_page
 _.load_user
 _.login_code

@@ -3,7 +3,8 @@
 The core (:mod:`pbem.services`) never imports a feature; it publishes what happens
 (:mod:`pbem.services.events`) and the features react: the players' ratings and a tournament's
 rounds when a game ends, the rematch button in the game-over email, the messages to a player's
-other channels beside their emails. :func:`connect` is called
+other channels beside their emails, the conditional moves a player left for the opponent's
+next move. :func:`connect` is called
 where a process starts (the app factory, the ``pbem`` command, the tests' conftest), before any
 service runs; calling it again changes nothing.
 
@@ -16,8 +17,17 @@ from __future__ import annotations
 
 from pbem.challenges import service as challenges
 from pbem.channels import messages as channels
+from pbem.conditional import service as conditional
 from pbem.ratings import service as ratings
-from pbem.services.events import EVENTS, Dispatcher, EmailQueued, GameFinished, GameOverEmail
+from pbem.services.events import (
+    EVENTS,
+    Dispatcher,
+    EmailQueued,
+    GameFinished,
+    GameOverEmail,
+    SeatEmail,
+    StandingMove,
+)
 from pbem.tournaments import service as tournaments
 
 
@@ -28,4 +38,6 @@ def connect(events: Dispatcher = EVENTS) -> Dispatcher:
     events.subscribe(GameFinished, tournaments.on_game_finished)
     events.subscribe(GameOverEmail, challenges.rematch_link)
     events.subscribe(EmailQueued, channels.on_email_queued)
+    events.subscribe(StandingMove, conditional.on_standing_move)
+    events.subscribe(SeatEmail, conditional.on_seat_email)
     return events

@@ -75,6 +75,7 @@ SUBJECTS = {
     "reply_help": N_("How to play by mail"),
     "reply_board": N_("The board now"),
     "reply_status": N_("Where your game stands"),
+    "reply_conditional": N_("Your conditional moves"),
     "reply_games": N_("Your running games"),
     "reply_resign": N_("Do you want to resign?"),
     "reply_vacation": N_("Your vacation is recorded"),

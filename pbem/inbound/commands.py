@@ -39,6 +39,14 @@ from sqlmodel import Session
 import engine
 from engine.text import Text
 from pbem.clock.arithmetic import local_date
+from pbem.conditional.service import (
+    ConditionalRefused,
+    allows_conditional_moves,
+    clear,
+    save,
+    shown,
+)
+from pbem.conditional.tree import is_conditional_line, rows
 from pbem.errors import reason_of
 from pbem.i18n import Reader
 from pbem.inbound.answers import (
@@ -50,7 +58,7 @@ from pbem.inbound.answers import (
     why_held_back,
 )
 from pbem.inbound.reading import Reply, command_words
-from pbem.inbound.words import CommandName
+from pbem.inbound.words import CONDITIONAL_WORDS, CommandName
 from pbem.models import GameRecord, GameStatus, MoveSource, Player, ReplyOutcome, Seat, SeatStatus
 from pbem.positions import current_state
 from pbem.reply_addresses import ReplyFields, ReplyPurpose, make_reply_token, reply_address
@@ -145,6 +153,8 @@ def run(context: Context, reply: Reply) -> Handled:
     """Carry out ``reply`` for the seat of ``context``."""
     if context.fields.purpose != "move":
         return confirmed(context, reply)
+    if (asked := conditional_request(reply.steps)) is not None:
+        return conditional_moves(context, asked)
     if context.row.status == GameStatus.INVITED and (reply.steps or (
             reply.command is not None and reply.command.name in ("pass", "resign"))):
         return not_started(context)
@@ -221,6 +231,49 @@ def play(context: Context, steps: tuple[str, ...], note: str) -> Handled:
     return context.done(ReplyOutcome.PLAYED, played)
 
 
+def conditional_request(steps: tuple[str, ...]) -> str | None:
+    """What a reply asks of the seat's conditional moves, or None when it is about something
+    else: "show" (``conditional``), "off" (``conditional off``), or the lines to keep (each
+    ``if X then Y``, one a line)."""
+    if not steps:
+        return None
+    words = [word.lower() for word in steps[0].rstrip(".!?").split()]
+    if words and len(steps) == 1 and words[0] in {w for w, _ in CONDITIONAL_WORDS.values()}:
+        if len(words) == 1:
+            return "show"
+        if len(words) == 2 and words[1] in {off for _, off in CONDITIONAL_WORDS.values()}:
+            return "off"
+    if is_conditional_line(steps[0]):
+        return "\n".join(steps)
+    return None
+
+
+def conditional_moves(context: Context, asked: str) -> Handled:
+    """Show, clear or keep the seat's conditional moves (pbem.conditional), and answer with
+    what it keeps now, in words."""
+    session, row, seat = context.session, context.row, context.seat
+    assert row.id is not None
+    cleared = False
+    try:
+        with session.begin_nested():
+            if asked == "off":
+                cleared = clear(session, context.now, game_id=row.id, seat=seat.seat,
+                                holder=seat.player_id)
+            elif asked != "show":
+                save(session, context.now, game_id=row.id, seat=seat.seat, text=asked,
+                     holder=seat.player_id)
+    except ConditionalRefused as error:
+        session.refresh(row)
+        return context.refuse("conditional", Text("%(reason)s; nothing was changed",
+                                                  reason=error.text),
+                              tried=asked if asked not in ("show", "off") else "")
+    session.refresh(row)
+    kept = shown(session, row, seat)
+    return context.reply("reply_conditional", f"conditional {asked.splitlines()[0]}",
+                         branches=rows(kept.tree), cleared=cleared, asked=asked,
+                         refusal=context.reader.text(kept.refusal) if kept.refusal else "")
+
+
 def not_started(context: Context) -> Handled:
     """A move (or ``pass``, ``resign``) for a game still waiting for its players' answers."""
     if context.seat.status == SeatStatus.ACCEPTED:
@@ -273,9 +326,12 @@ def resign_now(context: Context) -> Handled:
 
 def send_help(context: Context, reply: Reply, *, detail: str = "help") -> Handled:
     game, state = current_state(context.row)
+    language = context.reader.language
     return context.reply("reply_help", detail,
                          examples=example_moves(game, state, context.seat.seat),
-                         your_turn=context.row.to_move == context.seat.seat)
+                         your_turn=context.row.to_move == context.seat.seat,
+                         conditional=CONDITIONAL_WORDS.get(language, CONDITIONAL_WORDS["en"])
+                         if allows_conditional_moves(game) else None)
 
 
 def send_board(context: Context, reply: Reply) -> Handled:

@@ -37,6 +37,13 @@ COMMAND_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
            "vacation": ("vacanza",), "accept": ("accetto", "accetta"),
            "decline": ("rifiuto", "rifiuta"), "note": ("nota",)},
 }
+# The conditional moves' words (pbem.conditional): ``conditional`` shows them, ``conditional off``
+# clears them; lines ``if X then Y`` keep them (their ``if`` and ``then`` in pbem.conditional.tree).
+# Each language's (conditional, off), the help showing the reader's own.
+CONDITIONAL_WORDS: dict[str, tuple[str, str]] = {
+    "en": ("conditional", "off"), "nl": ("voorwaardelijk", "uit"), "de": ("bedingt", "aus"),
+    "it": ("condizionale", "via")}
+
 # The units of ``vacation 5d``: days and weeks, in the four languages.
 DAY_UNITS = ("d", "day", "days", "dag", "dagen", "t", "tag", "tage", "g", "giorno", "giorni")
 WEEK_UNITS = ("w", "week", "weeks", "weken", "woche", "wochen", "s", "settimana", "settimane")

@@ -43,6 +43,7 @@ class MoveSource(StrEnum):
     STAND_IN = "stand-in"  # a forfeited seat in a game of three or more, played at random
     REPLY = "reply"  # answered the turn email (pbem.inbound)
     BOT = "bot"  # chosen by a computer player in the scheduler's sweep (pbem.scheduler.bots)
+    CONDITIONAL = "conditional"  # left in advance as the answer to the move just played
 
 
 class Player(SQLModel, table=True):

@@ -83,6 +83,35 @@ class EmailQueued:
     email: OutboxEmail
 
 
+@dataclass(frozen=True)
+class StandingMove:
+    """``seat`` is to move in the locked ``row`` right after another seat played ``last``:
+    a feature may answer with the move that seat left in advance for this (a conditional move,
+    pbem.conditional), to be played at once in the same transaction, or None. Asked by
+    :func:`pbem.services.turns.play_moves`; a handler may write (a stored answer used up or
+    dropped) in ``session``'s transaction. ``game`` and ``state`` are the position now."""
+
+    session: Session
+    now: datetime
+    row: GameRecord
+    seat: int
+    last: Move
+    game: Any
+    state: Any
+
+
+@dataclass(frozen=True)
+class SeatEmail:
+    """The email ``kind`` ("turn", "conditional_played") to ``seat`` of ``row`` is being
+    written: each answer (a dict) adds values to its template (what became of the seat's
+    conditional moves)."""
+
+    session: Session
+    row: GameRecord
+    seat: Seat
+    kind: str
+
+
 # What playing a turn can cause, in the order it happened (pbem.services.turns).
 TurnEvent = MovePlayed | TurnStarted | GameFinished
 

@@ -6,6 +6,7 @@ itself, the emails after a turn."""
 from __future__ import annotations
 
 import random
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -32,6 +33,7 @@ from pbem.services.events import (
     EVENTS,
     GameFinished,
     GameOverEmail,
+    SeatEmail,
     TurnEvent,
     TurnStarted,
 )
@@ -207,10 +209,11 @@ def seeded_rng(row: GameRecord) -> random.Random:
 
 def send_move_emails(
     session: Session, now: datetime, site: Site, row: GameRecord, *, mover: int, automatic: bool,
-    position: Position,
+    position: Position, played: Sequence[Move] = (),
 ) -> list[TurnEvent]:
     """After a move (and the automatic moves it caused): game over, or turn notice and updates.
-    The game that ended or the turn that started, as an event."""
+    A seat whose conditional move was among ``played`` (the turn's moves) is told so instead
+    of the update. The game that ended or the turn that started, as an event."""
     assert row.id is not None
     game, after = position.game, position.state
     seats = seats_of(session, row.id)
@@ -220,10 +223,45 @@ def send_move_emails(
         return [finished] if finished else []
     if row.to_move != mover or automatic:
         send_turn_notice(session, now, site, row, game, after, seats, mail=mail)
-        send_updates(session, now, site, row, game, after, seats, mover=mover, mail=mail)
+        answered = {m.seat for m in played if m.source == MoveSource.CONDITIONAL}
+        send_updates(session, now, site, row, game, after, seats, mover=mover, mail=mail,
+                     skip=answered)
+        for seat in answered - {row.to_move}:
+            send_conditional_played(session, now, site, row, seats[seat], played, mail)
         assert row.to_move is not None
         return [TurnStarted(row.id, row.to_move, row.ply)]
     return []
+
+
+def send_conditional_played(session: Session, now: datetime, site: Site, row: GameRecord,
+                            seat: Seat, played: Sequence[Move], mail: _Mailing) -> None:
+    """The email to the player whose conditional move answered another's: which move it
+    answered, what was played for them, and the board after. Only they get it; the others
+    read the move as any other (see docs/conditional.md)."""
+    answers = [m for m in played if m.source == MoveSource.CONDITIONAL and m.seat == seat.seat]
+    pairs = [(next((m for m in played if m.ply == a.ply - 1), None), a) for a in answers]
+    # The notice of the move that was answered, and of the answer, each as the move list shows it
+    exchanges = [(before.seat, before.notation, after.notation)
+                 for before, after in pairs if before is not None]
+    seat_url = site.links.seat_view_url(row.id or 0, seat.seat, holder=seat.player_id)
+    extras = seat_email_extras(session, row, seat, "conditional_played")
+    enqueue(
+        session, now, site, row=row, seat=seat, player=mail.players[seat.player_id],
+        kind="conditional_played",
+        subject=lambda reader: mail.subject(N_("Played by your conditional move:"), seat.seat,
+                                            reader),
+        board=mail.board(seat.seat),
+        context=lambda reader: mail.context_for(seat, reader, exchanges=exchanges,
+                                                seat_url=seat_url,
+                                                since=moves_for(played, reader), **extras),
+    )
+
+
+def seat_email_extras(session: Session, row: GameRecord, seat: Seat, kind: str
+                      ) -> dict[str, Any]:
+    """What the features add to the email ``kind`` to ``seat`` (:class:`SeatEmail`)."""
+    return {key: value for answer in EVENTS.publish(SeatEmail(session, row, seat, kind))
+            for key, value in answer.items()}
 
 
 @dataclass(frozen=True)
@@ -326,19 +364,21 @@ def send_turn_notice(
     event = N_("Welcome, your turn:") if welcome else N_("Your turn:")
     move_url = site.links.move_url(row.id, seat_number, row.ply, holder=seat.player_id)
     resign_url = site.links.resign_url(row.id, seat_number, holder=seat.player_id)
+    extras = seat_email_extras(session, row, seat, "turn")
     enqueue(
         session, now, site, row=row, seat=seat, player=mail.players[seat.player_id], kind="turn",
         subject=lambda reader: mail.subject(event, seat_number, reader),
         board=mail.board(seat_number),
         context=lambda reader: mail.context_for(seat, reader, welcome=welcome,
-                                                move_url=move_url, resign_url=resign_url),
+                                                move_url=move_url, resign_url=resign_url,
+                                                **extras),
     )
 
 
 def send_updates(
     session: Session, now: datetime, site: Site, row: GameRecord,
     game: engine.AnyGame, state: Any, seats: list[Seat], *, mover: int,
-    mail: _Mailing | None = None,
+    mail: _Mailing | None = None, skip: Collection[int] = (),
 ) -> None:
     """Short, non-essential news for the players who neither moved nor move next. None while
     the computer moves next: it answers within seconds, and the next person's email (a turn,
@@ -353,7 +393,7 @@ def send_updates(
             return
     for seat in seats:
         player = mail.players[seat.player_id]
-        if seat.seat in (mover, row.to_move) or not player.notify_updates:
+        if seat.seat in (mover, row.to_move) or seat.seat in skip or not player.notify_updates:
             continue
         def subject(reader: Reader, number: int = seat.seat) -> str:
             return mail.subject(N_("%(player)s moved:"), number, reader,

@@ -4,10 +4,12 @@ Every move of every source is played by :func:`play_moves`, and by nothing else:
 from the move pages or a reply by mail (:func:`play_turn`), a computer player's or a stand-in's
 (:func:`submit_move`, from the sweep), a timed-out turn under its policy
 (:mod:`pbem.services.timeouts`), and the moves the server makes itself after any of them (a
-forced pass, a forfeited seat's stand-in) or at a game's start. It decodes the stored state once
-(:class:`~pbem.services.moves.Position`), carries it from move to move and into the emails the
-turn writes, and returns what happened as events (:mod:`pbem.services.events`): each move
-played, then the turn that started or the game that ended.
+forced pass, a forfeited seat's stand-in, the answer a player left in advance: a conditional move,
+asked of the features through :class:`~pbem.services.events.StandingMove`) or at a game's
+start. It decodes the stored state once (:class:`~pbem.services.moves.Position`), carries it
+from move to move and into the emails the turn writes, and returns what happened as events
+(:mod:`pbem.services.events`): each move played, then the turn that started or the game that
+ended.
 
 A turn is one or several steps (a game with hidden information may need the result of one step
 before the player can choose the next). :func:`play_turn` plays them all in the caller's
@@ -28,7 +30,7 @@ from sqlmodel import Session
 from engine.text import Text
 from pbem.models import GameRecord, GameStatus, Move, MoveSource
 from pbem.services.common import NotYourTurn, Site, lock_game, seats_of
-from pbem.services.events import MovePlayed, TurnEvent
+from pbem.services.events import EVENTS, MovePlayed, StandingMove, TurnEvent
 from pbem.services.moves import (
     Position,
     apply_move,
@@ -71,8 +73,11 @@ def play_moves(
     played: list[Move] = []
     automatic = False
     for _ in range(MAX_TURN_MOVES):
-        # After each move, the server's own first; then the turn's next step, if any.
+        # After each move, the server's own first, then a move the next seat left in advance
+        # for it (a conditional move); then the turn's next step, if any.
         choice = automatic_move(row, seats, position) if played or steps is None else None
+        if choice is None and played:
+            choice = standing_move(session, now, row, played[-1], position)
         if choice is not None:
             step: Step | None = Step(*choice)
             automatic = True
@@ -85,8 +90,19 @@ def play_moves(
     events: list[TurnEvent] = [MovePlayed(move) for move in played]
     if emails and mover is not None:
         events += send_move_emails(session, now, site, row, mover=mover, automatic=automatic,
-                                   position=position)
+                                   position=position, played=played)
     return events
+
+
+def standing_move(session: Session, now: datetime, row: GameRecord, last: Move,
+                  position: Position) -> tuple[Any, str, str] | None:
+    """The move the seat now to move left in advance as its answer to ``last`` (another
+    seat's), if a feature keeps one (:class:`~pbem.services.events.StandingMove`)."""
+    if row.status != GameStatus.ACTIVE or row.to_move is None or row.to_move == last.seat:
+        return None
+    asked = StandingMove(session, now, row, row.to_move, last, position.game, position.state)
+    move = next((answer for answer in EVENTS.publish(asked) if answer is not None), None)
+    return None if move is None else (move, MoveSource.CONDITIONAL, "")
 
 
 class TurnOver(NotYourTurn):

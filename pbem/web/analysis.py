@@ -30,6 +30,7 @@ from pbem.analysis.line import (
     read_line,
     start_for,
 )
+from pbem.conditional.service import allows_conditional_moves
 from pbem.models import GameRecord
 from pbem.positions import (
     MoveMenu,
@@ -172,6 +173,27 @@ def _from_record(row: GameRecord, viewer: int | None, endpoint: str, address: di
                        moves[ply - 1].notation if ply else None, endpoint,
                        {**address, "ply": ply}, back(ply), token,
                        "seat-view" if token else None, None, links))
+
+
+def _as_conditional(board: Board, line: Line) -> dict[str, str] | None:
+    """The form that keeps the line as conditional moves, where it can be kept: from a seat's
+    page at the game's position, the opponent to move, in a game that has them. The line's
+    steps are read in pairs (their move, the seat's answer); an unanswered last move is left
+    out. None where nothing can be kept."""
+    if board.purpose != "seat-view" or board.token is None or board.viewer is None:
+        return None
+    if board.ply != board.row.ply or not allows_conditional_moves(board.game):
+        return None
+    pairs = 0
+    while 2 * pairs + 1 < len(line.steps) and line.movers[2 * pairs] != board.viewer \
+            and line.movers[2 * pairs + 1] == board.viewer:
+        pairs += 1
+    if not pairs:
+        return None
+    steps = line.steps[:2 * pairs]
+    return {"text": "if " + " then ".join(steps),
+            "url": url_for("conditional.keep", token=board.token),
+            "moves": ", ".join(steps)}
 
 
 def _echo(text: str) -> str:
@@ -328,8 +350,7 @@ def _render(board: Board, line: Line, at: int, menu: MoveMenu, *, status: int = 
         text=text, back_url=board.back_url, purpose=board.purpose,
         replay_url=board.links.get("replay"),
         first_move=first, confirm_url=board.confirm(first) if board.confirm and first else None,
-        # For a later form that keeps the line (conditional moves): its moves and the token.
-        line_notations=list(line.steps), seat_token=board.token, zoom=zoom,
+        conditional=_as_conditional(board, line), zoom=zoom,
         zoom_url=board.zoomed(not zoom).url(line.steps, at, cells=".".join(menu.prefix) or None)
         if zoom or needs_zoom(board_picture) else None,
     ), status

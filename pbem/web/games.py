@@ -17,6 +17,7 @@ from flask import (
 )
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
+from flask_babel import ngettext
 from sqlmodel import select
 from werkzeug.wrappers import Response
 
@@ -28,8 +29,11 @@ from pbem.clock.deadlines import (
 )
 from pbem.clock.tables import GameClock
 from pbem.clock.wording import describe_control
+from pbem.conditional.service import Shown
+from pbem.conditional.service import shown as conditional_moves_of
+from pbem.conditional.tree import lines_of, rows
 from pbem.game_options import game_name
-from pbem.models import GameRecord, GameStatus, Move, Player, Seat
+from pbem.models import GameRecord, GameStatus, Move, MoveSource, Player, Seat
 from pbem.positions import current_state, engine_game, moves_of, state_at
 from pbem.services.common import others_in_play, players_of, seats_of, shown_name, shown_names
 from pbem.services.records import is_over
@@ -146,9 +150,12 @@ def computer_again_url(row: GameRecord, viewer: int | None, seats: list[Seat],
 
 def render_game_page(
     row: GameRecord, viewer: int | None, *, notice: str = "", status: int = 200,
-    seat_token: str | None = None,
+    seat_token: str | None = None, conditional_error: str = "",
+    conditional_text: str | None = None,
 ) -> tuple[str, int]:
-    """The game as ``viewer`` (a seat, or None for the public) may see it, at ``?ply=``."""
+    """The game as ``viewer`` (a seat, or None for the public) may see it, at ``?ply=``; on
+    the seat's own page (``seat_token``), its conditional moves and their form, with the text
+    and reason of a refused one."""
     assert row.id is not None
     with database().session() as session:
         moves = moves_of(session, row.id)
@@ -156,6 +163,8 @@ def render_game_page(
         players = players_of(session, seats)
         ratings = seat_ratings(session, row, seats)
         clock = clock_of(session, row.id)
+        kept = conditional_moves_of(session, row, seats[viewer]) if seat_token is not None \
+            and viewer is not None and 0 <= viewer < len(seats) else None
     game = engine_game(row)
     shown = request.args.get("ply", type=int)
     if shown is None or not 0 <= shown <= len(moves):
@@ -208,6 +217,10 @@ def render_game_page(
         if viewer is not None
         and row.status == GameStatus.ACTIVE else None,
         downloads=record_links(row.public_id),
+        conditional=conditional_section(kept, seat_token, conditional_error, conditional_text),
+        # Only the seat's own page marks the moves its conditional moves played.
+        conditional_plies={m.ply for m in moves if m.source == MoveSource.CONDITIONAL
+                           and m.seat == viewer} if seat_token is not None else set(),
     ), status
 
 
@@ -220,6 +233,26 @@ def _analysis_url(row: GameRecord, shown: int, total: int, move_url: str | None,
     if seat_token is not None:
         return url_for("analysis.from_seat", token=seat_token, ply=shown)
     return url_for("analysis.from_game", public_id=row.public_id, ply=shown)
+
+
+def conditional_section(kept: Shown | None, seat_token: str | None, error: str,
+                        text: str | None) -> dict[str, Any] | None:
+    """What the seat's page shows of its conditional moves: the tree, the form (its lines to
+    edit, or the refused text again) and its addresses; None where nothing is shown (the
+    public page, a game that has none)."""
+    if kept is None or seat_token is None:
+        return None
+    if kept.refusal is not None and not kept.tree and not error:
+        return None  # the seat's own turn, or a game without them: nothing to show or keep
+    return {
+        "rows": rows(kept.tree),
+        "refusal": current_reader().text(kept.refusal) if kept.refusal else "",
+        "form": kept.refusal is None,
+        "text": text if text is not None else "\n".join(lines_of(kept.tree)),
+        "error": error,
+        "keep_url": url_for("conditional.keep", token=seat_token),
+        "cancel_url": url_for("conditional.cancel", token=seat_token),
+    }
 
 
 @bp.get("/g/<public_id>")
@@ -238,6 +271,10 @@ def seat_page(token: str) -> tuple[str, int]:
         return damaged_link()
     row, fields = found
     notice = _("Your move was played.") if request.args.get("played") else ""
+    if (kept := request.args.get("conditional", type=int)) is not None:
+        notice = ngettext("Your conditional moves are kept: %(num)d answer.",
+                          "Your conditional moves are kept: %(num)d answers.", kept) if kept \
+            else _("You keep no conditional moves now.")
     if request.args.get("started"):
         notice = _("The game has started.")
     if row.status == GameStatus.ACTIVE and row.id is not None and seat_out_of_game(

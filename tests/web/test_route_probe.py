@@ -129,6 +129,8 @@ ROUTES: dict[str, Route] = {
     "analysis.from_seat": token("seat-view"),  # the analysis board of a seat's game page
     "play.resign_page": token("resign"),
     "games.seat_page": token("seat-view"),
+    "conditional.keep": token("seat-view"),  # the seat page's forms (POST only)
+    "conditional.cancel": token("seat-view"),
     "invites.invitation": token("invite"),
     "players.my_games": token("player"),
     "computer.old_link": token("player"),  # /me/<token>/computer: on to /account/computer

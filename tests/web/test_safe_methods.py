@@ -19,6 +19,8 @@ import engine
 from pbem.channels.service import add_channel
 from pbem.channels.tables import PlayerChannel
 from pbem.channels.urls import check_channel_url
+from pbem.conditional.service import save
+from pbem.conditional.tables import ConditionalMoves
 from pbem.db import Database
 from pbem.models import (
     AuditEntry,
@@ -34,7 +36,8 @@ from pbem.services import PlayerSpec, Site, create_game
 from pbem.web.player_sessions import issue_link
 from tests.support import csrf_of, start_a_game
 
-TABLES = (GameRecord, Move, Seat, Player, OutboxEmail, PlayerAbsence, AuditEntry, PlayerChannel)
+TABLES = (GameRecord, Move, Seat, Player, OutboxEmail, PlayerAbsence, AuditEntry, PlayerChannel,
+          ConditionalMoves)
 
 
 @dataclass
@@ -51,11 +54,9 @@ class Probe:
 
     @property
     def damaged(self) -> str:
-        head, _, token = self.url.rpartition("/")
-        suffix = next((s for s in ("/confirm", "/turn", "/computer") if self.url.endswith(s)),
-                      "")
-        if suffix:
-            head, _, token = head.rpartition("/")
+        suffix = next((s for s in ("/confirm", "/turn", "/computer", "/conditional",
+                                   "/conditional/cancel") if self.url.endswith(s)), "")
+        head, _, token = self.url[:len(self.url) - len(suffix)].rpartition("/")
         return f"{head}/{token[:-4]}{suffix}"
 
 
@@ -96,6 +97,17 @@ def _probes(database: Database, now: datetime, site: Site, game_id: str,
         page = browser.get(link)
         assert browser.post(link, data={"csrf_token": csrf_of(page.text)}).status_code == 303
 
+    # Conditional moves (pbem.web.conditional): the seat not to move keeps a line; cancelling
+    # needs one kept first.
+    waiting = 1 - row.to_move
+    seat_page = site.links.seat_view_url(game_pk, waiting)[path:]
+    after = game.play(state, move)
+    line = f"if {move} then {game.legal_moves(after)[0]}"
+
+    def kept(browser: FlaskClient) -> None:
+        with database.write() as session:
+            save(session, now, game_id=game_pk, seat=waiting, text=line)
+
     with database.write() as session:
         channel_pk = add_channel(session, now, site, player_id=player_pk,
                                  checked=check_channel_url("ntfy://probe-topic")).id
@@ -109,6 +121,9 @@ def _probes(database: Database, now: datetime, site: Site, game_id: str,
             f"{site.links.move_url(turn_pk, row.to_move or 0, row.ply)[path:]}/turn",
             {"steps": move, "add": move}, {"steps": move}),
         "play.resign_page": lambda: Probe(site.links.resign_url(game_pk, 0)[path:], {}, {}),
+        "conditional.keep": lambda: Probe(f"{seat_page}/conditional", {}, {"text": line}),
+        "conditional.cancel": lambda: Probe(f"{seat_page}/conditional/cancel", {}, {},
+                                            setup=kept),
         "invites.invitation": lambda: Probe(site.links.invite_url(invited_pk, 0)[path:],
                                             {"answer": "accept"}, {"answer": "accept"}),
         # The games-page link of mails: its GET shows a button, whose POST signs the browser
