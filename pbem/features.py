@@ -3,9 +3,9 @@
 The core (:mod:`pbem.services`) never imports a feature; it publishes what happens
 (:mod:`pbem.services.events`) and the features react: the players' ratings and a tournament's
 rounds when a game ends, the rematch button in the game-over email, the messages to a player's
-other channels beside their emails. :func:`connect` is called
-where a process starts (the app factory, the ``pbem`` command, the tests' conftest), before any
-service runs; calling it again changes nothing.
+other channels beside their emails, the ``say:`` lines of a reply in the game's conversation.
+:func:`connect` is called where a process starts (the app factory, the ``pbem`` command, the
+tests' conftest), before any service runs; calling it again changes nothing.
 
 >>> from pbem.services.events import GameFinished
 >>> [handler.__module__ for handler in connect().handlers(GameFinished)]
@@ -16,8 +16,16 @@ from __future__ import annotations
 
 from pbem.challenges import service as challenges
 from pbem.channels import messages as channels
+from pbem.chat import replies as chat
 from pbem.ratings import service as ratings
-from pbem.services.events import EVENTS, Dispatcher, EmailQueued, GameFinished, GameOverEmail
+from pbem.services.events import (
+    EVENTS,
+    Dispatcher,
+    EmailQueued,
+    GameFinished,
+    GameOverEmail,
+    ReplySaid,
+)
 from pbem.tournaments import service as tournaments
 
 
@@ -28,4 +36,5 @@ def connect(events: Dispatcher = EVENTS) -> Dispatcher:
     events.subscribe(GameFinished, tournaments.on_game_finished)
     events.subscribe(GameOverEmail, challenges.rematch_link)
     events.subscribe(EmailQueued, channels.on_email_queued)
+    events.subscribe(ReplySaid, chat.on_reply_said)
     return events

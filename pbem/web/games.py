@@ -35,6 +35,7 @@ from pbem.services.common import others_in_play, players_of, seats_of, shown_nam
 from pbem.services.records import is_over
 from pbem.services.results import ending_of, result_in, result_sentence
 from pbem.web.catalogue import game_cards
+from pbem.web.conversation import conversation_view
 from pbem.web.language import current_reader
 from pbem.web.player_sessions import current_player
 from pbem.web.ratings import seat_ratings
@@ -146,9 +147,11 @@ def computer_again_url(row: GameRecord, viewer: int | None, seats: list[Seat],
 
 def render_game_page(
     row: GameRecord, viewer: int | None, *, notice: str = "", status: int = 200,
-    seat_token: str | None = None,
+    seat_token: str | None = None, draft: str = "", chat_error: str = "",
 ) -> tuple[str, int]:
-    """The game as ``viewer`` (a seat, or None for the public) may see it, at ``?ply=``."""
+    """The game as ``viewer`` (a seat, or None for the public) may see it, at ``?ply=``; a seat
+    sees the game's conversation too, with ``draft`` and ``chat_error`` where a message it
+    wrote was refused."""
     assert row.id is not None
     with database().session() as session:
         moves = moves_of(session, row.id)
@@ -207,6 +210,9 @@ def render_game_page(
         if viewer is not None
         and row.status == GameStatus.ACTIVE else None,
         downloads=record_links(row.public_id),
+        conversation=None if viewer is None else conversation_view(
+            row.id, viewer, post_url=url_for("chat.post_from_seat", token=links.sign(
+                "seat-view", game=row.id, seat=viewer)), draft=draft, error=chat_error),
     ), status
 
 
