@@ -6,10 +6,12 @@ message shows the page again with the text kept and the reason."""
 from __future__ import annotations
 
 from flask import Blueprint, redirect, request, url_for
+from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
 from pbem.chat.service import ChatRefused, post_message, set_muted
 from pbem.clock.wall import utc_now
+from pbem.models import GameStatus
 from pbem.services.common import seats_of
 from pbem.web.csrf import check_csrf
 from pbem.web.games import render_game_page
@@ -47,15 +49,20 @@ def post_from_seat(token: str) -> Page:
 
 @bp.post("/play/<token>/chat")
 def post_from_move_page(token: str) -> Page:
-    """From the move page: the move link names the seat, whether or not its turn is still on
-    (a message does not wait for the board)."""
+    """From the move page, while its turn is on. A spent move link (its turn is over) writes
+    nothing, as it plays nothing: the game's page says so, with the message to copy."""
     found = game_of_token("move", token)
-    if found is None or "seat" not in found[1]:
+    if found is None or not {"seat", "ply"} <= found[1].keys():
         return damaged_link()
     check_csrf()
     row, fields = found
     assert row.id is not None
     text = request.form.get("message", "")
+    if row.ply != fields["ply"] or row.status != GameStatus.ACTIVE \
+            or row.to_move != fields["seat"]:
+        return render_game_page(row, fields["seat"], status=409, notice=_(
+            "Your message was not sent: the game has moved on since this move page was "
+            "opened. Write it again on your page of the game: %(text)s", text=text))
     error = _post(row.id, fields["seat"], text)
     if error:
         return move_page(token, status=422, draft=text, chat_error=error)

@@ -210,7 +210,9 @@ def render_game_page(
         if viewer is not None
         and row.status == GameStatus.ACTIVE else None,
         downloads=record_links(row.public_id),
-        conversation=None if viewer is None else conversation_view(
+        # Not on a refusal (a spent link's page), unless it refuses a message: it keeps its text.
+        conversation=None if viewer is None or (status >= 400 and not chat_error)
+        else conversation_view(
             row.id, viewer, post_url=url_for("chat.post_from_seat", token=links.sign(
                 "seat-view", game=row.id, seat=viewer)), draft=draft, error=chat_error),
     ), status

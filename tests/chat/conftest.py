@@ -38,6 +38,13 @@ class Table:
     mailbox: Mailbox
     game_id: int
     first_mail: dict[str, Any]  # address -> the first email of the game to that player
+    started: list[Any]  # every email the game's start sent
+
+    def move_link(self) -> str:
+        """The move page of the player to move, from their turn email."""
+        turn = next(m for m in self.started
+                    if any("/play/" in link for link in self.mailbox.links(m)))
+        return self.mailbox.link(turn, "/play/").removeprefix(BASE_URL)
 
     def seat_link(self, address: str) -> str:
         """The player's own page of the game, from their first email (as they would open it)."""
@@ -82,7 +89,8 @@ def table(database: Database, smtp_server: SmtpServer) -> Iterator[Table]:
     game_id = start_a_game(database, datetime.now(UTC), app_site, "rifugio", {"players": 3},
                            players=ALICE_BOB_CLEO)
     mailbox = Mailbox(database, smtp_server)
+    started = mailbox.deliver()
     first: dict[str, Any] = {}
-    for message in mailbox.deliver():
+    for message in started:
         first.setdefault(to_address(message), message)
-    yield Table(database, app_site, app.test_client(), mailbox, game_id, first)
+    yield Table(database, app_site, app.test_client(), mailbox, game_id, first, started)

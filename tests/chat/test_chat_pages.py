@@ -122,3 +122,103 @@ def test_the_public_page_shows_no_conversation_and_a_damaged_link_cannot_write(
     assert no_csrf.status_code == 400
     assert "from nowhere" not in table.client.get(link).text
     assert "from another site" not in table.client.get(link).text
+
+
+def organiser_browser(table: Table) -> Any:
+    """The table's browser, logged in to the dashboard."""
+    from datetime import UTC, datetime
+
+    from pbem.admin.accounts import create_admin
+    from tests.support import ADMIN_EMAIL, ADMIN_PASSWORD
+
+    with table.database.write() as session:
+        create_admin(session, datetime.now(UTC), ADMIN_EMAIL, ADMIN_PASSWORD)
+    token = table.csrf(table.client.get("/admin/login").text)
+    assert table.client.post("/admin/login", data={
+        "csrf_token": token, "email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}).status_code == 302
+    return table.client
+
+
+def test_an_organiser_hides_a_message_from_the_players_and_the_audit_log_says_so(
+        table: Table) -> None:
+    from sqlmodel import select
+
+    from pbem.chat.tables import ChatMessage
+    from pbem.models import AuditEntry
+    from tests.support import ADMIN_EMAIL
+
+    table.post(ALICE, "something rude")
+    table.post(ALICE, "something kind")
+    bob_page = table.seat_link(BOB)
+    assert "something rude" in table.client.get(bob_page).text
+    with table.database.session() as session:
+        rude = session.exec(select(ChatMessage).where(ChatMessage.body == "something rude")).one()
+
+    browser = organiser_browser(table)
+    detail = browser.get(f"/admin/games/{table.game_id}")
+    assert "something rude" in detail.text and "Hide from the players" in detail.text
+    hidden = browser.post(f"/admin/games/{table.game_id}/chat/hide", data={
+        "csrf_token": table.csrf(detail.text), "message_id": str(rude.id)})
+    assert hidden.status_code == 303
+    detail = browser.get(f"/admin/games/{table.game_id}")
+    assert f"hidden by {ADMIN_EMAIL}" in detail.text  # the dashboard still shows it, marked
+    with table.database.session() as session:
+        entries = session.exec(select(AuditEntry).where(
+            AuditEntry.action == "chat message hidden")).all()
+    assert [(e.game_id, e.detail["actor"], e.detail["message"]) for e in entries] == [
+        (table.game_id, ADMIN_EMAIL, rude.id)]
+
+    # Signed out of the dashboard, Bob's own page no longer shows it; the other one stays.
+    browser.post("/admin/logout", data={"csrf_token": table.csrf(detail.text)})
+    page = table.client.get(bob_page).text
+    assert "something rude" not in page
+    assert "something kind" in page
+
+
+def test_an_organiser_writes_to_the_players(table: Table) -> None:
+    browser = organiser_browser(table)
+    detail = browser.get(f"/admin/games/{table.game_id}")
+    sent = browser.post(f"/admin/games/{table.game_id}/chat", data={
+        "csrf_token": table.csrf(detail.text), "message": "Please keep it friendly."})
+    assert sent.status_code == 303
+    mail = chat_mail(table.mailbox.deliver())
+    assert sorted(mail) == [ALICE, BOB, CLEO]
+    assert all(str(m["Subject"]).startswith("The organiser wrote:") for m in mail.values())
+
+
+def test_a_message_written_on_the_move_page_stays_on_the_move_page(table: Table) -> None:
+    link = table.move_link()
+    page = table.client.get(link)
+    assert 'id="conversation"' in page.text
+    sent = table.client.post(f"{link}/chat", data={"csrf_token": table.csrf(page.text),
+                                                   "message": "Thinking hard..."})
+    assert sent.status_code == 303
+    assert sent.location.endswith(f"{link}#conversation")
+    assert "Thinking hard..." in table.client.get(link).text
+    assert len(chat_mail(table.mailbox.deliver())) == 2
+
+
+def test_the_conversation_shows_notes_and_messages_in_the_order_they_were_written(
+        table: Table) -> None:
+    from datetime import UTC, datetime
+
+    from pbem.positions import current_state
+    from pbem.services.turns import play_turn
+
+    table.post(ALICE, "before the move")
+    with table.database.write() as session:
+        from pbem.models import GameRecord
+
+        row = session.get(GameRecord, table.game_id)
+        assert row is not None and row.to_move is not None
+        game, state = current_state(row)
+        step = str(game.legal_moves(state)[0])
+        play_turn(session, datetime.now(UTC), table.site, game_id=table.game_id,
+                  seat=row.to_move, ply=row.ply, steps=[step], note="a note with the move")
+    table.post(BOB, "after the move")
+    page = table.client.get(table.seat_link(CLEO)).text
+    section = page[page.index('id="conversation"'):]
+    positions = [section.index(text) for text in
+                 ("before the move", "a note with the move", "after the move")]
+    assert positions == sorted(positions)
+    assert "with move 1," in section
