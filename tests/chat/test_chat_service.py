@@ -92,3 +92,18 @@ def test_notes_and_messages_come_in_the_order_they_were_written(
                       if s.message]
     assert shown == ["first", "the move's note", "same moment"]
     assert everything == ["first", "same moment", "hidden later"]
+
+
+def test_a_chat_email_is_in_its_readers_language(database: Database, now: datetime,
+                                                  site: Site) -> None:
+    game = mosey(database, now, site, [PlayerSpec("Alice", "alice@example.test"),
+                                       PlayerSpec("Bram", "bram@example.test", language="nl")])
+    with database.write() as session:
+        post_message(session, now, site, game_id=game, seat=0, text="Good luck!")
+    with database.session() as session:
+        email = session.exec(select(OutboxEmail).where(OutboxEmail.kind == "chat")).one()
+    assert email.to_address == "bram@example.test"
+    assert email.subject.startswith("Alice schreef: ")
+    assert "Alice schreef in je partij" in email.text_body
+    assert "begint met zeg:" in email.text_body
+    assert "Good luck!" in email.html_body
