@@ -22,7 +22,7 @@ def _back(game_id: int) -> Response:
                     303)
 
 
-@bp.post("/games/<int:game_id>/chat")
+@bp.post("/games/<int:game_id>/chat/write")
 def write(game_id: int) -> Response:
     load_game(game_id)
     try:

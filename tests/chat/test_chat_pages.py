@@ -178,7 +178,7 @@ def test_an_organiser_hides_a_message_from_the_players_and_the_audit_log_says_so
 def test_an_organiser_writes_to_the_players(table: Table) -> None:
     browser = organiser_browser(table)
     detail = browser.get(f"/admin/games/{table.game_id}")
-    sent = browser.post(f"/admin/games/{table.game_id}/chat", data={
+    sent = browser.post(f"/admin/games/{table.game_id}/chat/write", data={
         "csrf_token": table.csrf(detail.text), "message": "Please keep it friendly."})
     assert sent.status_code == 303
     mail = chat_mail(table.mailbox.deliver())
