@@ -11,8 +11,7 @@ from sqlmodel import Session, col, select
 
 from pbem.admin.queries import audit_actors, audit_page, is_overdue, mail_page
 from pbem.admin.support import admin_blueprint
-from pbem.chat.mail import ORGANISER
-from pbem.chat.service import conversation
+from pbem.chat.service import Said, conversation, who_said
 from pbem.clock.deadlines import clock_of, time_control_of
 from pbem.clock.tables import GameClock
 from pbem.clock.wall import utc_now
@@ -90,14 +89,12 @@ def declined(row: GameRecord, seats: list[Seat], players: dict[int, Player]) -> 
     return [players[s.player_id] for s in seats if s.status == SeatStatus.DECLINED]
 
 
-def conversation_rows(session: Session, game_id: int) -> list[tuple[str, Any]]:
+def conversation_rows(session: Session, game_id: int) -> list[tuple[str, Said]]:
     """(who, said) of the game's whole conversation, hidden messages too, oldest first."""
     reader = current_reader()
     seats = seats_of(session, game_id)
     names = shown_names(seats, players_of(session, seats), reader)
-    return [(names[s.seat] if s.seat is not None and s.seat < len(names)
-             else reader.gettext(ORGANISER), s) for s in conversation(session, game_id,
-                                                                     hidden=True)]
+    return [(who_said(s, names, reader), s) for s in conversation(session, game_id, hidden=True)]
 
 
 @bp.get("/games/<int:game_id>")

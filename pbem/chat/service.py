@@ -22,11 +22,12 @@ from sqlmodel import Session, col, select
 
 from engine.text import Text
 from pbem.addresses import has_control_characters
-from pbem.chat.mail import send_message
+from pbem.chat.mail import ORGANISER, send_message
 from pbem.chat.tables import ChatMessage, ChatMute
 from pbem.errors import ServiceError
+from pbem.i18n import Reader
 from pbem.models import Move, Player, Seat
-from pbem.services.common import Site, audit, lock_game
+from pbem.services.common import Site, audit, lock_game, shown_name
 
 MAX_MESSAGE = 2000  # characters: a few paragraphs
 HOUR = timedelta(hours=1)
@@ -175,14 +176,26 @@ def is_muted(session: Session, game_id: int, player_id: int) -> bool:
 
 @dataclass(frozen=True)
 class Said:
-    """One line of a game's conversation: a move's note (``move``) or a message (``message``),
-    at ``at``; ``seat`` None for an organiser's message."""
+    """One line of a game's conversation: a move's note (``move``, by whoever holds its seat)
+    or a message (``message``, by ``player``, who keeps their name on it when the organiser
+    gives the seat to someone else; None for an organiser's), at ``at``."""
 
     at: datetime
     seat: int | None
     move: Move | None = None
     message: ChatMessage | None = None
+    player: Player | None = None
     number: int = 0  # the move's number, from 1, for a note
+
+
+def who_said(said: Said, seat_names: list[str], reader: Reader) -> str:
+    """Who wrote ``said``, for ``reader``: a message's author by name, "The organiser", or the
+    player of a note's seat (``seat_names``: the seats' players, as :func:`shown_names`)."""
+    if said.player is not None:
+        return shown_name(said.player, reader)
+    if said.message is not None or said.seat is None or said.seat >= len(seat_names):
+        return reader.gettext(ORGANISER)
+    return seat_names[said.seat]
 
 
 def conversation(session: Session, game_id: int, *, hidden: bool = False) -> list[Said]:
@@ -195,7 +208,10 @@ def conversation(session: Session, game_id: int, *, hidden: bool = False) -> lis
     query = select(ChatMessage).where(ChatMessage.game_id == game_id)
     if not hidden:
         query = query.where(col(ChatMessage.hidden_at).is_(None))
-    said += (Said(message.created_at, message.seat, message=message)
-             for message in session.exec(query))
+    messages = list(session.exec(query))
+    ids = {m.player_id for m in messages if m.player_id is not None}
+    authors = {p.id: p for p in session.exec(select(Player).where(col(Player.id).in_(ids)))}
+    said += (Said(message.created_at, message.seat, message=message,
+                  player=authors.get(message.player_id or -1)) for message in messages)
     return sorted(said, key=lambda s: (s.at, s.message is not None,
                                        s.message.id if s.message else s.number))

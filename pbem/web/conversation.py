@@ -9,8 +9,7 @@ from typing import Any
 
 from flask import url_for
 
-from pbem.chat.mail import ORGANISER
-from pbem.chat.service import MAX_MESSAGE, conversation, is_muted
+from pbem.chat.service import MAX_MESSAGE, conversation, is_muted, who_said
 from pbem.services.common import players_of, seats_of, shown_names
 from pbem.web.language import current_reader
 from pbem.web.support import database, site
@@ -29,10 +28,8 @@ def conversation_view(game_id: int, seat: int, *, post_url: str, draft: str = ""
         holder = next((s.player_id for s in seats if s.seat == seat), None)
         muted = holder is not None and is_muted(session, game_id, holder)
     names = shown_names(seats, players, reader)
-    organiser = reader.gettext(ORGANISER)
     return {
-        "said": [(names[s.seat] if s.seat is not None and s.seat < len(names) else organiser,
-                  s) for s in said],
+        "said": [(who_said(s, names, reader), s) for s in said],
         "post_url": post_url, "draft": draft, "error": error, "muted": muted,
         "mute_url": url_for("chat.mute", token=site().links.sign(
             "seat-view", game=game_id, seat=seat)),

@@ -222,3 +222,25 @@ def test_the_conversation_shows_notes_and_messages_in_the_order_they_were_writte
                  ("before the move", "a note with the move", "after the move")]
     assert positions == sorted(positions)
     assert "with move 1," in section
+
+
+def test_a_replaced_player_can_no_longer_write_and_keeps_their_name_on_what_they_wrote(
+        table: Table) -> None:
+    from datetime import UTC, datetime
+
+    from pbem.admin.actions import replace_player
+    from pbem.services import PlayerSpec
+
+    old_link = table.seat_link(BOB)
+    table.post(BOB, "Bob was here")
+    page = table.client.get(old_link)
+    with table.database.write() as session:
+        replace_player(session, datetime.now(UTC), table.site, game_id=table.game_id, seat=1,
+                       new_player=PlayerSpec("Dan", "dan@example.test"),
+                       actor="boss@example.test")
+    refused = table.client.post(f"{old_link}/chat", data={"csrf_token": table.csrf(page.text),
+                                                          "message": "still me"})
+    assert 400 <= refused.status_code < 500
+    cleo = table.client.get(table.seat_link(CLEO)).text
+    assert "still me" not in cleo
+    assert "<strong>Bob</strong>: <span class=\"message\">Bob was here</span>" in cleo
