@@ -34,25 +34,26 @@ def send_message(session: Session, now: datetime, site: Site, row: GameRecord,
     seats = seats_of(session, row.id)
     players = players_of(session, seats)
     muted = set(session.exec(select(ChatMute.player_id).where(ChatMute.game_id == row.id)))
+
+    def author(reader: Reader) -> str:
+        if message.seat is None or message.seat >= len(seats):
+            return reader.gettext(ORGANISER)
+        return shown_names(seats, players, reader)[message.seat]
+
+    def context(reader: Reader) -> dict[str, Any]:
+        return {"author": author(reader), "body": message.body,
+                "game_name": game_name(row.game_type, reader),
+                "say": command_words(reader.language)["say"] + ":"}
+
     sent = 0
     for seat in seats:
         if seat.seat == message.seat or seat.player_id in muted:
             continue
 
-        def author(reader: Reader) -> str:
-            if message.seat is None or message.seat >= len(seats):
-                return reader.gettext(ORGANISER)
-            return shown_names(seats, players, reader)[message.seat]
-
         def subject(reader: Reader, number: int = seat.seat) -> str:
             title = title_of(row, shown_names(seats, players, reader), number, reader)
             return subject_line(reader.gettext("%(player)s wrote:", player=author(reader)),
                                 title)
-
-        def context(reader: Reader) -> dict[str, Any]:
-            return {"author": author(reader), "body": message.body,
-                    "game_name": game_name(row.game_type, reader),
-                    "say": command_words(reader.language)["say"] + ":"}
 
         if enqueue(session, now, site, row=row, seat=seat, player=players[seat.player_id],
                    kind=KIND, subject=subject, context=context, essential=False) is not None:

@@ -107,3 +107,16 @@ def test_a_chat_email_is_in_its_readers_language(database: Database, now: dateti
     assert "Alice schreef in je partij" in email.text_body
     assert "begint met zeg:" in email.text_body
     assert "Good luck!" in email.html_body
+
+
+def test_the_hourly_limit_is_a_setting_of_at_least_one() -> None:
+    from pbem.config import ConfigError, check_config, load_config
+    from pbem.services.common import site_from_config
+
+    config = load_config({"PBEM_CHAT_PER_HOUR": "7"}, read_dotenv=False)
+    database = Database("sqlite://")
+    assert site_from_config(database, config).chat_per_hour == 7
+    database.dispose()
+    assert load_config({}, read_dotenv=False)["CHAT_PER_HOUR"] == 20
+    with pytest.raises(ConfigError, match="PBEM_CHAT_PER_HOUR must be 1 or more"):
+        check_config(load_config({"PBEM_CHAT_PER_HOUR": "0"}, read_dotenv=False))
