@@ -19,6 +19,7 @@ import engine
 from pbem.channels.service import add_channel
 from pbem.channels.tables import PlayerChannel
 from pbem.channels.urls import check_channel_url
+from pbem.chat.tables import ChatMessage, ChatMute
 from pbem.db import Database
 from pbem.models import (
     AuditEntry,
@@ -34,7 +35,8 @@ from pbem.services import PlayerSpec, Site, create_game
 from pbem.web.player_sessions import issue_link
 from tests.support import csrf_of, start_a_game
 
-TABLES = (GameRecord, Move, Seat, Player, OutboxEmail, PlayerAbsence, AuditEntry, PlayerChannel)
+TABLES = (GameRecord, Move, Seat, Player, OutboxEmail, PlayerAbsence, AuditEntry, PlayerChannel,
+          ChatMessage, ChatMute)
 
 
 @dataclass
@@ -51,11 +53,9 @@ class Probe:
 
     @property
     def damaged(self) -> str:
-        head, _, token = self.url.rpartition("/")
-        suffix = next((s for s in ("/confirm", "/turn", "/computer") if self.url.endswith(s)),
-                      "")
-        if suffix:
-            head, _, token = head.rpartition("/")
+        suffix = next((s for s in ("/confirm", "/turn", "/computer", "/chat/mute", "/chat")
+                       if self.url.endswith(s)), "")
+        head, _, token = self.url.removesuffix(suffix).rpartition("/")
         return f"{head}/{token[:-4]}{suffix}"
 
 
@@ -109,6 +109,15 @@ def _probes(database: Database, now: datetime, site: Site, game_id: str,
             f"{site.links.move_url(turn_pk, row.to_move or 0, row.ply)[path:]}/turn",
             {"steps": move, "add": move}, {"steps": move}),
         "play.resign_page": lambda: Probe(site.links.resign_url(game_pk, 0)[path:], {}, {}),
+        # The game's conversation (pbem.web.chat): a message from the seat page or the move
+        # page, and the seat page's switch for its emails.
+        "chat.post_from_seat": lambda: Probe(
+            f"{site.links.seat_view_url(game_pk, 0)[path:]}/chat", {}, {"message": "hello"}),
+        "chat.post_from_move_page": lambda: Probe(
+            f"{site.links.move_url(game_pk, row.to_move or 0, row.ply)[path:]}/chat", {},
+            {"message": "hello"}),
+        "chat.mute": lambda: Probe(f"{site.links.seat_view_url(game_pk, 0)[path:]}/chat/mute",
+                                   {}, {"muted": "1"}),
         "invites.invitation": lambda: Probe(site.links.invite_url(invited_pk, 0)[path:],
                                             {"answer": "accept"}, {"answer": "accept"}),
         # The games-page link of mails: its GET shows a button, whose POST signs the browser
