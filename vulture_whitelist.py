@@ -27,6 +27,10 @@ _.audit_log
 _.calendar_feed
 _.cancel
 _.change  # pbem.web.channels: a channel's buttons
+_.hide  # pbem.admin.chat: a message's button
+_.post_from_seat  # pbem.web.chat: the seat page's and the move page's forms, and the mute
+_.post_from_move_page
+_.mute
 _.challenge_action
 _.challenge_page
 _.confirm_page
@@ -193,3 +197,4 @@ _.same_view  # engine.games.rifugio.search: only tests call it
 _.side_code  # engine.games.rifugio.tiles: unused
 _.side_letter  # engine.games.rifugio.tiles: only tests call it
 _.tile_ids  # engine.games.rifugio.tiles: only tests call it
+_.hidden_by  # ChatMessage: shown on the dashboard (admin/game.html)

@@ -71,6 +71,7 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
         catalogue,
         challenges,
         channels,
+        chat,
         computer,
         conditional,
         csrf,
@@ -103,7 +104,7 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
     for blueprint in (games.bp, play.bp, turns.bp, invites.bp, players.bp, computer.bp,
                       ratings.bp, signin.bp, signup.bp, archive.bp, replay.bp, profiles.bp,
                       tournaments.bp, challenges.bp, seeks.bp, catalogue.bp, channels.bp,
-                      calendar.bp, analysis.bp, conditional.bp):
+                      calendar.bp, analysis.bp, conditional.bp, chat.bp):
         app.register_blueprint(blueprint)
     if config["ENV"] == "development":
         app.register_blueprint(dev.bp)  # /dev/mail shows every caught message: never in production

@@ -148,6 +148,9 @@ def load_config(
         # Per player: challenges and seeks open at once, and games waiting or under way.
         "MAX_OPEN_CHALLENGES": whole("MAX_OPEN_CHALLENGES", "5"),
         "MAX_ACTIVE_GAMES": whole("MAX_ACTIVE_GAMES", "30"),
+        # Messages a player may write in a game's conversation per hour, over all their games
+        # (pages and say: lines of replies alike); the next one is refused with when to retry.
+        "CHAT_PER_HOUR": whole("CHAT_PER_HOUR", "20"),
         # Flask's own switch for the Werkzeug debugger (a Python shell for anyone who can make
         # the app fail): read so that production can refuse it.
         "FLASK_DEBUG": _flag(values.get("FLASK_DEBUG") or ""),
@@ -239,7 +242,7 @@ def _check_numbers(config: Mapping[str, Any]) -> None:
                          ("TRUSTED_PROXIES", 0), ("FETCH_EVERY", 0), ("CHALLENGE_DAYS", 1),
                          ("HEALTH_MAX_LEASE_AGE", 1), ("HEALTH_MAX_MAIL_AGE", 1),
                          ("HEALTH_MAX_BACKLOG", 1), ("MAX_OPEN_CHALLENGES", 0),
-                         ("MAX_ACTIVE_GAMES", 0)):
+                         ("MAX_ACTIVE_GAMES", 0), ("CHAT_PER_HOUR", 1)):
         if name in config and int(config[name]) < lowest:
             raise ConfigError(f"PBEM_{name} must be {'zero' if lowest == 0 else lowest} or more")
     if int(config.get("BOT_EVERY", 2)) < 1:

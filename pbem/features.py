@@ -4,7 +4,7 @@ The core (:mod:`pbem.services`) never imports a feature; it publishes what happe
 (:mod:`pbem.services.events`) and the features react: the players' ratings and a tournament's
 rounds when a game ends, the rematch button in the game-over email, the messages to a player's
 other channels beside their emails, the conditional moves a player left for the opponent's
-next move. :func:`connect` is called
+next move, the ``say:`` lines of a reply in the game's conversation. :func:`connect` is called
 where a process starts (the app factory, the ``pbem`` command, the tests' conftest), before any
 service runs; calling it again changes nothing.
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from pbem.challenges import service as challenges
 from pbem.channels import messages as channels
+from pbem.chat import replies as chat
 from pbem.conditional import service as conditional
 from pbem.ratings import service as ratings
 from pbem.services.events import (
@@ -25,6 +26,7 @@ from pbem.services.events import (
     EmailQueued,
     GameFinished,
     GameOverEmail,
+    ReplySaid,
     SeatEmail,
     StandingMove,
 )
@@ -40,4 +42,5 @@ def connect(events: Dispatcher = EVENTS) -> Dispatcher:
     events.subscribe(EmailQueued, channels.on_email_queued)
     events.subscribe(StandingMove, conditional.on_standing_move)
     events.subscribe(SeatEmail, conditional.on_seat_email)
+    events.subscribe(ReplySaid, chat.on_reply_said)
     return events

@@ -25,6 +25,7 @@ def init_app(app: Flask, database: Database) -> None:
         audit_views,
         auth,
         challenges,
+        chat,
         dashboard,
         game_actions,
         game_detail,
@@ -69,6 +70,6 @@ def init_app(app: Flask, database: Database) -> None:
     app.add_template_global(word, "admin_word")
     app.add_template_global(current_organiser, "current_organiser")
     for blueprint in (auth.bp, second_step.bp, dashboard.bp, game_detail.bp, game_actions.bp,
-                      audit_views.bp, account.bp, challenges.bp, tournaments.bp):
+                      audit_views.bp, account.bp, challenges.bp, tournaments.bp, chat.bp):
         app.register_blueprint(blueprint)
     limits.init_app(app, database)

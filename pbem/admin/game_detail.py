@@ -11,6 +11,7 @@ from sqlmodel import Session, col, select
 
 from pbem.admin.queries import audit_actors, audit_page, is_overdue, mail_page
 from pbem.admin.support import admin_blueprint
+from pbem.chat.service import Said, conversation, who_said
 from pbem.clock.deadlines import clock_of, time_control_of
 from pbem.clock.tables import GameClock
 from pbem.clock.wall import utc_now
@@ -25,7 +26,7 @@ from pbem.models import (
     SeatStatus,
 )
 from pbem.positions import current_state, moves_of
-from pbem.services.common import players_of, seats_of
+from pbem.services.common import players_of, seats_of, shown_names
 from pbem.services.records import is_over
 from pbem.services.results import result_in
 from pbem.web.language import current_reader
@@ -88,6 +89,14 @@ def declined(row: GameRecord, seats: list[Seat], players: dict[int, Player]) -> 
     return [players[s.player_id] for s in seats if s.status == SeatStatus.DECLINED]
 
 
+def conversation_rows(session: Session, game_id: int) -> list[tuple[str, Said]]:
+    """(who, said) of the game's whole conversation, hidden messages too, oldest first."""
+    reader = current_reader()
+    seats = seats_of(session, game_id)
+    names = shown_names(seats, players_of(session, seats), reader)
+    return [(who_said(s, names, reader), s) for s in conversation(session, game_id, hidden=True)]
+
+
 @bp.get("/games/<int:game_id>")
 def game_detail(game_id: int) -> str:
     row = load_game(game_id)
@@ -100,6 +109,7 @@ def game_detail(game_id: int) -> str:
         mail = mail_page(session, 1, 200, game_id=game_id)
         audit = audit_actors(session, audit_page(session, 1, 200, game_id=game_id).rows)
         clock = clock_of(session, game_id)
+        said = conversation_rows(session, game_id)
     game, state = current_state(row)
     names = game.seat_names(state)
     last = moves[-1].notation if moves else None
@@ -111,7 +121,7 @@ def game_detail(game_id: int) -> str:
         # wrong after a resignation, forfeit or adjudication.
         describe=None if is_over(row) else game.describe(state),
         clock=clock_facts(clock), overdue=is_overdue(row, clock, now), mail=mail.rows,
-        audit=audit,
+        audit=audit, conversation=said,
         running=row.status == GameStatus.ACTIVE,
         open=row.status in (GameStatus.INVITED, GameStatus.ACTIVE),
         declined=declined(row, seats, players),

@@ -24,7 +24,7 @@ STATUSES = (
 
 MAIL_KINDS = (
     N_("invitation"), N_("turn"), N_("update"), N_("reminder"), N_("game_over"), N_("notice"),
-    N_("clock"), N_("links"), N_("reply_refused"), N_("sign_in"),
+    N_("clock"), N_("links"), N_("reply_refused"), N_("sign_in"), N_("chat"),
 )
 
 # What pbem writes as an audit entry's action (pbem.services.common.audit and its callers).
@@ -36,14 +36,15 @@ AUDIT_ACTIONS = (
     N_("game adjudicated"), N_("absence added"), N_("absence cancelled"),
     N_("games page link sent"), N_("preferences changed"), N_("unsubscribed from updates"),
     N_("mail bounced"), N_("bot failed"), N_("sign-in link sent"), N_("signed in"),
-    N_("signed out"), N_("signed out everywhere"),
+    N_("signed out"), N_("signed out everywhere"), N_("chat message hidden"),
+    N_("chat message written"),
 )
 
 # The names of an audit entry's details (key=value on the audit pages); values stay as stored.
 DETAIL_KEYS = (
     N_("seat"), N_("ply"), N_("source"), N_("policy"), N_("reason"), N_("winners"),
     N_("forced"), N_("error"), N_("level"), N_("options"), N_("game_type"), N_("by"),
-    N_("rated"), N_("unrated"),
+    N_("rated"), N_("unrated"), N_("message"),
 )
 
 _KNOWN = frozenset(STATUSES + MAIL_KINDS + AUDIT_ACTIONS + DETAIL_KEYS)

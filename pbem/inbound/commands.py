@@ -4,7 +4,10 @@ Moves go through :func:`pbem.services.turns.play_turn`, exactly as from the move
 player's turn email goes out as usual. A turn of several steps is applied in one savepoint: all
 steps or none. Commands: ``help``, ``board``, ``status``, ``games``, ``pass``, ``resign`` (only a
 reply to the confirmation request resigns) and ``vacation 5d``, or their words in Dutch, German or
-Italian (:data:`pbem.inbound.reading.COMMAND_WORDS`).
+Italian (:data:`pbem.inbound.reading.COMMAND_WORDS`). Lines that start with ``say:`` are a
+message to the game's other players, beside any move or command: published as
+:class:`~pbem.services.events.ReplySaid` for the conversation (pbem.chat) to post, and only from
+the seat holder's own address.
 
 A move is played from whatever address answers the seat's reply address (the address is the
 credential, as the links are; the holder's receipt names the other address). Commands that change
@@ -29,7 +32,7 @@ Every answer is in the seat holder's language. Refusals say why with a :class:`e
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -64,6 +67,7 @@ from pbem.positions import current_state
 from pbem.reply_addresses import ReplyFields, ReplyPurpose, make_reply_token, reply_address
 from pbem.services import ServiceError, resign, respond_to_invitation
 from pbem.services.common import Site
+from pbem.services.events import EVENTS, ReplySaid
 from pbem.services.moves import Position
 from pbem.services.turns import TurnOver, play_turn
 from pbem.services.vacations import add_absence
@@ -150,7 +154,38 @@ class Context:
 
 
 def run(context: Context, reply: Reply) -> Handled:
-    """Carry out ``reply`` for the seat of ``context``."""
+    """Carry out ``reply`` for the seat of ``context``: its message to the other players first
+    (its ``say:`` lines), then the move or command in the rest of it."""
+    if not reply.said:
+        return carry_out(context, reply)
+    refused = say(context, reply.said)
+    rest = replace(reply, said="")
+    if not rest.steps and rest.command is None:  # a message and nothing else
+        if refused is not None:
+            return context.refuse("say", refused)
+        return context.done(ReplyOutcome.COMMAND, "said", answered=False)
+    if refused is not None and not context.held_back(refusal=True):
+        context.send("reply_refused", reason=context.reader.text(refused))
+    handled = carry_out(context, rest)
+    told = "not said" if refused is not None else "said"
+    return replace(handled, detail=f"{told}; {handled.detail}")
+
+
+def say(context: Context, text: str) -> str | None:
+    """Pass ``text`` on to the game's other players (:class:`ReplySaid`: pbem.chat writes it
+    and mails it); why not, or None. Only from the seat holder's own address: a forwarded
+    email may play a move, as the links do, but nobody writes in another's name."""
+    if context.stranger:
+        return Text("a message to the other players is sent from the address the game's emails "
+                    "go to; it was not sent")
+    answers = [answer for answer in EVENTS.publish(ReplySaid(
+        context.session, context.now, context.site, context.row, context.seat, text))
+        if answer is not None]
+    return answers[0] if answers else None
+
+
+def carry_out(context: Context, reply: Reply) -> Handled:
+    """The move or command of ``reply``."""
     if context.fields.purpose != "move":
         return confirmed(context, reply)
     if (asked := conditional_request(reply.steps)) is not None:

@@ -5,7 +5,7 @@ when there is none) and strips what was quoted and the signature; :func:`read_re
 move, note or command from that text. Neither checks a move: the caller asks the game engine.
 
 >>> read_reply("C2-E2\\nnote: your turn!\\n\\nOn Mon, 23 Nov 2026 at 21:00, pbem wrote:\\n> pass")
-Reply(steps=('C2-E2',), note='your turn!', command=None)
+Reply(steps=('C2-E2',), note='your turn!', command=None, said='')
 >>> read_reply("Vacation 2w").command
 Command(name='vacation', days=14)
 
@@ -42,14 +42,17 @@ class Command:
 
 @dataclass(frozen=True)
 class Reply:
-    """A reply read: the move (its steps), a note for the other players, or a command.
+    """A reply read: the move (its steps), a note for the other players, or a command; and
+    what it says to the game's other players (``said``: its ``say:`` lines), beside any of them.
 
-    Nothing at all (no steps and no command) is an empty reply, which the caller answers with help.
+    Nothing at all (no steps, no command, nothing said) is an empty reply, which the caller
+    answers with help.
     """
 
     steps: tuple[str, ...] = ()
     note: str = ""
     command: Command | None = None
+    said: str = ""
 
 
 # -- the new text of a reply -------------------------------------------------------------------
@@ -244,6 +247,7 @@ def _either(words: tuple[str, ...]) -> str:
 
 
 _NOTE = re.compile(rf"(?:{_either(words_of('note'))})\s*:\s*", re.I)
+_SAY = re.compile(rf"(?:{_either(words_of('say'))})\s*:\s*", re.I)
 _PLAIN_COMMANDS: dict[str, CommandName] = {
     word: name for name in COMMANDS if name != "vacation" for word in words_of(name)}
 _VACATION = re.compile(rf"(?:{_either(words_of('vacation'))})\s+(\d{{1,3}})\s*"
@@ -271,16 +275,25 @@ def read_reply(text: str) -> Reply:
     written below the quote reads well.
 
     >>> read_reply("C2-E2; E2xG4\\nnote: sorry\\r\\n\\nSent from my iPhone")
-    Reply(steps=('C2-E2', 'E2xG4'), note='sorry', command=None)
+    Reply(steps=('C2-E2', 'E2xG4'), note='sorry', command=None, said='')
     >>> read_reply("PASS")
-    Reply(steps=(), note='', command=Command(name='pass', days=None))
+    Reply(steps=(), note='', command=Command(name='pass', days=None), said='')
     >>> read_reply("")
-    Reply(steps=(), note='', command=None)
+    Reply(steps=(), note='', command=None, said='')
+
+    Lines that start with "say:" are a message to the game's other players, wherever they stand
+    (a message goes on to the next blank line, its line breaks kept); the rest of the reply is
+    read without them, so it may still be a move or a command.
+
+    >>> reply = read_reply("say: well played!\\nSee you next game.\\n\\nresign")
+    >>> reply.command, reply.said
+    (Command(name='resign', days=None), 'well played!\\nSee you next game.')
     """
-    lines = [" ".join(line.split()) for line in _new_lines(text).split("\n")]
+    lines, said = _without_messages([" ".join(line.split())
+                                     for line in _new_lines(text).split("\n")])
     start = _next_text(lines, 0)
     if start == len(lines):
-        return Reply()
+        return Reply(said=said)
     command = _command(lines[start])
     steps: list[str] = []
     index = start + 1 if command else start
@@ -298,4 +311,22 @@ def read_reply(text: str) -> Reply:
             notes[-1] = f"{notes[-1]} {line}".strip()
         else:
             in_note = False
-    return Reply(tuple(steps), "\n".join(note for note in notes if note), command)
+    return Reply(tuple(steps), "\n".join(note for note in notes if note), command, said)
+
+
+def _without_messages(lines: list[str]) -> tuple[list[str], str]:
+    """(the lines that are not a "say:" message, the messages joined by blank lines)."""
+    kept: list[str] = []
+    said: list[list[str]] = []
+    in_message = False
+    for line in lines:
+        if match := _SAY.match(line):
+            said.append([line[match.end():]])
+            in_message = True
+        elif in_message and line and not _NOTE.match(line):
+            said[-1].append(line)
+        else:
+            in_message = False
+            kept.append(line)
+    messages = ("\n".join(part for part in message if part).strip() for message in said)
+    return kept, "\n\n".join(message for message in messages if message)

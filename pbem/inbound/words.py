@@ -18,24 +18,26 @@ LANGUAGES = ("en", "nl", "de", "it")
 # The command words of each language, the first of each the one its help shows. Words of every
 # language are understood from everybody (a player may write in another language than the one
 # their emails are in); none is a move in any game's notation or another command's word
-# (tests/inbound/test_reply_languages.py checks both). "note" is the word before a note's colon.
+# (tests/inbound/test_reply_languages.py checks both). "note" is the word before a note's colon,
+# "say" the word before a message to the game's other players (pbem.chat).
 COMMAND_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
     "en": {"help": ("help",), "board": ("board",), "status": ("status",),
            "games": ("games",), "pass": ("pass",), "resign": ("resign",),
            "vacation": ("vacation",), "accept": ("accept",), "decline": ("decline",),
-           "note": ("note",)},
+           "note": ("note",), "say": ("say",)},
     "nl": {"help": ("hulp",), "board": ("bord",), "status": ("stand",),
            "games": ("partijen",), "pass": ("passen",), "resign": ("opgeven",),
            "vacation": ("vakantie",), "accept": ("accepteren",), "decline": ("afslaan",),
-           "note": ("notitie",)},
+           "note": ("notitie",), "say": ("zeg",)},
     "de": {"help": ("hilfe",), "board": ("brett",), "status": ("stand", "status"),
            "games": ("partien", "spiele"), "pass": ("passen",), "resign": ("aufgeben",),
            "vacation": ("urlaub",), "accept": ("annehmen",), "decline": ("ablehnen",),
-           "note": ("notiz",)},
+           "note": ("notiz",), "say": ("sag",)},
     "it": {"help": ("aiuto",), "board": ("tavoliere",), "status": ("stato",),
            "games": ("partite",), "pass": ("passo",), "resign": ("abbandono",),
            "vacation": ("vacanza",), "accept": ("accetto", "accetta"),
-           "decline": ("rifiuto", "rifiuta"), "note": ("nota",)},
+           "decline": ("rifiuto", "rifiuta"), "note": ("nota",),
+           "say": ("scrivi",)},
 }
 # The conditional moves' words (pbem.conditional): ``conditional`` shows them, ``conditional off``
 # clears them; lines ``if X then Y`` keep them (their ``if`` and ``then`` in pbem.conditional.tree).

@@ -13,6 +13,7 @@ from sqlmodel import SQLModel
 from pbem import models  # noqa: F401
 from pbem.challenges import tables as challenge_tables  # noqa: F401
 from pbem.channels import tables as channel_tables  # noqa: F401
+from pbem.chat import tables as chat_tables  # noqa: F401
 from pbem.clock import tables as clock_tables  # noqa: F401
 from pbem.conditional import tables as conditional_tables  # noqa: F401
 from pbem.db import make_engine

@@ -39,6 +39,9 @@ class Site:
     # Seconds the computer at "strong" thinks a move in the sweep (PBEM_BOT_STRONG_SECONDS);
     # 0: a fixed number of playouts instead, the same move for the same position.
     strong_seconds: float = 0.0
+    # Messages a player may write per hour in games' conversations (PBEM_CHAT_PER_HOUR;
+    # pbem.chat.service).
+    chat_per_hour: int = 20
 
     def reader_for(self, player: Any) -> Reader:
         """The reader a player is (their language and time zone); the site's default language
@@ -128,7 +131,8 @@ def site_from_config(database: Database, config: Mapping[str, Any]) -> Site:
     reply = str(config.get("REPLY_ADDRESS", "") or "")
     return Site(links, config["MAIL_FROM"], alerts, check_address(reply) if reply else "",
                 default_language=str(config.get("DEFAULT_LANGUAGE") or "en"),
-                strong_seconds=max(0.0, strong_seconds(config)))
+                strong_seconds=max(0.0, strong_seconds(config)),
+                chat_per_hour=int(config.get("CHAT_PER_HOUR") or 20))
 
 
 def in_play(seats: Sequence[Seat]) -> list[Seat]:

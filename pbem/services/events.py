@@ -112,6 +112,21 @@ class SeatEmail:
     kind: str
 
 
+@dataclass(frozen=True)
+class ReplySaid:
+    """A reply by mail (pbem.inbound) carried lines for the game's other players (``say:``),
+    from the player holding ``seat``, in ``session``'s transaction. A handler that cannot pass
+    them on answers with why not (a :class:`~engine.text.Text`), which the reply's answer says;
+    None when it did."""
+
+    session: Session
+    now: datetime
+    site: Site
+    row: GameRecord
+    seat: Seat
+    text: str
+
+
 # What playing a turn can cause, in the order it happened (pbem.services.turns).
 TurnEvent = MovePlayed | TurnStarted | GameFinished
 

@@ -39,6 +39,7 @@ from pbem.services.common import others_in_play, players_of, seats_of, shown_nam
 from pbem.services.records import is_over
 from pbem.services.results import ending_of, result_in, result_sentence
 from pbem.web.catalogue import game_cards
+from pbem.web.conversation import conversation_view
 from pbem.web.language import current_reader
 from pbem.web.player_sessions import current_player
 from pbem.web.ratings import seat_ratings
@@ -151,11 +152,12 @@ def computer_again_url(row: GameRecord, viewer: int | None, seats: list[Seat],
 def render_game_page(
     row: GameRecord, viewer: int | None, *, notice: str = "", status: int = 200,
     seat_token: str | None = None, conditional_error: str = "",
-    conditional_text: str | None = None,
+    conditional_text: str | None = None, draft: str = "", chat_error: str = "",
 ) -> tuple[str, int]:
-    """The game as ``viewer`` (a seat, or None for the public) may see it, at ``?ply=``; on
-    the seat's own page (``seat_token``), its conditional moves and their form, with the text
-    and reason of a refused one."""
+    """The game as ``viewer`` (a seat, or None for the public) may see it, at ``?ply=``. A seat
+    sees the game's conversation too, with ``draft`` and ``chat_error`` where a message it
+    wrote was refused; on its own page (``seat_token``), its conditional moves and their form,
+    with the text and reason of a refused one."""
     assert row.id is not None
     with database().session() as session:
         moves = moves_of(session, row.id)
@@ -221,6 +223,11 @@ def render_game_page(
         # Only the seat's own page marks the moves its conditional moves played.
         conditional_plies={m.ply for m in moves if m.source == MoveSource.CONDITIONAL
                            and m.seat == viewer} if seat_token is not None else set(),
+        # Not on a refusal (a spent link's page), unless it refuses a message: it keeps its text.
+        conversation=None if viewer is None or (status >= 400 and not chat_error)
+        else conversation_view(
+            row.id, viewer, post_url=url_for("chat.post_from_seat", token=links.sign(
+                "seat-view", game=row.id, seat=viewer)), draft=draft, error=chat_error),
     ), status
 
 

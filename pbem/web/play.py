@@ -35,6 +35,7 @@ from pbem.services import GameMovedOn, ServiceError, resign
 from pbem.services.common import others_in_play, players_of, plays_on, seats_of
 from pbem.services.moves import MAX_NOTE
 from pbem.services.turns import play_turn
+from pbem.web.conversation import conversation_view
 from pbem.web.csrf import check_csrf
 from pbem.web.games import OUT_OF_GAME, render_game_page
 from pbem.web.language import current_reader
@@ -125,7 +126,7 @@ def _cells(raw: str) -> tuple[str, ...]:
 
 @bp.get("/play/<token>")
 def move_page(token: str, error: str = "", status: int = 200, text: str = "",
-              typed: TypedMove | None = None) -> Page:
+              typed: TypedMove | None = None, draft: str = "", chat_error: str = "") -> Page:
     turn = turn_of_token(token)
     if not isinstance(turn, tuple) or not isinstance(turn[0], GameRecord):
         return turn
@@ -155,6 +156,9 @@ def move_page(token: str, error: str = "", status: int = 200, text: str = "",
         rules_url=url_for("rules.rules_page", game_id=row.game_type),
         turn_url=url_for("turns.turn_page", token=token)
         if has_several_steps(game, state, seat) else None,
+        conversation=conversation_view(
+            row.id or 0, seat, post_url=url_for("chat.post_from_move_page", token=token),
+            draft=draft, error=chat_error),
     ), status
 
 

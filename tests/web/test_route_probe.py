@@ -131,6 +131,9 @@ ROUTES: dict[str, Route] = {
     "games.seat_page": token("seat-view"),
     "conditional.keep": token("seat-view"),  # the seat page's forms (POST only)
     "conditional.cancel": token("seat-view"),
+    "chat.post_from_seat": token("seat-view"),  # a message from the seat page
+    "chat.mute": token("seat-view"),  # the seat page's switch for the chat emails
+    "chat.post_from_move_page": token("move"),
     "invites.invitation": token("invite"),
     "players.my_games": token("player"),
     "computer.old_link": token("player"),  # /me/<token>/computer: on to /account/computer
@@ -165,6 +168,8 @@ ROUTES: dict[str, Route] = {
     "admin.new_game": organiser(),
     "admin_game.game_detail": organiser(game_id="game"),
     "admin_action.game_action": organiser(game_id="game"),
+    "admin_chat.write": organiser(game_id="game"),  # to the game's players
+    "admin_chat.hide": organiser(game_id="game"),  # a message, from the players
     "admin_account.account": organiser(),
     "admin_account.new_password": organiser(),
     "admin_account.sign_out_everywhere": organiser(),

@@ -19,6 +19,7 @@ import engine
 from pbem.channels.service import add_channel
 from pbem.channels.tables import PlayerChannel
 from pbem.channels.urls import check_channel_url
+from pbem.chat.tables import ChatMessage, ChatMute
 from pbem.conditional.service import save
 from pbem.conditional.tables import ConditionalMoves
 from pbem.db import Database
@@ -37,7 +38,7 @@ from pbem.web.player_sessions import issue_link
 from tests.support import csrf_of, start_a_game
 
 TABLES = (GameRecord, Move, Seat, Player, OutboxEmail, PlayerAbsence, AuditEntry, PlayerChannel,
-          ConditionalMoves)
+          ConditionalMoves, ChatMessage, ChatMute)
 
 
 @dataclass
@@ -54,9 +55,10 @@ class Probe:
 
     @property
     def damaged(self) -> str:
-        suffix = next((s for s in ("/confirm", "/turn", "/computer", "/conditional",
-                                   "/conditional/cancel") if self.url.endswith(s)), "")
-        head, _, token = self.url[:len(self.url) - len(suffix)].rpartition("/")
+        suffix = next((s for s in ("/confirm", "/turn", "/computer", "/conditional/cancel",
+                                   "/conditional", "/chat/mute", "/chat")
+                       if self.url.endswith(s)), "")
+        head, _, token = self.url.removesuffix(suffix).rpartition("/")
         return f"{head}/{token[:-4]}{suffix}"
 
 
@@ -124,6 +126,15 @@ def _probes(database: Database, now: datetime, site: Site, game_id: str,
         "conditional.keep": lambda: Probe(f"{seat_page}/conditional", {}, {"text": line}),
         "conditional.cancel": lambda: Probe(f"{seat_page}/conditional/cancel", {}, {},
                                             setup=kept),
+        # The game's conversation (pbem.web.chat): a message from the seat page or the move
+        # page, and the seat page's switch for its emails.
+        "chat.post_from_seat": lambda: Probe(
+            f"{site.links.seat_view_url(game_pk, 0)[path:]}/chat", {}, {"message": "hello"}),
+        "chat.post_from_move_page": lambda: Probe(
+            f"{site.links.move_url(game_pk, row.to_move or 0, row.ply)[path:]}/chat", {},
+            {"message": "hello"}),
+        "chat.mute": lambda: Probe(f"{site.links.seat_view_url(game_pk, 0)[path:]}/chat/mute",
+                                   {}, {"muted": "1"}),
         "invites.invitation": lambda: Probe(site.links.invite_url(invited_pk, 0)[path:],
                                             {"answer": "accept"}, {"answer": "accept"}),
         # The games-page link of mails: its GET shows a button, whose POST signs the browser
