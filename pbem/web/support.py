@@ -99,9 +99,9 @@ def board_svg(
 
     The engine builds SVG with ElementTree, which escapes every text, so it is safe to inline.
     """
-    return Markup(sized(anchor_cells(game.render_svg(state, viewer, last_move, cell_href,
-                                                     chosen=chosen, ending=ending,
-                                                     translator=current_reader().catalog))))
+    return Markup(anchor_cells(game.render_svg(state, viewer, last_move, cell_href,
+                                               chosen=chosen, ending=ending,
+                                               translator=current_reader().catalog)))
 
 
 def side_table(game: engine.AnyGame, state: Any, viewer: int | None) -> engine.SideTable | None:
@@ -150,18 +150,20 @@ def needs_zoom(svg: str) -> bool:
     return cell * PHONE_BOARD_PX / float(width[1]) < MIN_TARGET_PX
 
 
-def sized(svg: str) -> str:
-    """The board with its own width (``--drawn``) and, if its cells are links, the width at
-    which they are finger-sized (``--tap``), for base.html's CSS: a small board is not blown up
-    to the page's width, and a large one starts tappable on a phone, panning in its box."""
+def board_size(svg: str) -> Markup:
+    """The style of a board's box (``<div class="board" {{ board | board_size }}>``): the
+    board's own width (``--drawn``) and, if its cells are links, the width at which they are
+    finger-sized (``--tap``), for base.html's CSS: a small board is not blown up to the page's
+    width, and a large one starts tappable on a phone, panning in its box. The SVG itself stays
+    the engine's, byte for byte."""
     width = _SVG_WIDTH.search(svg)
-    if not width or not svg.startswith("<svg "):
-        return svg
+    if not width:
+        return Markup("")
     drawn = float(width[1])
     style = f"--drawn: {drawn:g}px"
     if cell := _cell_width(svg):
         style += f"; --tap: {math.ceil(drawn * TAP_PX / cell)}px"
-    return f'<svg style="{style}" ' + svg.removeprefix("<svg ")
+    return Markup(f'style="{style}"')
 
 
 def game_or_none(game_id: int) -> GameRecord | None:
