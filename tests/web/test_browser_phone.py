@@ -278,18 +278,23 @@ def test_rifugio_players_table_is_text_beside_the_board(served: Served, page_at:
     _fits(page, "Rifugio's move page at 390 px")
 
 
+# The shown size of each board's caption: its font size times the board's scale.
+CAPTIONS = """() => Array.from(document.querySelectorAll('.board svg')).map(svg => {
+    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    return parseFloat(svg.querySelector('text').getAttribute('font-size')) * scale;
+  })"""
+
+
 def test_a_small_boards_caption_is_not_blown_up(served: Served, page_at: Any) -> None:
     page = page_at(1280)
     page.goto(served.urls["small game"])
-    size = page.evaluate("""() => {
-        const svg = document.querySelector('.board svg');
-        const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-        const caption = svg.querySelector('text');
-        return parseFloat(caption.getAttribute('font-size')) * scale;
-      }""")
+    [size] = page.evaluate(CAPTIONS)
     print(f"\nRefugia 2-3's caption at 1280 px: {size:.1f} px")
     assert 12 <= size <= 20, size
     _fits(page, "Refugia 2-3's game page at 1280 px")
+    page.goto(f"{served.base}/rules/refugia")  # a picture of every board size
+    sizes = page.evaluate(CAPTIONS)
+    assert len(sizes) >= 5 and all(12 <= size <= 20 for size in sizes), sizes
 
 
 def test_a_large_boards_cells_can_be_tapped_on_a_phone(served: Served, page_at: Any) -> None:
