@@ -16,6 +16,7 @@ from engine.base import (
     NumberRange,
     Option,
     Outcome,
+    SideTable,
     Term,
     UnknownGame,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "NumberRange",
     "Option",
     "Outcome",
+    "SideTable",
     "Term",
     "UnknownGame",
     "family_of",

@@ -29,6 +29,16 @@ from engine.values import JSON, CellHref, Ending, NumberRange, Outcome
 Term = tuple[str, str]
 """A game's own word and its plain explanation, e.g. ("Komi", "Points added to ...")."""
 
+
+@dataclass(frozen=True)
+class SideTable:
+    """A table a game's picture draws beside its board (each player's holdings and score), as
+    data, so that a web page can show it as text a phone can read: ``columns`` are the headings
+    and ``rows`` one tuple of values a seat, in seat order and the columns' order."""
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
 __all__ = [
     "JSON",
     "AnyGame",
@@ -43,6 +53,7 @@ __all__ = [
     "PlayerError",
     "Presentation",
     "Search",
+    "SideTable",
     "Term",
     "UnknownGame",
     "and_list",
@@ -376,6 +387,12 @@ class Game(ABC, Generic[S, M]):
         alternative, as the game's :class:`Presentation` says it."""
         return self.presentation.piece_list(state, viewer)
 
+    def side_table(self, state: S, viewer: int | None = None, *,
+                   translator: Translator = ENGLISH) -> SideTable | None:
+        """The table the picture draws beside the board, as ``viewer`` may know it, as the
+        game's :class:`Presentation` says it (None: it draws none)."""
+        return self.presentation.side_table(state, viewer, translator=translator)
+
     def click_targets(self, state: S, chosen: Sequence[str]) -> dict[str, bool]:
         """The cells the next click may use after ``chosen``, each with whether it captures
         (from :meth:`move_cells` and :meth:`captures` of the legal moves).
@@ -583,6 +600,12 @@ class Presentation(ABC, Generic[G, S, M]):
         """The position as plain text, a :class:`~engine.text.Text` whose sentences all
         translate (rows of notation aside); the default is the game's :meth:`Game.describe`."""
         return self.game.describe(state, viewer)
+
+    def side_table(self, state: S, viewer: int | None = None, *,
+                   translator: Translator = ENGLISH) -> SideTable | None:
+        """The table :meth:`render_svg` draws beside the board, with the same values and every
+        heading said through ``translator``; None (the default) for a picture without one."""
+        return None
 
     def piece_list(self, state: S, viewer: int | None = None) -> str:
         """Where the pieces are, in words, as ``viewer`` may know it: a translatable

@@ -64,12 +64,6 @@ def played_this_turn(session: Session, game_id: int, seat: int) -> list[str]:
     return run[::-1]
 
 
-def has_moved(session: Session, game_id: int, seat: int) -> bool:
-    """Whether ``seat`` has made any move in the game (its first turn shows the glossary open)."""
-    return session.exec(select(Move.id).where(Move.game_id == game_id, Move.seat == seat)
-                        .limit(1)).first() is not None
-
-
 def state_at(game: AnyGame, row: GameRecord, moves: list[Move], ply: int) -> Any:
     """The position after ``ply`` moves (0: the start)."""
     if ply <= 0:

@@ -52,6 +52,7 @@ from pbem.web.support import (
     game_of_token,
     named_svg,
     seat_out_of_game,
+    side_table,
     site,
 )
 from pbem.web.terms import label_seats, name_numbered_players, seat_names, terms_for
@@ -204,6 +205,7 @@ def render_game_page(
                                           moves[shown - 1].notation if shown else None,
                                           ending=ending_of(row, seats, game, state)
                                           if ended_here else None)),
+        side=side_table(game, state, viewer), side_labels=labels,
         describe=name_numbered_players(reader.text(game.describe(state, viewer)), labels),
         # A resignation, forfeit or adjudication ends a game whose position the rules did not
         # end, so the engine would still say "Light to move": the result is said instead.

@@ -22,6 +22,7 @@ from pbem.resources import shipped
 from pbem.services.common import shown_name
 from pbem.services.notify import shown_note
 from pbem.web.language import current_reader
+from pbem.web.support import board_size
 from pbem.web.terms import status_word, terms_for, words
 
 bp = Blueprint("rules", __name__)
@@ -49,6 +50,8 @@ def init_app(app: Flask) -> None:
     app.jinja_env.filters["shown_name"] = lambda player: shown_name(player, current_reader())
     # A move's note; the server's own ("I expect to win") in the page's language.
     app.jinja_env.filters["shown_note"] = lambda move: shown_note(move, current_reader())
+    # A board's own size, for its box's style (base.html's CSS reads it).
+    app.jinja_env.filters["board_size"] = lambda svg: board_size(str(svg))
 
 
 @cache

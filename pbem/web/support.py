@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -23,7 +24,7 @@ from pbem.errors import reason_of
 from pbem.i18n import Reader
 from pbem.links import DamagedLink, Purpose
 from pbem.models import GameRecord, OutboxEmail, Player, Seat
-from pbem.positions import has_moved, played_this_turn
+from pbem.positions import played_this_turn
 from pbem.services import Site
 from pbem.services.common import players_of, seats_of, shown_names
 from pbem.templating import render_email
@@ -103,6 +104,12 @@ def board_svg(
                                                translator=current_reader().catalog)))
 
 
+def side_table(game: engine.AnyGame, state: Any, viewer: int | None) -> engine.SideTable | None:
+    """The table the game's picture draws beside the board (None: none), in the page's
+    language, for _side_table.html: a phone cannot read it in the scaled picture."""
+    return game.side_table(state, viewer, translator=current_reader().catalog)
+
+
 # A cell link's target ends with "#cell-<label>" (see cell_anchor); giving the link that id makes
 # the reloaded page scroll to it and start keyboard navigation there, where the click was.
 _CELL_LINK = re.compile(r'(<a href="[^"#]*#(cell-[A-Za-z0-9_-]+)"[^>]*?)\s*(/?)>')
@@ -142,16 +149,42 @@ MIN_TARGET_PX = 24  # WCAG 2.5.8: pointer targets at least 24 by 24 CSS pixels
 PHONE_BOARD_PX = 358  # a 390 px phone less the page's padding
 
 
+TAP_PX = 26  # what a board of links is drawn at least: 24 px cells, and a pixel to spare
+_SVG_WIDTH = re.compile(r'<svg[^>]*\swidth="([\d.]+)"')
+
+
+def _cell_width(svg: str) -> float | None:
+    """The width of the board's first cell link, in the SVG's own units (None: no links)."""
+    shape = re.search(r'<a [^>]*>\s*<(?:polygon|path)[^>]*\s(?:points|d)="([^"]+)"', svg)
+    if not shape:
+        return None
+    xs = [float(x) for x in re.findall(r"(-?[\d.]+)[ ,]+-?[\d.]+", shape[1])]
+    return max(xs) - min(xs) if xs else None
+
+
 def needs_zoom(svg: str) -> bool:
     """Whether the board's cells would be smaller than a finger-sized target on a phone, where
     the board is scaled to the page's width (so the page offers a wider, scrollable board)."""
-    width = re.search(r'<svg[^>]*\swidth="([\d.]+)"', svg)
-    shape = re.search(r'<a [^>]*>\s*<(?:polygon|path)[^>]*\s(?:points|d)="([^"]+)"', svg)
-    if not width or not shape:
+    width, cell = _SVG_WIDTH.search(svg), _cell_width(svg)
+    if not width or not cell:
         return False
-    xs = [float(x) for x in re.findall(r"(-?[\d.]+)[ ,]+-?[\d.]+", shape[1])]
-    cell = max(xs) - min(xs) if xs else 0.0
     return cell * PHONE_BOARD_PX / float(width[1]) < MIN_TARGET_PX
+
+
+def board_size(svg: str) -> Markup:
+    """The style of a board's box (``<div class="board" {{ board | board_size }}>``): the
+    board's own width (``--drawn``) and, if its cells are links, the width at which they are
+    finger-sized (``--tap``), for base.html's CSS: a small board is not blown up to the page's
+    width, and a large one starts tappable on a phone, panning in its box. The SVG itself stays
+    the engine's, byte for byte."""
+    width = _SVG_WIDTH.search(svg)
+    if not width:
+        return Markup("")
+    drawn = float(width[1])
+    style = f"--drawn: {drawn:g}px"
+    if cell := _cell_width(svg):
+        style += f"; --tap: {math.ceil(drawn * TAP_PX / cell)}px"
+    return Markup(f'style="{style}"')
 
 
 def game_or_none(game_id: int) -> GameRecord | None:
@@ -174,15 +207,6 @@ def steps_played(row: GameRecord, seat: int) -> list[str]:
         return []
     with database().session() as session:
         return played_this_turn(session, row.id, seat)
-
-
-def first_turn(row: GameRecord, seat: int) -> bool:
-    """Whether ``seat`` has yet to move in the game: its pages open the game's glossary then,
-    and keep it closed above the board once the player knows the terms."""
-    if row.id is None:
-        return True
-    with database().session() as session:
-        return not has_moved(session, row.id, seat)
 
 
 def game_of_token(purpose: Purpose, token: str) -> tuple[GameRecord, dict[str, Any]] | None:

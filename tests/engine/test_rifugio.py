@@ -509,3 +509,27 @@ def test_checked_play_and_json_round_trips_along_a_game() -> None:
         state = game.play(state, str(game.random_move(state, rng)), seat=game.to_move(state))
     assert game.decode(json.loads(json.dumps(game.encode(state)))) == state
     assert "won" in game.describe(state) or "share" in game.describe(state)
+
+
+def test_the_players_table_is_data_with_the_values_the_picture_draws() -> None:
+    """Issue 33: a page shows the players' table as text (the picture's is too small to read
+    on a phone): each seat's place, huts left, step cards, point cards and score, with the
+    other seats' scores hidden while the game runs, and the headings in the reader's words."""
+    from engine.text import Catalog
+
+    state = walking(3, land=((1, 0, "grass", 0),), walkers=((0, 0), (1, 0), (0, 0)),
+                    step_cards=(3, 1, 0))
+    game = GAMES[3]
+    table = game.side_table(state, 1)
+    assert table is not None
+    assert table.columns == ("At", "Huts left", "Step cards", "Point cards", "Score")
+    seen = game.view(state, 1)["seats"]
+    assert [row[:4] for row in table.rows] == [
+        (seat["walker"], str(seat["huts_left"]), str(seat["step_cards"]),
+         str(seat["point_cards"])) for seat in seen]
+    assert [row[0] for row in table.rows] == ["0,0", "1,0", "0,0"]
+    assert [row[2] for row in table.rows] == ["3", "1", "0"]
+    assert [row[4] for row in table.rows] == ["?", str(score(state, 1)), "?"]  # only one's own
+    german = game.side_table(state, None, translator=Catalog({"huts left": "hütten übrig"}))
+    assert german is not None and german.columns[1] == "Hütten übrig"
+    assert new_game("mosey").side_table(new_game("mosey").start()) is None  # no table drawn

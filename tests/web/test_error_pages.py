@@ -8,7 +8,7 @@ from flask.testing import FlaskClient
 
 def _is_site_page(text: str) -> bool:
     return ('<html lang="en">' in text and 'name="viewport"' in text
-            and '<main>' in text and "<h1>" in text)
+            and '<main id="content">' in text and "<h1>" in text)
 
 
 def test_not_found_and_wrong_method_have_the_site_layout(client: FlaskClient) -> None:

@@ -186,7 +186,7 @@ def test_small_cells_get_a_zoom_that_survives_clicks_and_links_land_on_the_cell(
     page = client.get(url)
     assert "Zoom the board" in page.text
     zoomed = client.get(url, query_string={"zoom": "2"})
-    assert '<div class="board zoomed">' in zoomed.text
+    assert '<div class="board zoomed"' in zoomed.text
     assert "Fit the board to the page" in zoomed.text
     links = re.findall(r'<a href="([^"]*cells=[^"]*)"[^>]*\sid="(cell-[^"]+)"', zoomed.text)
     assert links, "cell links carry an id"

@@ -190,5 +190,5 @@ def test_a_resigned_games_last_position_says_the_result_not_who_is_to_move(
     last = client.get(f"/games/{pid}/replay").text
     assert "Alice (Light) resigned; Bob (Dark) won." in last
     assert "Position after move 2 of 2. </p>" in last and "Light to move." not in last.split(
-        '<div class="board">')[0]
+        '<div class="board"')[0]
     assert "Dark to move." in client.get(f"/games/{pid}/replay", query_string={"ply": 1}).text

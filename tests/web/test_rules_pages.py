@@ -248,14 +248,16 @@ def _terms_open(page: str) -> bool:
     return " open" in tag[0]
 
 
-def test_the_glossary_is_open_until_the_player_has_moved(
+def test_the_glossary_is_closed_above_the_board_and_open_below_it_until_the_player_has_moved(
     client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
 ) -> None:
-    """Rifugio's glossary is twenty rows: open on a player's first turn, then closed, so that
-    on later turns the board is not below the fold. Spectators keep it open."""
+    """Rifugio's glossary is twenty rows: on the move page, above the board, it is one closed
+    line (issue 33: it pushed the board 1,400 px down a phone); below the board of a seat's
+    page it is open until the player has moved. Spectators keep it open."""
     game_pk = start_rifugio_of_three(sqlite_database, now, site)
     local = len("http://localhost")
-    assert _terms_open(client.get(site.links.move_url(game_pk, 0, 0)[local:]).text)
+    assert not _terms_open(client.get(site.links.move_url(game_pk, 0, 0)[local:]).text)
+    assert _terms_open(client.get(site.links.seat_view_url(game_pk, 0)[local:]).text)
     with sqlite_database.write() as session:
         submit_move(session, now, site, game_id=game_pk, seat=0, ply=0, text="take blind")
     assert not _terms_open(client.get(site.links.move_url(game_pk, 0, 1)[local:]).text)

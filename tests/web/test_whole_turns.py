@@ -105,7 +105,7 @@ def test_the_places_a_step_can_use_are_ringed_and_the_prompt_offers_only_what_is
 ) -> None:
     _, url, _, _, take = _opening(sqlite_database, now, site)
     page = client.get(url, query_string={"steps": take})  # now the tile is laid: places only
-    board = page.text.split('<div class="board">', 1)[1].split("</svg>", 1)[0]
+    board = page.text.split('<div class="board"', 1)[1].split("</svg>", 1)[0]
     assert f'stroke="{TARGET}"' in board  # the open places where the tile fits are ringed
     assert "Click a highlighted cell on the board." in page.text
     assert "or choose below" not in page.text  # no buttons below: the board is the way on

@@ -24,7 +24,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from engine.base import JSON, CellHref, Ending, Presentation
+from engine.base import JSON, CellHref, Ending, Presentation, SideTable
 from engine.games.rifugio.state import State
 from engine.games.rifugio.text import caption_view, describe_view, text_view
 from engine.games.rifugio.tiles import KIND_BY_NAME, position, tile_name
@@ -343,6 +343,21 @@ _COLUMNS = ((N_("at"), 40), (N_("huts left"), 120), (N_("step cards"), 205),
             (N_("point cards"), 295), (N_("score"), 390))
 
 
+def _seat_values(seat: JSON) -> tuple[str, ...]:
+    """A player's row of the table, in the columns' order: the score is "?" while hidden."""
+    score = str(seat["score"]) if "score" in seat else "?"
+    return (str(seat["walker"]), str(seat["huts_left"]), str(seat["step_cards"]),
+            str(seat["point_cards"]), score)
+
+
+def side_table_view(view: JSON, translator: Translator = ENGLISH) -> SideTable:
+    """The players' table as data: headings (capitalised, as a page's are) and each seat's
+    row, the values :func:`_players` draws."""
+    headings = (translator.gettext(title) for title, _ in _COLUMNS)
+    return SideTable(columns=tuple(h[:1].upper() + h[1:] for h in headings),
+                     rows=tuple(_seat_values(seat) for seat in view["seats"]))
+
+
 def _players(shapes: Shapes, view: JSON, top: float, translator: Translator = ENGLISH) -> None:
     """One row per player: walker, huts left, extra-step cards, point cards, score if known."""
     shapes.add("edge", f"M{PAD} {fmt(top)}H{WIDTH - PAD}", stroke="#c9bfa8")
@@ -355,11 +370,8 @@ def _players(shapes: Shapes, view: JSON, top: float, translator: Translator = EN
             shapes.add("mark", circle_path(PAD + 10, y - 5, 9), fill="none", stroke=INK,
                        stroke_width=2)
         shapes.label(str(s + 1), PAD + 10, y - 1.3, 10, SEAT_TEXT[s])
-        score = str(seat["score"]) if "score" in seat else "?"
-        values = (seat["walker"], seat["huts_left"], seat["step_cards"], seat["point_cards"],
-                  score)
-        for (_, x), value in zip(_COLUMNS, values, strict=True):
-            shapes.label(str(value), x, y, 10, anchor="start")
+        for (_, x), value in zip(_COLUMNS, _seat_values(seat), strict=True):
+            shapes.label(value, x, y, 10, anchor="start")
 
 
 def _card_lines(view: JSON, translator: Translator = ENGLISH) -> list[str]:
@@ -389,6 +401,10 @@ class RifugioPresentation(Presentation["Rifugio", State, "RifugioMove"]):
 
     def piece_list(self, state: State, viewer: int | None = None) -> str:
         return piece_list_view(self.game.view(state, viewer))
+
+    def side_table(self, state: State, viewer: int | None = None, *,
+                   translator: Translator = ENGLISH) -> SideTable:
+        return side_table_view(self.game.view(state, viewer), translator)
 
     def render_svg(
         self,
