@@ -403,7 +403,7 @@ def test_a_board_of_small_cells_can_be_zoomed_and_stays_zoomed_while_the_line_gr
     zoom = re.search(r'<a href="([^"]+)">Zoom the board</a>', page)
     assert zoom, "no zoom for a board whose cells are small on a phone"
     zoomed = client.get(html.unescape(zoom[1]))
-    assert '<div class="board zoomed">' in zoomed.text
+    assert '<div class="board zoomed"' in zoomed.text
     assert '<input type="hidden" name="zoom" value="2">' in zoomed.text
     cells = re.findall(r'<a href="([^"]*cells=[^"]*)"', zoomed.text)
     assert cells and all("zoom=2" in html.unescape(link) for link in cells)
