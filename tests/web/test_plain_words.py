@@ -1,0 +1,27 @@
+"""Plain words on the pages (issue 33): buttons, sentences that apply to the game at hand, the
+rules without the code behind them, names that lead to their players, one date format."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from flask.testing import FlaskClient
+
+from pbem.db import Database
+from pbem.services import Site
+from tests.support import start_a_game
+
+
+def _buttons(html: str) -> list[str]:
+    return [re.sub(r"\s+", " ", b).strip() for b in re.findall(r"<button[^>]*>(.*?)</button>",
+                                                               html, re.S)]
+
+
+def test_a_pass_button_says_pass_without_the_notation_after_it(
+    client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
+) -> None:
+    game_pk = start_a_game(sqlite_database, now, site, "refugia", {"board": "3-4"})
+    page = client.get(site.links.move_url(game_pk, 0, 0))
+    assert "Pass" in _buttons(page.text)
+    assert not [b for b in _buttons(page.text) if "\u2014" in b]
