@@ -9,8 +9,9 @@ from datetime import datetime
 from flask.testing import FlaskClient
 
 from pbem.db import Database
-from pbem.services import Site
-from tests.support import start_a_game
+from pbem.models import GameRecord
+from pbem.services import Site, resign
+from tests.support import ALICE_BOB, start_a_game
 
 
 def _buttons(html: str) -> list[str]:
@@ -25,3 +26,20 @@ def test_a_pass_button_says_pass_without_the_notation_after_it(
     page = client.get(site.links.move_url(game_pk, 0, 0))
     assert "Pass" in _buttons(page.text)
     assert not [b for b in _buttons(page.text) if "\u2014" in b]
+
+
+def test_only_a_game_with_hidden_information_says_nothing_is_hidden_any_more(
+    client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
+) -> None:
+    pages = {}
+    for game_id, options in (("mosey", {"order": 4}), ("rifugio", {"players": 2})):
+        pk = start_a_game(sqlite_database, now, site, game_id, options, players=ALICE_BOB)
+        with sqlite_database.write() as session:
+            resign(session, now, site, game_id=pk, seat=0)
+            row = session.get(GameRecord, pk)
+            assert row is not None
+            public_id = row.public_id
+        pages[game_id] = client.get(f"/games/{public_id}/replay").text
+    assert "nothing is hidden any more" in pages["rifugio"]
+    assert "nothing is hidden" not in pages["mosey"]
+    assert "hidden information" not in pages["mosey"]
