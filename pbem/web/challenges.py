@@ -137,15 +137,16 @@ def _form(info: engine.GameInfo | None, values: Any, error: str,
     """The form with ``values``; ``rated`` ticks the box (by default as sent: ticked on a
     first visit, as the player left it on a form sent back with an error)."""
     from pbem.clock.controls import parse_time_control
-    from pbem.clock.deadlines import POLICY_LABELS
+    from pbem.clock.deadlines import policy_label
     from pbem.clock.wording import describe_control
 
     reader = current_reader()
     settings = rules()
     controls = {t: describe_control(parse_time_control(t), reader)
                 for t in settings.time_controls}
+    players = info.max_players if info is not None else 3  # the form lets the player choose
     policies = {p: _("the game's usual rule") if p == "default" else reader.gettext(
-        POLICY_LABELS.get(p, p)) for p in settings.policies}
+        policy_label(p, players)) for p in settings.policies}
     orders = {SeatOrder.FIRST: _("I sit first"), SeatOrder.SECOND: _("I sit second"),
               SeatOrder.RANDOM: _("decide at random")}
     if rated is None:

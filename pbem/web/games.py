@@ -21,9 +21,9 @@ from sqlmodel import select
 from werkzeug.wrappers import Response
 
 from pbem.clock.deadlines import (
-    POLICY_LABELS,
     clock_of,
     default_timeout_policy,
+    policy_label,
     time_control_of,
 )
 from pbem.clock.tables import GameClock
@@ -75,15 +75,16 @@ def _load(public_id: str) -> GameRecord:
     return row
 
 
-def clock_text(clock: GameClock, game_type: str) -> dict[str, str]:
-    """The game's time control and timeout policy in words, for its page."""
+def clock_text(clock: GameClock, game_type: str, players: int) -> dict[str, str]:
+    """The game's time control and timeout policy in words, for its page (a game of
+    ``players`` seats)."""
     control = time_control_of(clock)
     if control is None:
         return {}
     policy = clock.timeout_policy or default_timeout_policy(game_type)
     reader = current_reader()
     return {"time_control": describe_control(control, reader),
-            "policy_text": reader.gettext(POLICY_LABELS.get(policy, policy))}
+            "policy_text": reader.gettext(policy_label(policy, players))}
 
 
 def turns_of(moves: list[Move]) -> list[tuple[int, list[tuple[int, Move]]]]:
@@ -202,7 +203,7 @@ def render_game_page(
         waiting=computer_wait() if computer_to_move else None,
         again_url=computer_again_url(row, viewer, seats, players),
         move_url=move_url, seat_token=seat_token, clock=clock,
-        **clock_text(clock, row.game_type),
+        **clock_text(clock, row.game_type, len(seats)),
         resign_url=links.resign_url(row.id, viewer, holder=seats[viewer].player_id)
         if viewer is not None
         and row.status == GameStatus.ACTIVE else None,

@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 from pbem.db import Database
 from pbem.models import GameRecord
 from pbem.services import Site, resign
-from tests.support import ALICE_BOB, start_a_game
+from tests.support import ALICE_BOB, ALICE_BOB_CLEO, start_a_game
 
 
 def _buttons(html: str) -> list[str]:
@@ -43,3 +43,18 @@ def test_only_a_game_with_hidden_information_says_nothing_is_hidden_any_more(
     assert "nothing is hidden any more" in pages["rifugio"]
     assert "nothing is hidden" not in pages["mosey"]
     assert "hidden information" not in pages["mosey"]
+
+
+def test_a_two_player_game_does_not_speak_of_a_stand_in_taking_over_a_seat(
+    client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
+) -> None:
+    pages = {}
+    for game_id, options, players in (("mosey", {"order": 4}, ALICE_BOB),
+                                      ("rifugio", {"players": 3}, ALICE_BOB_CLEO)):
+        pk = start_a_game(sqlite_database, now, site, game_id, options, players=players,
+                          timeout_policy="forfeit-bot")
+        pages[game_id] = client.get(site.links.seat_view_url(pk, 0)).text
+    assert "if it runs out: the player loses." in pages["mosey"]
+    assert "three or more" not in pages["mosey"] and "computer plays their seat" not in pages[
+        "mosey"]
+    assert "with three or more, the computer plays their seat" in pages["rifugio"]
