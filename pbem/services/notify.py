@@ -353,19 +353,25 @@ class ShownMove:
     seat: int
     notation: str
     note: str
+    by_server: bool = False  # the note is the server's ("forced pass"), not the player's words
+
+
+def is_server_note(move: Move) -> bool:
+    """Whether ``move``'s note is the server's own, which is shown as a remark about the move
+    rather than quoted as something the player wrote."""
+    return move.note in SERVER_NOTES and move.source in _SERVER_SOURCES
 
 
 def shown_note(move: Move, reader: Reader = ENGLISH) -> str:
     """A move's note for ``reader``: the server's own in their language, a player's as written."""
-    if move.note in SERVER_NOTES and move.source in _SERVER_SOURCES:
-        return reader.gettext(move.note)
-    return move.note
+    return reader.gettext(move.note) if is_server_note(move) else move.note
 
 
 def moves_for(moves: Sequence[Move], reader: Reader = ENGLISH) -> list[ShownMove]:
     """``moves`` for the "since your last turn" lines in ``reader``'s language (notation and
     players' notes stay as written)."""
-    return [ShownMove(m.ply, m.seat, m.notation, shown_note(m, reader)) for m in moves]
+    return [ShownMove(m.ply, m.seat, m.notation, shown_note(m, reader), is_server_note(m))
+            for m in moves]
 
 
 def text_board(game: engine.AnyGame, state: Any, seat: int | None,

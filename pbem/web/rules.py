@@ -20,7 +20,7 @@ from pbem.i18n import translations
 from pbem.positions import shown_move
 from pbem.resources import shipped
 from pbem.services.common import shown_name
-from pbem.services.notify import shown_note
+from pbem.services.notify import is_server_note, shown_note
 from pbem.web.language import current_reader
 from pbem.web.terms import status_word, terms_for, words
 
@@ -49,6 +49,8 @@ def init_app(app: Flask) -> None:
     app.jinja_env.filters["shown_name"] = lambda player: shown_name(player, current_reader())
     # A move's note; the server's own ("I expect to win") in the page's language.
     app.jinja_env.filters["shown_note"] = lambda move: shown_note(move, current_reader())
+    # ``move is server_note``: a remark of the server's, not quoted as the player's words.
+    app.jinja_env.tests["server_note"] = is_server_note
 
 
 @cache

@@ -7,10 +7,12 @@ import re
 from datetime import datetime
 
 from flask.testing import FlaskClient
+from sqlmodel import col, select
 
 from pbem.db import Database
-from pbem.models import GameRecord
-from pbem.services import Site, resign
+from pbem.models import GameRecord, MoveSource, OutboxEmail
+from pbem.services import Site, resign, submit_move
+from pbem.services.moves import FORCED_PASS_NOTE
 from tests.support import ALICE_BOB, ALICE_BOB_CLEO, start_a_game
 
 
@@ -58,3 +60,26 @@ def test_a_two_player_game_does_not_speak_of_a_stand_in_taking_over_a_seat(
     assert "three or more" not in pages["mosey"] and "computer plays their seat" not in pages[
         "mosey"]
     assert "with three or more, the computer plays their seat" in pages["rifugio"]
+
+
+def test_a_forced_pass_is_told_as_the_servers_remark_not_quoted_as_the_players_note(
+    client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
+) -> None:
+    pk = start_a_game(sqlite_database, now, site, "refugia", {"board": "3-4"}, players=ALICE_BOB)
+    with sqlite_database.write() as session:
+        submit_move(session, now, site, game_id=pk, seat=0, ply=0, text="pass",
+                    note=FORCED_PASS_NOTE, source=MoveSource.FORCED_PASS)
+    with sqlite_database.write() as session:
+        submit_move(session, now, site, game_id=pk, seat=1, ply=1, text="D4", note="good luck")
+    page = client.get(site.links.seat_view_url(pk, 0)).text
+    assert "(forced pass: the only legal move)" in page
+    assert "&ldquo;forced pass" not in page
+    assert "<em>&ldquo;good luck&rdquo;</em>" in page  # a player's own words stay quoted
+    with sqlite_database.session() as session:
+        bobs = session.exec(select(OutboxEmail).where(
+            OutboxEmail.game_id == pk, OutboxEmail.kind == "turn",
+            OutboxEmail.to_address == "bob@example.test").order_by(col(OutboxEmail.id))).all()
+    told = bobs[-1]
+    assert "pass  (forced pass: the only legal move)" in told.text_body
+    assert '"forced pass' not in told.text_body and "&ldquo;forced" not in told.html_body
+    assert "(forced pass: the only legal move)" in told.html_body
