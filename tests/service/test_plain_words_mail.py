@@ -10,7 +10,9 @@ from sqlmodel import col, select
 
 from pbem.db import Database
 from pbem.models import GameRecord, OutboxEmail
-from pbem.services import Site, resign
+from pbem.positions import current_state
+from pbem.services import PlayerSpec, Site, resign, submit_move
+from pbem.services.records import game_record, record_sgf
 from tests.support import ALICE_BOB, start_a_game
 
 
@@ -49,3 +51,47 @@ def test_the_game_over_email_links_to_how_the_pile_was_shuffled_instead_of_the_s
                     email.html_body)
             else:
                 assert "shuffled" not in body
+
+
+def test_the_refugia_text_board_has_a_key_in_the_readers_language(
+    sqlite_database: Database, now: datetime, site: Site,
+) -> None:
+    players = [PlayerSpec("Alice", "alice@example.test", language="it"),
+               PlayerSpec("Bob", "bob@example.test", language="de")]
+    pk = start_a_game(sqlite_database, now, site, "refugia", {"board": "3-4"}, players=players)
+    with sqlite_database.write() as session:
+        submit_move(session, now, site, game_id=pk, seat=0, ply=0, text="D4")
+    turn = _emails(sqlite_database, pk, "turn")[-1]
+    assert turn.to_address == "bob@example.test"
+    board, _, key = turn.text_body.partition("Legende: ")
+    assert " W " in board.replace("\n", " ")  # the board itself, then its key
+    assert key.startswith("W weiße Scheibe, B schwarze Scheibe, N neutraler Stein, . leeres Feld.")
+    italian = _emails(sqlite_database, pk, "turn")[0]
+    assert italian.to_address == "alice@example.test"
+    assert ("Legenda: W disco bianco, B disco nero, N disco neutrale, . casella vuota."
+            in italian.text_body)
+
+
+def test_the_sgf_record_writes_each_seat_in_its_own_colour(
+    database: Database, now: datetime, site: Site,
+) -> None:
+    """Black (or Dark) is SGF's B and White (or Light) its W, whoever moves first; a game
+    whose seats have no such colours gives B to the first mover, as Go does."""
+    for game_id, options, first, pb, pw in (
+            ("refugia", {"board": "3-4"}, "D4", "Bob", "Alice"),  # White moves first
+            ("mosey", {"order": 4}, None, "Bob", "Alice"),  # Light moves first
+            ("stigmergy", {"size": 5, "komi": "none"}, "C3", "Alice", "Bob")):  # Black first
+        pk = start_a_game(database, now, site, game_id, options, players=ALICE_BOB)
+        with database.write() as session:
+            row = session.get(GameRecord, pk)
+            assert row is not None
+            game, state = current_state(row)
+            move = first or str(game.legal_moves(state)[0])
+            submit_move(session, now, site, game_id=pk, seat=0, ply=0, text=move)
+        with database.session() as session:
+            row = session.get(GameRecord, pk)
+            assert row is not None
+            sgf = record_sgf(game_record(session, row))
+        assert f"PB[{pb}]PW[{pw}]" in sgf, game_id
+        letter = "B" if pb == "Alice" else "W"
+        assert f"\n;{letter}[{move}]" in sgf, game_id
