@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from flask import Flask
 from flask.testing import FlaskClient
 from sqlmodel import col, select
 
@@ -14,6 +15,8 @@ from pbem.models import GameRecord, MoveSource, OutboxEmail
 from pbem.services import Site, resign, submit_move
 from pbem.services.moves import FORCED_PASS_NOTE
 from tests.support import ALICE_BOB, ALICE_BOB_CLEO, start_a_game
+from tests.web.sessions import signed_in
+from tests.web.test_challenges import challenge_form, make_player
 
 
 def _buttons(html: str) -> list[str]:
@@ -83,3 +86,32 @@ def test_a_forced_pass_is_told_as_the_servers_remark_not_quoted_as_the_players_n
     assert "pass  (forced pass: the only legal move)" in told.text_body
     assert '"forced pass' not in told.text_body and "&ldquo;forced" not in told.html_body
     assert "(forced pass: the only legal move)" in told.html_body
+
+
+def test_a_challenge_to_the_computer_is_made_unrated_rather_than_refused(
+    app: Flask, sqlite_database: Database,
+) -> None:
+    client = signed_in(app, sqlite_database, make_player(sqlite_database, "Ann",
+                                                         "ann@example.test"))
+    sent = challenge_form(client, "mosey", invitees="bot:easy", rated="on")
+    assert sent.status_code == 303
+    page = client.get(sent.headers["Location"]).text
+    assert "Not rated." in page and "never rated" not in page
+    # A form shown again (here for a mistake elsewhere) has the box unticked for a computer.
+    again = challenge_form(client, "mosey", invitees="bot\nnot an address", rated="on")
+    assert again.status_code == 400 and 'name="rated">' in again.text
+
+
+def test_the_challenge_page_says_who_moves_first(
+    app: Flask, sqlite_database: Database,
+) -> None:
+    client = signed_in(app, sqlite_database, make_player(sqlite_database, "Ann",
+                                                         "ann@example.test"))
+    said = {}
+    for order in ("first", "second", "random"):
+        sent = challenge_form(client, "mosey", invitees="Bob <bob@example.test>",
+                              seat_order=order)
+        said[order] = client.get(sent.headers["Location"]).text
+    assert "Ann moves first." in said["first"]
+    assert "Bob moves first." in said["second"]
+    assert "Who moves first is drawn at random when the game starts." in said["random"]
