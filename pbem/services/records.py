@@ -18,19 +18,17 @@ Nothing here knows a particular game: only the engine contract is used.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from sqlmodel import Session
 
 from engine.text import N_
-from pbem.game_options import seat_colours
 from pbem.i18n import ENGLISH, Reader
 from pbem.models import GameRecord, GameStatus
 from pbem.positions import engine_game, moves_of
 from pbem.services.common import players_of, seats_of
-from pbem.services.results import result_in, seat_role
+from pbem.services.results import result_in, seat_colour, seat_role
 
 FORMAT = "pbem-record"
 VERSION = 1
@@ -53,14 +51,6 @@ def _iso(moment: datetime | None) -> str | None:
     return moment.isoformat() if moment is not None else None
 
 
-def _colour(game_type: str, seat_names: Sequence[str], seat: int) -> str:
-    """The seat's colour in English, as data ("White", "Dark", "Red"): the engine's seat name
-    where it is a colour, else the colour the seat is drawn in; "" where neither says one."""
-    name = seat_role(seat_names[seat], ENGLISH) if seat < len(seat_names) else ""
-    colours = seat_colours(game_type)
-    return name or (colours[seat] if seat < len(colours) else "")
-
-
 def game_record(session: Session, row: GameRecord, reader: Reader = ENGLISH) -> dict[str, Any]:
     """The record as a JSON-safe dict (docs/records.md); the result sentence is written for
     ``reader``, everything else is data."""
@@ -71,8 +61,8 @@ def game_record(session: Session, row: GameRecord, reader: Reader = ENGLISH) -> 
     names = [players[s.player_id].name for s in seats]
     game = engine_game(row)
     # A seat's colour ("Light"); none where the engine only numbers them ("Player 1").
-    seat_names = game.seat_names(game.decode(row.state))
-    sides = [seat_role(name, reader) for name in seat_names]
+    state = game.decode(row.state)
+    sides = [seat_role(name, reader) for name in game.seat_names(state)]
     over = is_over(row)
     record: dict[str, Any] = {
         "format": FORMAT, "version": VERSION,
@@ -82,7 +72,8 @@ def game_record(session: Session, row: GameRecord, reader: Reader = ENGLISH) -> 
         "finished_at": _iso(row.finished_at),
         "players": [{"seat": s.seat, "name": names[n],
                      "side": sides[s.seat] if s.seat < len(sides) else "",
-                     "colour": _colour(row.game_type, seat_names, s.seat),
+                     # In English, as data: SGF's B and W follow it.
+                     "colour": seat_colour(game, state, s.seat),
                      "resigned": s.resigned, "forfeited": s.forfeited}
                     for n, s in enumerate(seats)],
         "moves": [{"ply": m.ply, "seat": m.seat, "notation": m.notation, "time": _iso(m.made_at),

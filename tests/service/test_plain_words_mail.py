@@ -4,6 +4,7 @@ colours."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from sqlmodel import col, select
@@ -13,6 +14,7 @@ from pbem.models import GameRecord, OutboxEmail
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, resign, submit_move
 from pbem.services.records import game_record, record_sgf
+from pbem.tournaments.service import create_tournament, start_tournament
 from tests.support import ALICE_BOB, start_a_game
 
 
@@ -95,3 +97,27 @@ def test_the_sgf_record_writes_each_seat_in_its_own_colour(
         assert f"PB[{pb}]PW[{pw}]" in sgf, game_id
         letter = "B" if pb == "Alice" else "W"
         assert f"\n;{letter}[{move}]" in sgf, game_id
+
+
+def test_a_tournaments_games_email_names_the_colour_each_player_plays(
+    sqlite_database: Database, now: datetime, site: Site,
+) -> None:
+    people = [PlayerSpec("Ann", "ann@example.test"), PlayerSpec("Bob", "bob@example.test",
+                                                                 language="it")]
+    with sqlite_database.write() as session:
+        tournament = create_tournament(
+            session, now, site, name="Colour cup", game_type="refugia",
+            options={"board": "3-4"}, fmt="round-robin", rated=False, players=people)
+        assert tournament.id is not None
+        start_tournament(session, now, site, tournament_id=tournament.id)
+    with sqlite_database.session() as session:
+        rounds = {e.to_address: e for e in session.exec(
+            select(OutboxEmail).where(OutboxEmail.kind == "tournament_round"))}
+    bodies = [rounds[a].text_body + rounds[a].html_body for a in rounds]
+    assert all("seat " not in body for body in bodies)
+    english, italian = rounds["ann@example.test"], rounds["bob@example.test"]
+    plays = re.findall(r"against Bob, you play (White|Black)", english.text_body)
+    assert plays and plays == re.findall(r"against Bob, you play (White|Black)",
+                                         english.html_body)
+    other = {"White": "Nero", "Black": "Bianco"}[plays[0]]
+    assert f"contro Ann, giochi come {other}" in italian.text_body
