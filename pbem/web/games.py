@@ -38,7 +38,7 @@ from pbem.web.catalogue import game_cards
 from pbem.web.language import current_reader
 from pbem.web.player_sessions import current_player
 from pbem.web.ratings import seat_ratings
-from pbem.web.replay import record_links
+from pbem.web.replay import profile_url, record_links
 from pbem.web.support import (
     DamagedLink,
     board_svg,
@@ -184,6 +184,7 @@ def render_game_page(
         "game.html",
         row=row, info=game.info, options=game.options, moves=moves, names=names,
         lineup=[(s, players[s.player_id]) for s in seats], labels=labels, ratings=ratings,
+        profiles=[profile_url(players[s.player_id]) for s in seats],
         turns=turns_of(moves),
         result=result_text(row, labels, seats, players),
         terms=terms_for(row.game_type, game.options, reader=reader),

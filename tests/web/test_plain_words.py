@@ -11,9 +11,10 @@ from flask.testing import FlaskClient
 from sqlmodel import col, select
 
 from pbem.db import Database
-from pbem.models import GameRecord, MoveSource, OutboxEmail
+from pbem.models import GameRecord, MoveSource, OutboxEmail, Player
 from pbem.services import Site, resign, submit_move
 from pbem.services.moves import FORCED_PASS_NOTE
+from pbem.tournaments.service import create_tournament, start_tournament
 from tests.support import ALICE_BOB, ALICE_BOB_CLEO, start_a_game
 from tests.web.sessions import signed_in
 from tests.web.test_challenges import challenge_form, make_player
@@ -115,3 +116,36 @@ def test_the_challenge_page_says_who_moves_first(
     assert "Ann moves first." in said["first"]
     assert "Bob moves first." in said["second"]
     assert "Who moves first is drawn at random when the game starts." in said["random"]
+
+
+def _player_id(database: Database, email: str) -> int:
+    with database.session() as session:
+        player = session.exec(select(Player).where(Player.email == email)).one()
+        assert player.id is not None
+        return player.id
+
+
+def test_player_names_link_to_their_profiles_on_game_pages_and_standings(
+    client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
+) -> None:
+    pk = start_a_game(sqlite_database, now, site, "mosey", {"order": 4}, players=ALICE_BOB)
+    alice, bob = (_player_id(sqlite_database, p.email) for p in ALICE_BOB)
+    with sqlite_database.write() as session:
+        hidden = session.get(Player, bob)
+        assert hidden is not None
+        hidden.profile_hidden = True  # a hidden profile's name stays plain text
+    page = client.get(site.links.seat_view_url(pk, 0)).text
+    assert f'<a href="/players/{alice}">Alice (Light)</a> (you)' in page
+    assert "Bob (Dark)" in page and f'href="/players/{bob}"' not in page
+    with sqlite_database.write() as session:
+        tournament = create_tournament(
+            session, now, site, name="Link cup", game_type="mosey", options={"order": 4},
+            fmt="round-robin", rated=False, players=[*ALICE_BOB, ALICE_BOB_CLEO[2]])
+        assert tournament.id is not None
+        start_tournament(session, now, site, tournament_id=tournament.id)
+        slug = tournament.slug
+    standings = client.get(f"/tournaments/{slug}").text.split('id="crosstable"')[0]
+    cleo = _player_id(sqlite_database, "cleo@example.test")
+    assert f'<a href="/players/{alice}">Alice</a>' in standings
+    assert f'<a href="/players/{cleo}">Cleo</a>' in standings
+    assert f'href="/players/{bob}"' not in standings
