@@ -221,12 +221,20 @@ OUT_OF_GAME = _l("You are out of this game (you resigned, or forfeited on time):
                  "plays your seat to the end, and you will get the result by email.")
 
 @bp.get("/seat/<token>")
-def seat_page(token: str) -> tuple[str, int]:
-    """A player's own page of a game: with hidden information, it shows what they may see."""
+def seat_page(token: str) -> tuple[str, int] | Response:
+    """A player's own page of a game: with hidden information, it shows what they may see.
+    Looking again while the computer chose its move (``?look=``), it goes on to the move page
+    once the turn is the player's: they were waiting to move, not to read the game page."""
     found = game_of_token("seat-view", token)
     if found is None:
         return damaged_link()
     row, fields = found
+    seat = fields["seat"]
+    if (request.args.get("look") and row.status == GameStatus.ACTIVE and row.to_move == seat
+            and row.id is not None and not seat_out_of_game(row.id, seat)):
+        with database().session() as session:
+            holder = seats_of(session, row.id)[seat].player_id
+        return redirect(site().links.move_url(row.id, seat, row.ply, holder=holder), 303)
     notice = _("Your move was played.") if request.args.get("played") else ""
     if request.args.get("started"):
         notice = _("The game has started.")

@@ -3,8 +3,10 @@ rules without the code behind them, names that lead to their players, one date f
 
 from __future__ import annotations
 
+import html
 import re
-from datetime import datetime
+from collections.abc import Callable
+from datetime import UTC, datetime
 
 from flask import Flask
 from flask.testing import FlaskClient
@@ -12,12 +14,15 @@ from sqlmodel import col, select
 
 from pbem.db import Database
 from pbem.models import GameRecord, MoveSource, OutboxEmail, Player
+from pbem.positions import current_state
+from pbem.scheduler import sweep
 from pbem.services import Site, resign, submit_move
 from pbem.services.moves import FORCED_PASS_NOTE
 from pbem.tournaments.service import create_tournament, start_tournament
 from tests.support import ALICE_BOB, ALICE_BOB_CLEO, start_a_game
 from tests.web.sessions import signed_in
 from tests.web.test_challenges import challenge_form, make_player
+from tests.web.test_computer_games import games_page, new_games, start_mosey_first
 
 
 def _buttons(html: str) -> list[str]:
@@ -149,3 +154,26 @@ def test_player_names_link_to_their_profiles_on_game_pages_and_standings(
     assert f'<a href="/players/{alice}">Alice</a>' in standings
     assert f'<a href="/players/{cleo}">Cleo</a>' in standings
     assert f'href="/players/{bob}"' not in standings
+
+
+def test_the_page_waiting_for_the_computer_lands_on_the_move_page_once_it_has_moved(
+    client: FlaskClient, sqlite_database: Database, site: Site, csrf: Callable[[str], str],
+) -> None:
+    me, player_id = games_page(sqlite_database, site, client)
+    move_page = start_mosey_first(client, me, csrf).location
+    [(game, _)] = new_games(sqlite_database, player_id)
+    engine_game, state = current_state(game)
+    move = str(engine_game.legal_moves(state)[0])
+    confirm = client.get(f"{move_page}/confirm", query_string={"move": move})
+    done = client.post(f"{move_page}/confirm", data={"csrf_token": csrf(confirm.text),
+                                                      "move": move})
+    waiting = client.get(done.location).text
+    refresh = re.search(r'<meta http-equiv="refresh" content="\d+; url=([^"]+)">', waiting)
+    assert refresh
+    sweep(sqlite_database, datetime.now(UTC), site)  # the computer answers
+    landed = client.get(html.unescape(refresh[1]))
+    assert landed.status_code == 303 and "/play/" in landed.location
+    page = client.get(landed.location)
+    assert page.status_code == 200 and "<button" in page.text  # the move page, its buttons
+    # Opened by hand (no look counted), the game page stays the game page.
+    assert client.get(done.location.split("?")[0]).status_code == 200
