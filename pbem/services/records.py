@@ -88,6 +88,11 @@ def game_record(session: Session, row: GameRecord, reader: Reader = ENGLISH) -> 
     return record
 
 
+def _when(stored: str | None, reader: Reader) -> str:
+    """A moment of the record (ISO 8601, as the JSON keeps it) as ``reader`` reads dates."""
+    return reader.when(datetime.fromisoformat(stored)) if stored else ""
+
+
 def record_text(record: dict[str, Any], reader: Reader = ENGLISH) -> str:
     """The record as plain text for people: a header, then one numbered line per move."""
     lines = [reader.gettext("Game: %(game)s", game=record["game"]),
@@ -105,7 +110,7 @@ def record_text(record: dict[str, Any], reader: Reader = ENGLISH) -> str:
     for label, key in ((reader.gettext("Started"), "started_at"),
                        (reader.gettext("Finished"), "finished_at")):
         if record[key]:
-            lines.append(f"{label}: {record[key]}")
+            lines.append(f"{label}: {_when(record[key], reader)}")
     if record["result"]:
         lines.append(reader.gettext("Result: %(result)s", result=record["result"]))
     lines.append(reader.gettext("Seed commitment (SHA-256): %(hash)s",
@@ -116,7 +121,7 @@ def record_text(record: dict[str, Any], reader: Reader = ENGLISH) -> str:
     by_seat = {p["seat"]: p["name"] for p in record["players"]}
     for move in record["moves"]:
         line = f"{move['ply'] + 1}. {by_seat.get(move['seat'], move['seat'] + 1)}: " \
-               f"{move['notation']}  [{move['time']}]"
+               f"{move['notation']}  [{_when(move['time'], reader)}]"
         if move.get("note"):
             line += f"  {{{move['note']}}}"
         lines.append(line)

@@ -6,18 +6,21 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlmodel import col, select
 
+from pbem.challenges.tables import Challenge
 from pbem.db import Database
+from pbem.i18n import Reader
 from pbem.models import GameRecord, MoveSource, OutboxEmail, Player
 from pbem.positions import current_state
 from pbem.scheduler import sweep
 from pbem.services import Site, resign, submit_move
 from pbem.services.moves import FORCED_PASS_NOTE
+from pbem.services.vacations import add_absence
 from pbem.tournaments.service import create_tournament, start_tournament
 from tests.support import ALICE_BOB, ALICE_BOB_CLEO, start_a_game
 from tests.web.sessions import signed_in
@@ -177,3 +180,41 @@ def test_the_page_waiting_for_the_computer_lands_on_the_move_page_once_it_has_mo
     assert page.status_code == 200 and "<button" in page.text  # the move page, its buttons
     # Opened by hand (no look counted), the game page stays the game page.
     assert client.get(done.location.split("?")[0]).status_code == 200
+
+
+ISO_DAY = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+
+
+def test_dates_are_written_one_way_per_language(
+    app: Flask, sqlite_database: Database, site: Site,
+) -> None:
+    """The challenge's expiry, the account's absences and a game record's times are written as
+    every other date of the reader's language, never as 2026-11-25 or with strftime."""
+    ann = make_player(sqlite_database, "Ann", "ann@example.test")
+    with sqlite_database.write() as session:
+        player = session.get(Player, ann)
+        assert player is not None
+        player.language, player.time_zone = "de", "Europe/Berlin"
+        start = datetime.now(UTC).date() + timedelta(days=30)
+        add_absence(session, datetime.now(UTC), player_id=ann, start=start,
+                    end=start + timedelta(days=2))
+    german = Reader("de", "Europe/Berlin")
+    client = signed_in(app, sqlite_database, ann)
+    sent = challenge_form(client, "mosey", invitees="bob@example.test")
+    page = client.get(sent.headers["Location"]).text
+    with sqlite_database.session() as session:
+        expires = session.exec(select(Challenge)).one().expires_at
+    assert f"{german.when(expires)}" in html.unescape(page) and "(UTC)" not in page
+    away = html.unescape(client.get("/account").text).split('id="away"')[1]
+    assert german.day(start) in away and german.day(start + timedelta(days=2)) in away
+    assert german.day(start).startswith(german.when(datetime.combine(
+        start, datetime.min.time(), UTC)).split(",")[0])  # the same way as a moment's day
+    pk = start_a_game(sqlite_database, datetime.now(UTC), site, "mosey", {"order": 4},
+                      players=ALICE_BOB)
+    with sqlite_database.session() as session:
+        row = session.get(GameRecord, pk)
+        assert row is not None and row.started_at is not None
+    record = client.get(f"/games/{row.public_id}/record.txt").text
+    assert f": {german.when(row.started_at)}" in record
+    for text in (page.split("<main")[-1], away, record):
+        assert not ISO_DAY.search(text)

@@ -93,9 +93,8 @@ class RefugiaPresentation(Presentation["Refugia", RefugiaState, HexMove]):
             rows.append(f"{r + 1:>2}  {line}  {board.labels[start]}-{board.labels[end - 1]}")
         # The letters are the same in every language, so the key says them in the reader's
         # words (an Italian reads B as Bianco, not as Black).
-        white, black, neutral = CELL_CHARS[1:4]
         key = Text("Key: %(white)s White disc, %(black)s Black disc, %(neutral)s neutral disc, "
-                   "%(empty)s empty cell.", white=white, black=black, neutral=neutral,
-                   empty=CELL_CHARS[0])
+                   "%(empty)s empty cell.", white=CELL_CHARS[1], black=CELL_CHARS[2],
+                   neutral=CELL_CHARS[3], empty=CELL_CHARS[0])
         return Text.joined([*self._status(state), *rows, key], "\n")
 
