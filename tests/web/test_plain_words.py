@@ -8,10 +8,12 @@ import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlmodel import col, select
 
+import engine
 from pbem.challenges.tables import Challenge
 from pbem.db import Database
 from pbem.i18n import Reader
@@ -218,3 +220,19 @@ def test_dates_are_written_one_way_per_language(
     assert f": {german.when(row.started_at)}" in record
     for text in (page.split("<main")[-1], away, record):
         assert not ISO_DAY.search(text)
+
+
+DEVELOPERS = re.compile(r"\.py\b|engine/|tests/|\bLudii\b|\.lud\b|Abstract Play|shared/|\.md\b"
+                        r"|Outcome\.|seed_sha256|\bplayout|bitboard|JavaScript|#\d+")
+
+
+@pytest.mark.parametrize("language", ["en", "nl", "de", "it"])
+def test_rules_pages_say_the_rulings_without_code_paths_tests_or_ludii(
+    client: FlaskClient, language: str,
+) -> None:
+    for game_id in engine.GAMES:
+        page = client.get(f"/rules/{game_id}", headers={"Accept-Language": language}).text
+        fine_print = page.split('class="fine-print"')[1]
+        assert fine_print.count("<li>") >= 3, game_id  # the rulings are still there
+        assert not DEVELOPERS.search(html.unescape(fine_print)), (
+            game_id, DEVELOPERS.findall(html.unescape(fine_print)))
