@@ -120,6 +120,7 @@ _.help  # engine.base.Option.help: admin/new_game.html
 _.overdue  # admin/games.html, admin/game.html
 _.action_url  # home.Line.action_url: home/_games.html
 _.variants  # catalogue.Card.variants: _game_cards.html
+_.by_server  # notify.ShownMove.by_server: email/_since.txt, email/_since.html
 _.pbem_reader  # g.pbem_reader: base.html
 _.pbem_reader_id  # base.html
 _.on_game_over  # PlayerChannel's news: _channels.html, and by name in pbem.channels.messages

@@ -24,7 +24,7 @@ would silently give its readers English: :func:`catalog_problems` says so at sta
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,9 @@ LANGUAGES: dict[str, str] = {"en": "English", "nl": "Nederlands", "de": "Deutsch
 
 TRANSLATIONS = Path(__file__).resolve().parent / "translations"
 LANGUAGE_COOKIE = "pbem_language"
+# Babel's name of the one way each language writes a day ("woensdag 25 november 2026"):
+# every date a person reads, alone or with a time, is written so.
+DATE_FORMAT = "full"
 
 
 def supported(language: str | None, default: str = "en") -> str:
@@ -206,13 +209,19 @@ class Reader:
         if moment is None:
             return self.gettext("never")
         local = moment.astimezone(zone(self.time_zone))
-        day = format_date(local, "full", locale=self.locale)
         clock = format_time(local, "HH:mm", locale=self.locale)
-        return f"{day}, {clock} ({local.tzname()})"
+        return f"{self.day(local)}, {clock} ({local.tzname()})"
 
-    def day(self, moment: datetime) -> str:
-        """Just the date, e.g. '25 nov 2026'."""
-        return format_date(moment.astimezone(zone(self.time_zone)), "medium", locale=self.locale)
+    def day(self, moment: date | datetime) -> str:
+        """Just the day, written as :meth:`when` writes it (one date format per language): a
+        moment on this reader's calendar, a date as it is.
+
+        >>> Reader("de").day(date(2026, 11, 25))
+        'Mittwoch, 25. November 2026'
+        """
+        if isinstance(moment, datetime):
+            moment = moment.astimezone(zone(self.time_zone)).date()
+        return format_date(moment, DATE_FORMAT, locale=self.locale)
 
     def number(self, value: float) -> str:
         return format_decimal(value, locale=self.locale)

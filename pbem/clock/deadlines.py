@@ -49,7 +49,21 @@ POLICY_LABELS = {
     "grace": N_("one extension of the same length, then pass or a random move"),
     "hold": N_("the game waits and the organisers are alerted"),
 }
+# With two players a forfeit ends the game: nobody is left for a stand-in to play against, so
+# the sentence about one would only puzzle them.
+TWO_PLAYER_LABELS = {"forfeit": N_("the player loses"), "forfeit-bot": N_("the player loses")}
 DEFAULT_TIME_CONTROL: TimeControl = PerMove()
+
+
+def policy_label(policy: str, players: int) -> str:
+    """``policy`` in words (English, to translate) for a game of ``players`` seats.
+
+    >>> policy_label("forfeit", 2), policy_label("forfeit", 3)[:30]
+    ('the player loses', 'the player loses (with three o')
+    """
+    if players <= 2 and policy in TWO_PLAYER_LABELS:
+        return TWO_PLAYER_LABELS[policy]
+    return POLICY_LABELS.get(policy, policy)
 SECOND = timedelta(seconds=1)
 
 

@@ -36,7 +36,6 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from babel.dates import format_date
 from sqlmodel import Session
 
 import engine
@@ -399,8 +398,7 @@ def take_vacation(context: Context, reply: Reply) -> Handled:
                                                reason=reason_of(error)))
     end = start + timedelta(days=days - 1)
     return context.reply("reply_vacation", f"vacation {days}d", start=start, end=end, days=days,
-                         first_day=format_date(start, "medium", locale=context.reader.locale),
-                         last_day=format_date(end, "medium", locale=context.reader.locale))
+                         first_day=context.reader.day(start), last_day=context.reader.day(end))
 
 
 Handler = Callable[[Context, Reply], Handled]

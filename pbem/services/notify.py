@@ -341,6 +341,8 @@ SERVER_NOTES = (
     N_("played by the computer: this seat forfeited on time"),  # forfeit-bot
     N_("played by the computer: this player resigned"),  # a game of three or more
 )
+# The computer player's notes speak for it, as a person's would: quoted, not told as remarks.
+_COMPUTER_TALK = frozenset({N_("I expect to win"), N_("This looks bad for me")})
 _SERVER_SOURCES = frozenset({MoveSource.FORCED_PASS, MoveSource.STAND_IN, MoveSource.TIMEOUT,
                              MoveSource.BOT})
 
@@ -353,19 +355,30 @@ class ShownMove:
     seat: int
     notation: str
     note: str
+    by_server: bool = False  # the note is the server's ("forced pass"), not the player's words
+
+
+def _servers(move: Move) -> bool:
+    """Whether the server wrote ``move``'s note (it reads it in each reader's language)."""
+    return move.note in SERVER_NOTES and move.source in _SERVER_SOURCES
+
+
+def is_server_note(move: Move) -> bool:
+    """Whether ``move``'s note is a remark of the server's about the move ("forced pass"),
+    shown as such rather than quoted as words the player wrote."""
+    return _servers(move) and move.note not in _COMPUTER_TALK
 
 
 def shown_note(move: Move, reader: Reader = ENGLISH) -> str:
     """A move's note for ``reader``: the server's own in their language, a player's as written."""
-    if move.note in SERVER_NOTES and move.source in _SERVER_SOURCES:
-        return reader.gettext(move.note)
-    return move.note
+    return reader.gettext(move.note) if _servers(move) else move.note
 
 
 def moves_for(moves: Sequence[Move], reader: Reader = ENGLISH) -> list[ShownMove]:
     """``moves`` for the "since your last turn" lines in ``reader``'s language (notation and
     players' notes stay as written)."""
-    return [ShownMove(m.ply, m.seat, m.notation, shown_note(m, reader)) for m in moves]
+    return [ShownMove(m.ply, m.seat, m.notation, shown_note(m, reader), is_server_note(m))
+            for m in moves]
 
 
 def text_board(game: engine.AnyGame, state: Any, seat: int | None,

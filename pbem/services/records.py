@@ -28,13 +28,15 @@ from pbem.i18n import ENGLISH, Reader
 from pbem.models import GameRecord, GameStatus
 from pbem.positions import engine_game, moves_of
 from pbem.services.common import players_of, seats_of
-from pbem.services.results import result_in, seat_role
+from pbem.services.results import result_in, seat_colour, seat_role
 
 FORMAT = "pbem-record"
 VERSION = 1
 # SGF's own letters for a two-seat game; with more seats, "M" and the seat's letter (MA, MB, ...):
 # SGF property names are capital letters only, so seat numbers cannot be used.
 TWO_SEATS = ("B", "W")
+# Which of the two a seat's colour (in English, lower case) plays.
+SGF_COLOURS = {"black": "B", "dark": "B", "white": "W", "light": "W"}
 SEAT_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 # A game's stored status as the text record says it (the JSON and SGF keep the stored word).
 STATUS_WORDS = (N_("invited"), N_("active"), N_("finished"), N_("aborted"))
@@ -59,7 +61,8 @@ def game_record(session: Session, row: GameRecord, reader: Reader = ENGLISH) -> 
     names = [players[s.player_id].name for s in seats]
     game = engine_game(row)
     # A seat's colour ("Light"); none where the engine only numbers them ("Player 1").
-    sides = [seat_role(name, reader) for name in game.seat_names(game.decode(row.state))]
+    state = game.decode(row.state)
+    sides = [seat_role(name, reader) for name in game.seat_names(state)]
     over = is_over(row)
     record: dict[str, Any] = {
         "format": FORMAT, "version": VERSION,
@@ -69,6 +72,8 @@ def game_record(session: Session, row: GameRecord, reader: Reader = ENGLISH) -> 
         "finished_at": _iso(row.finished_at),
         "players": [{"seat": s.seat, "name": names[n],
                      "side": sides[s.seat] if s.seat < len(sides) else "",
+                     # In English, as data: SGF's B and W follow it.
+                     "colour": seat_colour(game, state, s.seat),
                      "resigned": s.resigned, "forfeited": s.forfeited}
                     for n, s in enumerate(seats)],
         "moves": [{"ply": m.ply, "seat": m.seat, "notation": m.notation, "time": _iso(m.made_at),
@@ -81,6 +86,11 @@ def game_record(session: Session, row: GameRecord, reader: Reader = ENGLISH) -> 
         "start_state": row.start_state if over else None,
     }
     return record
+
+
+def _when(stored: str | None, reader: Reader) -> str:
+    """A moment of the record (ISO 8601, as the JSON keeps it) as ``reader`` reads dates."""
+    return reader.when(datetime.fromisoformat(stored)) if stored else ""
 
 
 def record_text(record: dict[str, Any], reader: Reader = ENGLISH) -> str:
@@ -100,7 +110,7 @@ def record_text(record: dict[str, Any], reader: Reader = ENGLISH) -> str:
     for label, key in ((reader.gettext("Started"), "started_at"),
                        (reader.gettext("Finished"), "finished_at")):
         if record[key]:
-            lines.append(f"{label}: {record[key]}")
+            lines.append(f"{label}: {_when(record[key], reader)}")
     if record["result"]:
         lines.append(reader.gettext("Result: %(result)s", result=record["result"]))
     lines.append(reader.gettext("Seed commitment (SHA-256): %(hash)s",
@@ -111,7 +121,7 @@ def record_text(record: dict[str, Any], reader: Reader = ENGLISH) -> str:
     by_seat = {p["seat"]: p["name"] for p in record["players"]}
     for move in record["moves"]:
         line = f"{move['ply'] + 1}. {by_seat.get(move['seat'], move['seat'] + 1)}: " \
-               f"{move['notation']}  [{move['time']}]"
+               f"{move['notation']}  [{_when(move['time'], reader)}]"
         if move.get("note"):
             line += f"  {{{move['note']}}}"
         lines.append(line)
@@ -123,11 +133,27 @@ def sgf_escape(value: str) -> str:
     return re.sub(r"([\]\\])", r"\\\1", value)
 
 
-def seat_property(seat: int, seats: int) -> str:
-    """The property a seat's moves are written with: B and W for two seats, else MA, MB, ..."""
+def seat_property(seat: int, seats: int, two: tuple[str, str] = TWO_SEATS) -> str:
+    """The property a seat's moves are written with: B and W for two seats (``two``, by seat),
+    else MA, MB, ..."""
     if seats == 2:
-        return TWO_SEATS[seat]
+        return two[seat]
     return "M" + SEAT_LETTERS[seat % len(SEAT_LETTERS)]
+
+
+def two_seat_letters(record: dict[str, Any]) -> tuple[str, str]:
+    """SGF's B and W for the seats of a two-player record, by their colours: the black or dark
+    seat plays B, the white or light one W, whichever moves first (Refugia's White does). Seats
+    without such colours: B for the seat that moved first, as in Go.
+
+    >>> two_seat_letters({"players": [{"colour": "White"}, {"colour": "Black"}], "moves": []})
+    ('W', 'B')
+    """
+    letters = tuple(SGF_COLOURS.get(p.get("colour", "").lower(), "") for p in record["players"])
+    if len(letters) == 2 and sorted(letters) == ["B", "W"]:
+        return letters[0], letters[1]
+    first = record["moves"][0]["seat"] if record["moves"] else 0
+    return TWO_SEATS if first == 0 else (TWO_SEATS[1], TWO_SEATS[0])
 
 
 def record_sgf(record: dict[str, Any]) -> str:
@@ -145,9 +171,10 @@ def record_sgf(record: dict[str, Any]) -> str:
     if record["options"]:
         root.append(prop("OP", *(f"{k}={v}" for k, v in record["options"].items())))
     root.append(prop("PN", *(p["name"] for p in record["players"])))
+    two = two_seat_letters(record) if count == 2 else TWO_SEATS
     if count == 2:
-        root += [prop("PB", record["players"][0]["name"]),
-                 prop("PW", record["players"][1]["name"])]
+        by_letter = {two[p["seat"]]: p["name"] for p in record["players"]}
+        root += [prop("PB", by_letter["B"]), prop("PW", by_letter["W"])]
     if record["result"]:
         root.append(prop("RE", record["result"]))
     if record["winners"] is not None:
@@ -158,7 +185,7 @@ def record_sgf(record: dict[str, Any]) -> str:
         root.append(prop("SD", record["seed"]))
     nodes = ["(;" + "".join(root)]
     for move in record["moves"]:
-        node = ";" + prop(seat_property(move["seat"], count), move["notation"])
+        node = ";" + prop(seat_property(move["seat"], count, two), move["notation"])
         node += prop("MT", move["time"])
         if move.get("note"):
             node += prop("C", move["note"])

@@ -35,6 +35,17 @@ def seat_role(seat_name: str, reader: Reader = ENGLISH) -> str:
     return "" if not seat_name or _GENERIC.fullmatch(seat_name) else reader.text(seat_name)
 
 
+def seat_colour(game: engine.AnyGame, state: Any, seat: int, reader: Reader = ENGLISH) -> str:
+    """The colour ``seat`` plays, in ``reader``'s words: the engine's seat name where it is one
+    ("Light"), else the colour the seat is drawn in ("Red" in Rifugio); "" where neither says."""
+    names = game.seat_names(state)
+    name = names[seat] if seat < len(names) else ""
+    if name and not _GENERIC.fullmatch(name):
+        return reader.text(name)
+    colours = seat_colours(game.info.id)
+    return reader.gettext(colours[seat]) if seat < len(colours) and colours[seat] else ""
+
+
 def labels_for(game: engine.AnyGame, state: Any, player_names: Sequence[str],
                reader: Reader = ENGLISH) -> list[str]:
     """A label per seat: the engine's colour ("Alice (Light)"), else the colour the seat is

@@ -29,10 +29,10 @@ from sqlmodel import Session
 from engine.text import N_
 from pbem.clock.controls import format_duration, reminder_times
 from pbem.clock.deadlines import (
-    POLICY_LABELS,
     SECOND,
     clock_of,
     default_timeout_policy,
+    policy_label,
     refresh_due,
     reminder_offsets,
     set_deadline,
@@ -252,7 +252,7 @@ def send_due_reminder(session: Session, now: datetime, site: Site, row: GameReco
                 context=lambda reader: {
                     **context(reader), "seat": seat, "before": format_duration(left),
                     "time_left": spoken_duration(left, reader),
-                    "policy_text": reader.gettext(POLICY_LABELS[policy]),
+                    "policy_text": reader.gettext(policy_label(policy, len(seats))),
                     "move_url": move_url})
         audit(session, now, "reminder sent", game_id=row.id, seat=seat.seat, ply=row.ply,
               before=format_duration(due[-1].before))

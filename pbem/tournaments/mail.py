@@ -21,8 +21,10 @@ from sqlmodel import Session, col, select
 
 from pbem.game_options import game_name
 from pbem.i18n import Reader
-from pbem.models import OutboxEmail, Player
+from pbem.models import GameRecord, OutboxEmail, Player
+from pbem.positions import current_state
 from pbem.services.common import Site
+from pbem.services.results import seat_colour
 from pbem.templating import render_email
 from pbem.tournaments.queries import (
     StandingsView,
@@ -67,6 +69,12 @@ def _send(session: Session, now: datetime, site: Site, tournament: Tournament,
         session.add(entry)
 
 
+def _positions(session: Session, game_ids: Sequence[int]) -> dict[int, tuple[Any, Any]]:
+    """Each game's rules and current position, for the colours its seats play."""
+    rows = session.exec(select(GameRecord).where(col(GameRecord.id).in_(game_ids)))
+    return {row.id: current_state(row) for row in rows if row.id is not None}
+
+
 def send_welcome(session: Session, now: datetime, site: Site, tournament: Tournament) -> None:
     """"You are in": the format, the other players, and where the standings will be."""
     assert tournament.id is not None
@@ -89,8 +97,10 @@ def send_rounds(session: Session, now: datetime, site: Site, tournament: Tournam
     entries = [e for e in entries_of(session, tournament.id) if e.withdrawn_at is None]
     players = _players(session, entries)
     first = min(rounds)
+    positions = _positions(session, [g.game_id for _, games, _ in view.rounds for g in games])
     for entry in entries:
         me = entry.player_id
+        reader = site.reader_for(players[me])
         mine: list[dict[str, object]] = []
         for number, games, byes in view.rounds:
             if number not in rounds:
@@ -100,9 +110,10 @@ def send_rounds(session: Session, now: datetime, site: Site, tournament: Tournam
             for game in games:
                 if me in game.players:
                     seat = game.players.index(me)
+                    engine_game, state = positions[game.game_id]
                     mine.append({
-                        "round": number, "bye": False, "seat": seat + 1,
-                        "seats": len(game.players),
+                        "round": number, "bye": False,
+                        "colour": seat_colour(engine_game, state, seat, reader),
                         "opponents": [view.names[p] for p in game.players if p != me],
                         "url": site.links.seat_view_url(game.game_id, seat, holder=me)})
         if not mine:

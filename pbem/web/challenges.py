@@ -102,10 +102,9 @@ def new_challenge() -> tuple[str, int] | Response:
         return _form(info, values, _("too many challenges in the last hour; please wait")), 429
     try:
         invitees = [] if seek else _invitees(values.get("invitees", ""))
-        if rated and any(spec.bot_level is not None for spec in invitees):
-            # Shown with the box unticked, so sending the form again makes the unrated game.
-            return _form(info, values, _("games against the computer are never rated"),
-                         rated=False), 400
+        # A game with a computer player is never rated: the box is simply not counted (the
+        # challenge page then says "Not rated."), rather than the form refused for it.
+        rated = rated and not any(spec.bot_level is not None for spec in invitees)
         with database().write() as session:
             me = session.get(Player, player.id)
             assert me is not None
@@ -132,24 +131,26 @@ def _invitees(text: str) -> list[PlayerSpec]:
     return [parse_player(line) for line in lines]
 
 
-def _form(info: engine.GameInfo | None, values: Any, error: str,
-          rated: bool | None = None) -> str:
-    """The form with ``values``; ``rated`` ticks the box (by default as sent: ticked on a
-    first visit, as the player left it on a form sent back with an error)."""
+def _form(info: engine.GameInfo | None, values: Any, error: str) -> str:
+    """The form with ``values``; the rated box ticked as sent (ticked on a first visit), and
+    unticked once a computer is among the invitees, as its game is never rated."""
     from pbem.clock.controls import parse_time_control
-    from pbem.clock.deadlines import POLICY_LABELS
+    from pbem.clock.deadlines import policy_label
     from pbem.clock.wording import describe_control
 
     reader = current_reader()
     settings = rules()
     controls = {t: describe_control(parse_time_control(t), reader)
                 for t in settings.time_controls}
+    players = info.max_players if info is not None else 3  # the form lets the player choose
     policies = {p: _("the game's usual rule") if p == "default" else reader.gettext(
-        POLICY_LABELS.get(p, p)) for p in settings.policies}
+        policy_label(p, players)) for p in settings.policies}
     orders = {SeatOrder.FIRST: _("I sit first"), SeatOrder.SECOND: _("I sit second"),
               SeatOrder.RANDOM: _("decide at random")}
-    if rated is None:
-        rated = values.get("rated") == "on" if request.method == "POST" else True
+    rated = values.get("rated") == "on" if request.method == "POST" else True
+    invitees = values.get("invitees", "").splitlines()
+    rated = rated and not any(line.strip().lower().partition(":")[0].strip() == "bot"
+                              for line in invitees)
     cards = game_cards(reader, lambda game: url_for("challenges.new_challenge", game=game))
     return render_template("challenge_new.html", info=info, cards=cards,
                            values=values, error=error, controls=controls, policies=policies,
@@ -178,9 +179,22 @@ def _page(row: Challenge, people: list[ChallengePlayer], players: dict[int, Play
     facts = describe(row, current_reader(), names)
     return render_template(
         "challenge.html", **facts, people=people, players=players, mine=mine,
+        first_mover=_first_mover(row, names),
         creator=players[row.creator_id], viewer=viewer, token=token, error=error,
         waiting=row.status == ChallengeStatus.OPEN and row.expires_at > utc_now(),
         game_url=site().links.game_url(game.public_id) if game else ""), status
+
+
+def _first_mover(row: Challenge, names: list[str]) -> str:
+    """Who will move first, in a sentence: the first seat does in every game, and the
+    challenge's seat order says who takes it (``names`` in slot order, the creator first)."""
+    if row.seat_order == SeatOrder.RANDOM:
+        return _("Who moves first is drawn at random when the game starts.")
+    if row.seat_order == SeatOrder.SECOND:
+        if len(names) < 2:
+            return _("The first player to join moves first.")
+        return _("%(name)s moves first.", name=names[1])
+    return _("%(name)s moves first.", name=names[0])
 
 
 @bp.get("/challenges/<public_id>")

@@ -22,9 +22,9 @@ from sqlmodel import select
 from werkzeug.wrappers import Response
 
 from pbem.clock.deadlines import (
-    POLICY_LABELS,
     clock_of,
     default_timeout_policy,
+    policy_label,
     time_control_of,
 )
 from pbem.clock.tables import GameClock
@@ -43,7 +43,7 @@ from pbem.web.conversation import conversation_view
 from pbem.web.language import current_reader
 from pbem.web.player_sessions import current_player
 from pbem.web.ratings import seat_ratings
-from pbem.web.replay import record_links
+from pbem.web.replay import profile_url, record_links
 from pbem.web.support import (
     DamagedLink,
     board_svg,
@@ -81,15 +81,16 @@ def _load(public_id: str) -> GameRecord:
     return row
 
 
-def clock_text(clock: GameClock, game_type: str) -> dict[str, str]:
-    """The game's time control and timeout policy in words, for its page."""
+def clock_text(clock: GameClock, game_type: str, players: int) -> dict[str, str]:
+    """The game's time control and timeout policy in words, for its page (a game of
+    ``players`` seats)."""
     control = time_control_of(clock)
     if control is None:
         return {}
     policy = clock.timeout_policy or default_timeout_policy(game_type)
     reader = current_reader()
     return {"time_control": describe_control(control, reader),
-            "policy_text": reader.gettext(POLICY_LABELS.get(policy, policy))}
+            "policy_text": reader.gettext(policy_label(policy, players))}
 
 
 def turns_of(moves: list[Move]) -> list[tuple[int, list[tuple[int, Move]]]]:
@@ -195,6 +196,7 @@ def render_game_page(
         "game.html",
         row=row, info=game.info, options=game.options, moves=moves, names=names,
         lineup=[(s, players[s.player_id]) for s in seats], labels=labels, ratings=ratings,
+        profiles=[profile_url(players[s.player_id]) for s in seats],
         turns=turns_of(moves),
         result=result_text(row, labels, seats, players),
         terms=terms_for(row.game_type, game.options, reader=reader),
@@ -216,7 +218,7 @@ def render_game_page(
         again_url=computer_again_url(row, viewer, seats, players),
         move_url=move_url, seat_token=seat_token, clock=clock,
         analysis_url=_analysis_url(row, shown, len(moves), move_url, seat_token),
-        **clock_text(clock, row.game_type),
+        **clock_text(clock, row.game_type, len(seats)),
         resign_url=links.resign_url(row.id, viewer, holder=seats[viewer].player_id)
         if viewer is not None
         and row.status == GameStatus.ACTIVE else None,
@@ -273,12 +275,20 @@ OUT_OF_GAME = _l("You are out of this game (you resigned, or forfeited on time):
                  "plays your seat to the end, and you will get the result by email.")
 
 @bp.get("/seat/<token>")
-def seat_page(token: str) -> tuple[str, int]:
-    """A player's own page of a game: with hidden information, it shows what they may see."""
+def seat_page(token: str) -> tuple[str, int] | Response:
+    """A player's own page of a game: with hidden information, it shows what they may see.
+    Looking again while the computer chose its move (``?look=``), it goes on to the move page
+    once the turn is the player's: they were waiting to move, not to read the game page."""
     found = game_of_token("seat-view", token)
     if found is None:
         return damaged_link()
     row, fields = found
+    seat = fields["seat"]
+    if (request.args.get("look") and row.status == GameStatus.ACTIVE and row.to_move == seat
+            and row.id is not None and not seat_out_of_game(row.id, seat)):
+        with database().session() as session:
+            holder = seats_of(session, row.id)[seat].player_id
+        return redirect(site().links.move_url(row.id, seat, row.ply, holder=holder), 303)
     notice = _("Your move was played.") if request.args.get("played") else ""
     if (kept := request.args.get("conditional", type=int)) is not None:
         notice = ngettext("Your conditional moves are kept: %(num)d answer.",

@@ -89,5 +89,5 @@ def _invitation_page(row: GameRecord, clock: GameClock, seat: Seat, token: str,
         terms=terms_for(row.game_type, game.options, reader=reader),
         rules_url=url_for("rules.rules_page", game_id=row.game_type)
         if "rules.rules_page" in current_app.view_functions else None,
-        **clock_text(clock, row.game_type),
+        **clock_text(clock, row.game_type, len(seats)),
     ), 200

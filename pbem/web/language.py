@@ -89,5 +89,6 @@ def init_app(app: Flask) -> None:
     Babel(app, locale_selector=choose_language, timezone_selector=_choose_time_zone,
           default_translation_directories=str(TRANSLATIONS))
     app.jinja_env.filters["local_time"] = local_time
+    app.jinja_env.filters["local_date"] = lambda day: current_reader().day(day)
     app.context_processor(_template_values)
     app.register_blueprint(bp)

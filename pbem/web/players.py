@@ -361,9 +361,9 @@ def _form_date(name: str) -> date:
     if day > latest:
         raise BadAbsence(
             Text("the first day can be %(latest)s at the latest: absences can be planned up to "
-                 "two years ahead", latest=latest.isoformat()) if first else
+                 "two years ahead", latest=current_reader().day(latest)) if first else
             Text("the last day can be %(latest)s at the latest: absences can be planned up to "
-                 "two years ahead", latest=latest.isoformat()))
+                 "two years ahead", latest=current_reader().day(latest)))
     return day
 
 

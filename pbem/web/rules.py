@@ -5,7 +5,8 @@ terms (pbem.web.terms), the start position of every board the game's first optio
 by the engine as inline SVG (no script: the site's CSP allows none), and the rules decisions of
 docs/rules/<family>.md for whoever wants the fine print. That Markdown is ours, but it is still
 rendered with raw HTML off and only safe link schemes, so the page can never carry markup the
-CSP would have to stop.
+CSP would have to stop. The files cite the code, the tests and the reference implementations for
+contributors too; the page leaves that out (pbem.web.fine_print).
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from pbem.i18n import translations
 from pbem.positions import shown_move
 from pbem.resources import shipped
 from pbem.services.common import shown_name
-from pbem.services.notify import shown_note
+from pbem.services.notify import is_server_note, shown_note
+from pbem.web.fine_print import for_players
 from pbem.web.language import current_reader
 from pbem.web.support import board_size
 from pbem.web.terms import status_word, terms_for, words
@@ -52,6 +54,8 @@ def init_app(app: Flask) -> None:
     app.jinja_env.filters["shown_note"] = lambda move: shown_note(move, current_reader())
     # A board's own size, for its box's style (base.html's CSS reads it).
     app.jinja_env.filters["board_size"] = lambda svg: board_size(str(svg))
+    # ``move is server_note``: a remark of the server's, not quoted as the player's words.
+    app.jinja_env.tests["server_note"] = is_server_note
 
 
 @cache
@@ -67,8 +71,10 @@ def _fine_print(family: str, language: str = "en") -> tuple[Markup, str] | None:
         from markdown_it import MarkdownIt
     except ImportError:  # without the renderer the page still has everything a player needs
         return None
-    # "js-default": CommonMark with raw HTML off and javascript:/data: links refused.
-    html = MarkdownIt("js-default").enable("table").render(path.read_text(encoding="utf-8"))
+    # "js-default": CommonMark with raw HTML off and javascript:/data: links refused. The
+    # players' part only: the files also cite the code and the sources for contributors.
+    text = for_players(path.read_text(encoding="utf-8"))
+    html = MarkdownIt("js-default").enable("table").render(text)
     return Markup(html), language  # raw HTML is off: the renderer escaped every text
 
 

@@ -110,12 +110,14 @@ def _move_words() -> dict[str, str]:
 
 
 def move_label(move: str, *, reader: Reader = ENGLISH) -> str:
-    """What a button for ``move`` says: "Take the button (+½ point)", not "take-button".
+    """What a button for ``move`` says: "Take the button (+½ point)", not "take-button"; the
+    words alone, without the notation after them, which the move list shows and no button
+    needs.
 
     >>> move_label("take-button")
-    'Take the button (+½ point) \u2014 take-button'
+    'Take the button (+½ point)'
     >>> move_label("C2-E2")
     'C2-E2'
     """
     label = _move_words().get(move.strip().lower())
-    return f"{reader.gettext(label)} \u2014 {move}" if label else move
+    return reader.gettext(label) if label else move

@@ -10,11 +10,14 @@ pages show names only, never an email address.
 from __future__ import annotations
 
 from flask import Blueprint, abort, render_template
+from sqlmodel import col, select
 
 from pbem.game_options import game_name
+from pbem.models import Player
 from pbem.tournaments.queries import points_text, standings_view
 from pbem.tournaments.service import listed_tournaments, tournament_by_slug
 from pbem.web.language import current_reader
+from pbem.web.replay import profile_url
 from pbem.web.support import database
 
 bp = Blueprint("tournaments", __name__)
@@ -39,5 +42,7 @@ def tournament_page(slug: str) -> str:
         if tournament is None:
             abort(404)
         view = standings_view(session, tournament)
+        people = session.exec(select(Player).where(col(Player.id).in_(list(view.names))))
+        profiles = {p.id: profile_url(p) for p in people}
     return render_template("tournament.html", view=view, points_text=points_text,
-                           game_name=game_name_here(view.tournament.game_type))
+                           profiles=profiles, game_name=game_name_here(view.tournament.game_type))

@@ -123,7 +123,8 @@ PAGES: dict[str, dict[str, list[str]]] = {
     "replay start": {"nl": ["naspelen", "Zetten"], "de": ["nachspielen", "Züge"],
                      "it": ["Mosse"]},
     "replay end": {"nl": ["Zetten"], "de": ["Züge"], "it": ["Mosse"]},
-    "replay as a seat": {"nl": ["iedereen"], "de": ["alle"], "it": ["tutti"]},
+    # Mosey hides nothing, so its replay offers no choice of views ("everyone", a seat).
+    "replay as a seat": {"nl": ["Zetten"], "de": ["Züge"], "it": ["Mosse"]},
     "profile": {"nl": ["Afgelopen partijen"], "de": ["Beendete Partien"],
                 "it": ["Partite concluse"]},
     "record": {"nl": ["Uitslag", "opgegeven", "Licht"], "de": ["Ergebnis", "aufgegeben", "Hell"],
@@ -308,9 +309,10 @@ def _challenges(world: World, language: str, ids: list[int], me: FlaskClient) ->
     seen(language, "challenges", me, "/challenges")
     form = me.get(f"/challenges/new?game={GAME}").text
     world.keep(language, "challenge refused", me.post("/challenges/new", data={
-        "csrf_token": csrf_of(form), "game": GAME, "kind": "invite", "invitees": "bot",
-        "time_control": "3d per move", "policy": "default", "seat_order": "first",
-        "rated": "on", **{f"option-{k}": str(v) for k, v in OPTIONS.items()}}), status=400)
+        "csrf_token": csrf_of(form), "game": GAME, "kind": "invite",
+        "invitees": "bot\nnot an address", "time_control": "3d per move", "policy": "default",
+        "seat_order": "first", "rated": "on",
+        **{f"option-{k}": str(v) for k, v in OPTIONS.items()}}), status=400)
     made = me.post("/challenges/new", data={
         "csrf_token": csrf_of(form), "game": GAME, "kind": "seek", "time_control": "3d per move",
         "policy": "default", "seat_order": "first", "rated": "on",

@@ -128,12 +128,13 @@ def test_the_sgf_record(database: Database, site: Site) -> None:
     sgf = record_sgf(record)
     assert sgf.startswith("(;GM[pbem:refugia]FF[4]CA[UTF-8]AP[pbem]") and sgf.endswith(")\n")
     assert f"GN[{row.public_id}]" in sgf and "DT[2025-03-01]" in sgf and "OP[board=2-3]" in sgf
-    assert "PB[Ann \\]Bracket]PW[Bob]" in sgf and "PN[Ann \\]Bracket][Bob]" in sgf
+    # Ann, in the first seat, plays White in Refugia: SGF's W.
+    assert "PB[Bob]PW[Ann \\]Bracket]" in sgf and "PN[Ann \\]Bracket][Bob]" in sgf
     assert f"SD[{row.seed}]" in sgf and f"SC[{row.seed_commitment}]" in sgf
     assert f"WN[{']['.join(str(w + 1) for w in row.winners or [])}]" in sgf
     nodes = re.findall(r"\n;([BW])\[((?:[^\]\\]|\\.)*)\]MT\[([^\]]+)\]", sgf)
     assert [(seat, notation) for seat, notation, _ in nodes] == [
-        ("BW"[m["seat"]], m["notation"]) for m in record["moves"]]  # type: ignore[attr-defined]
+        ("WB"[m["seat"]], m["notation"]) for m in record["moves"]]  # type: ignore[attr-defined]
     assert "C[thinking [hard\\] \\\\o/]" in sgf  # ] and \ escaped as SGF does
 
 

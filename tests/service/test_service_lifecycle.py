@@ -224,7 +224,7 @@ def test_resigning_ends_the_game_and_tells_everyone(
     assert 0 not in (row.winners or []) and row.winners
     assert "resigned" in row.result
     assert len(over) == len(_people(any_game, options))
-    assert row.seed in over[0].text_body  # revealed at the end
+    assert row.seed not in over[0].text_body  # the game page reveals it (#shuffle), not mail
     with database.write() as session, pytest.raises(GameNotActive):
         resign(session, now, site, game_id=game_pk, seat=1)
 

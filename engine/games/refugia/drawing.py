@@ -91,5 +91,10 @@ class RefugiaPresentation(Presentation["Refugia", RefugiaState, HexMove]):
             cells = " ".join(CELL_CHARS[self.game.occupant(state, i)] for i in range(start, end))
             line = (" " * (2 * q - r - left) + cells).ljust(right - left + 1)
             rows.append(f"{r + 1:>2}  {line}  {board.labels[start]}-{board.labels[end - 1]}")
-        return Text.joined([*self._status(state), *rows], "\n")
+        # The letters are the same in every language, so the key says them in the reader's
+        # words (an Italian reads B as Bianco, not as Black).
+        key = Text("Key: %(white)s White disc, %(black)s Black disc, %(neutral)s neutral disc, "
+                   "%(empty)s empty cell.", white=CELL_CHARS[1], black=CELL_CHARS[2],
+                   neutral=CELL_CHARS[3], empty=CELL_CHARS[0])
+        return Text.joined([*self._status(state), *rows, key], "\n")
 

@@ -200,7 +200,7 @@ def draw(view: JSON, caption: str, title: str, *, cell_href: CellHref | None = N
     notes = _card_lines(view, translator)
     panel_top = map_top + map_height + TILES_ROW
     notes_top = panel_top + ROW * (len(seats) + 1) + 10
-    height = notes_top + LINE * (len(notes) + ("seed" in view)) + 2
+    height = notes_top + LINE * len(notes) + 2
     interactive = cell_href is not None and any(
         cell_href(label) for label in (*at, *options))
     root = svg_root(WIDTH, height, title=title,
@@ -272,9 +272,6 @@ def draw(view: JSON, caption: str, title: str, *, cell_href: CellHref | None = N
     notes_group = sub(root, "g", font_size=10, fill=INK)
     for n, line in enumerate(notes):
         sub(notes_group, "text", line, x=PAD, y=notes_top + LINE * n)
-    if "seed" in view:
-        sub(notes_group, "text", Text("seed: %(seed)s", seed=view["seed"]).render(translator),
-            x=PAD, y=height - 5, fill=MUTED, font_size=9)
     return to_string(root)
 
 

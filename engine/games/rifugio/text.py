@@ -203,9 +203,8 @@ def text_view(view: JSON) -> Text:
         else:
             lines.append(Text("%(seat)s: at %(place)s; %(huts)s (%(left)d left); %(step_cards)s; "
                               "%(point_cards)s.", **values))
-    lines.append(Text("Shuffle commitment (SHA-256 of the seed): %(sha)s", sha=view["seed_sha256"]))
-    if "seed" in view:
-        lines.append(Text("Seed: %(seed)s", seed=view["seed"]))
+    # The seed and its SHA-256 are for checking the shuffle, on the game page (#shuffle) and in
+    # the record; a board read in an email or a turn has no use for 64 hex digits.
     return Text.joined(lines, "\n")
 
 
