@@ -30,8 +30,9 @@ def current_state(row: GameRecord) -> tuple[AnyGame, Any]:
     return game, game.decode(row.state)
 
 
-# SQLModel types a column as its Python value; the loader option wants the mapped attribute.
-_STATE_AFTER = cast(QueryableAttribute[Any], Move.state_after)
+# A move's stored position as a mapped attribute, for loader options (SQLModel types it as its
+# Python value): most lists of moves never read it.
+STATE_AFTER = cast(QueryableAttribute[Any], Move.state_after)
 
 
 def moves_of(session: Session, game_id: int, *, positions: bool = True) -> list[Move]:
@@ -40,7 +41,7 @@ def moves_of(session: Session, game_id: int, *, positions: bool = True) -> list[
     turn cost more the longer the game had run)."""
     query = select(Move).where(Move.game_id == game_id).order_by(col(Move.ply))
     if not positions:
-        query = query.options(defer(_STATE_AFTER, raiseload=True))
+        query = query.options(defer(STATE_AFTER, raiseload=True))
     return list(session.exec(query))
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, func
+from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
 from engine.text import Text
@@ -27,7 +28,9 @@ from pbem.chat.tables import ChatMessage, ChatMute
 from pbem.errors import ServiceError
 from pbem.i18n import Reader
 from pbem.models import Move, Player, Seat
+from pbem.positions import STATE_AFTER
 from pbem.services.common import Site, audit, lock_game, shown_name
+from pbem.services.notify import is_server_note
 
 MAX_MESSAGE = 2000  # characters: a few paragraphs
 HOUR = timedelta(hours=1)
@@ -202,9 +205,11 @@ def conversation(session: Session, game_id: int, *, hidden: bool = False) -> lis
     """The moves' notes and the messages of a game in the order they were written (a note
     before a message of the same moment: the move came first); ``hidden``: also the messages an
     organiser hid (the dashboard)."""
+    notes = session.exec(select(Move).where(Move.game_id == game_id, col(Move.note) != "")
+                         .options(defer(STATE_AFTER)))
+    # The server's remarks on the moves it played itself (a forced pass) are nobody's words.
     said = [Said(move.made_at, move.seat, move=move, number=move.ply + 1)
-            for move in session.exec(select(Move).where(Move.game_id == game_id,
-                                                        col(Move.note) != ""))]
+            for move in notes if not is_server_note(move)]
     query = select(ChatMessage).where(ChatMessage.game_id == game_id)
     if not hidden:
         query = query.where(col(ChatMessage.hidden_at).is_(None))
