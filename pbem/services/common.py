@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from email.utils import parseaddr
 from typing import Any
 
@@ -39,6 +39,9 @@ class Site:
     # Seconds the computer at "strong" thinks a move in the sweep (PBEM_BOT_STRONG_SECONDS);
     # 0: a fixed number of playouts instead, the same move for the same position.
     strong_seconds: float = 0.0
+    # A person playing the computer is mailed a turn only once they have not viewed the game's
+    # pages for this long (PBEM_TURN_EMAIL_HOLD_MINUTES; pbem.services.turn_mail).
+    turn_email_hold: timedelta = timedelta(minutes=10)
 
     def reader_for(self, player: Any) -> Reader:
         """The reader a player is (their language and time zone); the site's default language
@@ -128,7 +131,8 @@ def site_from_config(database: Database, config: Mapping[str, Any]) -> Site:
     reply = str(config.get("REPLY_ADDRESS", "") or "")
     return Site(links, config["MAIL_FROM"], alerts, check_address(reply) if reply else "",
                 default_language=str(config.get("DEFAULT_LANGUAGE") or "en"),
-                strong_seconds=max(0.0, strong_seconds(config)))
+                strong_seconds=max(0.0, strong_seconds(config)),
+                turn_email_hold=timedelta(minutes=int(config.get("TURN_EMAIL_HOLD_MINUTES", 10))))
 
 
 def in_play(seats: Sequence[Seat]) -> list[Seat]:
