@@ -124,11 +124,10 @@ def send_held_turn_emails(database: Database, now: datetime, site: Site) -> int:
     return written
 
 
-def record_page_view(session: Session, now: datetime, game_id: int, player_id: int) -> None:
-    """``player_id`` is looking at game ``game_id``'s page now (one UPDATE): while they are, a
-    game against the computer mails them no turn (:func:`hold_turn_email`)."""
-    session.execute(update(Seat).where(col(Seat.game_id) == game_id,
-                                       col(Seat.player_id) == player_id)
+def record_page_view(session: Session, now: datetime, game_id: int, seat: int) -> None:
+    """The player of ``seat`` is looking at game ``game_id``'s page now (one UPDATE): while
+    they are, a game against the computer mails them no turn (:func:`hold_turn_email`)."""
+    session.execute(update(Seat).where(col(Seat.game_id) == game_id, col(Seat.seat) == seat)
                     .values(page_viewed_at=now).execution_options(synchronize_session=False))
 
 
