@@ -96,17 +96,17 @@ def points_words(points: float) -> str:
 
 
 def ordinal(rank: int, reader: Reader) -> str:
-    """A place in the standings as ``reader`` writes it: 3rd, 3e, 3., 3º.
+    """A place in the standings as ``reader`` writes it: 3rd, 3e, (Platz) 3, 3º.
 
     >>> [ordinal(n, Reader("en")) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101)]
     ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '22nd', '101st']
     >>> ordinal(3, Reader("nl")), ordinal(3, Reader("de")), ordinal(3, Reader("it"))
-    ('3e', '3.', '3º')
+    ('3e', '3', '3º')
     """
     if reader.language == "nl":
         return f"{rank}e"
     if reader.language == "de":
-        return f"{rank}."
+        return str(rank)  # "Platz 3 von 12"
     if reader.language == "it":
         return f"{rank}º"
     suffix = "th" if rank % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(
