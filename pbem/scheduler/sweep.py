@@ -61,7 +61,8 @@ class SweepSummary:
 
     @property
     def work_done(self) -> int:
-        return self.reminders + sum(self.timeouts.values()) + self.bot_moves
+        return (self.reminders + sum(self.timeouts.values()) + self.bot_moves
+                + self.held_turn_emails)
 
     def add_bot_result(self, result: BotResult) -> None:
         self.bot_moves += result.moves

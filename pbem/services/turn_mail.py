@@ -29,7 +29,7 @@ from pbem.db import Database
 from pbem.i18n import ENGLISH, Reader
 from pbem.models import GameRecord, GameStatus, Move, MoveSource, Player, Seat
 from pbem.positions import current_state, moves_of
-from pbem.services.common import Site, players_of, seats_of
+from pbem.services.common import Site, lock_game, players_of, seats_of
 from pbem.services.events import EVENTS, GameFinished, GameOverEmail, TurnStarted
 from pbem.services.notify import (
     BoardRef,
@@ -106,8 +106,7 @@ def send_held_turn_emails(database: Database, now: datetime, site: Site) -> int:
     written = 0
     for seat_id, game_id in held:
         with database.write() as session:
-            row = session.exec(select(GameRecord).where(GameRecord.id == game_id)
-                               .with_for_update()).one()
+            row = lock_game(session, game_id)
             seat = session.get(Seat, seat_id)
             if seat is None or seat.turn_email_held is None:
                 continue  # written by another sweep meanwhile
