@@ -79,6 +79,7 @@ def create_game(
     rated: bool = False,
     listed: bool = True,
     quiet_start: bool = False,
+    watching: Collection[str] = (),
 ) -> GameRecord:
     """Make a game and invite its players (seat order as given, or shuffled).
 
@@ -91,7 +92,9 @@ def create_game(
     a computer player never does, so it is made unrated whatever was asked (the dashboard and
     the command line refuse to ask). ``quiet_start``: a game that starts at once (everyone
     accepted) is announced by the caller (a tournament's round email lists each player's new
-    games), so its start writes no email.
+    games), so its start writes no email. The players whose addresses are in ``watching`` are
+    on the game's page as it starts (they started it on the web): their first turn is mailed
+    only if they leave it (:func:`pbem.services.turn_mail.hold_turn_email`).
     """
     if time_control is not None and per_move is not None:
         raise ServiceError(Text("give either a time per move or a time control, not both"))
@@ -135,13 +138,15 @@ def create_game(
     clock = GameClock(game_id=row.id, **settings)
     session.add(clock)
     seats = []
+    watched = {address.lower() for address in watching}
     for number, spec in enumerate(order):
         player = player_for(session, now, spec, default_language=site.default_language)
         assert player.id is not None
         # A bot accepts at once; the game starts when the people have accepted.
         said_yes = player.bot_level or player.email in {a.lower() for a in accepted}
         status = SeatStatus.ACCEPTED if said_yes else SeatStatus.INVITED
-        seats.append(Seat(game_id=row.id, seat=number, player_id=player.id, status=status))
+        seats.append(Seat(game_id=row.id, seat=number, player_id=player.id, status=status,
+                          page_viewed_at=now if player.email in watched else None))
     session.add_all(seats)
     session.flush()
     audit(session, now, "game created", game_id=row.id, game_type=info.id, options=resolved,

@@ -202,3 +202,19 @@ def test_the_move_page_and_the_seat_page_record_the_view(
         viewed = {s.seat: s.page_viewed_at for s in session.exec(
             select(Seat).where(Seat.game_id == game_id))}
     assert viewed[mover.seat] is not None and viewed[other.seat] is not None
+
+
+def test_a_computer_game_started_on_the_web_mails_its_first_turn_only_if_left(
+        database: Database, site: Site) -> None:
+    with database.write() as session:
+        ann = Player(name="Ann", email="ann@example.test", created_at=NOW)
+        session.add(ann)
+        session.flush()
+        start_computer_game(session, NOW, site, player=ann, game_type="mosey",
+                            options={"order": 4}, level="easy", starter="me", watching=True)
+    assert _mail(database, "ann@example.test") == []  # she is on the move page already
+    assert sweep(database, NOW + timedelta(minutes=9), site, bots=False).held_turn_emails == 0
+    assert sweep(database, NOW + timedelta(minutes=10), site, bots=False).held_turn_emails == 1
+    turns = _turns(database)
+    assert len(turns) == 1
+    assert "The game of Mosey has started, and it is your turn" in turns[0].text_body
