@@ -138,6 +138,9 @@ def load_config(
         # The computer at "strong" thinks this long a move in the sweep; 0: a fixed 2000
         # playouts instead (the same move for the same position, whatever the machine's load).
         "BOT_STRONG_SECONDS": get("BOT_STRONG_SECONDS", "5"),
+        # A person playing the computer on the web gets no turn email while they are on the
+        # game's pages; it is sent if they have not viewed one for this many minutes.
+        "TURN_EMAIL_HOLD_MINUTES": whole("TURN_EMAIL_HOLD_MINUTES", "10"),
         # What players may choose when they start games themselves: time controls (";" between
         # them, as "3d per move") and timeout policies (","), approved by the site.
         "CHALLENGE_TIME_CONTROLS": get("CHALLENGE_TIME_CONTROLS",
@@ -242,7 +245,8 @@ def _check_numbers(config: Mapping[str, Any]) -> None:
                          ("TRUSTED_PROXIES", 0), ("FETCH_EVERY", 0), ("CHALLENGE_DAYS", 1),
                          ("HEALTH_MAX_LEASE_AGE", 1), ("HEALTH_MAX_MAIL_AGE", 1),
                          ("HEALTH_MAX_BACKLOG", 1), ("MAX_OPEN_CHALLENGES", 0),
-                         ("MAX_ACTIVE_GAMES", 0), ("CHAT_PER_HOUR", 1)):
+                         ("MAX_ACTIVE_GAMES", 0), ("CHAT_PER_HOUR", 1),
+                         ("TURN_EMAIL_HOLD_MINUTES", 0)):
         if name in config and int(config[name]) < lowest:
             raise ConfigError(f"PBEM_{name} must be {'zero' if lowest == 0 else lowest} or more")
     if int(config.get("BOT_EVERY", 2)) < 1:

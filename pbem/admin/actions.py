@@ -27,10 +27,11 @@ from pbem.services.common import (
     shown_name,
     shown_names,
 )
-from pbem.services.moves import send_game_over, send_turn_notice
+from pbem.services.moves import publish_game_over
 from pbem.services.notify import board_ref, enqueue, game_context, subject_line, title_of
 from pbem.services.players import player_for
 from pbem.services.results import adjudication_sentence, in_words, labels_for
+from pbem.services.turn_mail import send_turn_notice
 
 
 def welcome_new_players(session: Session, now: datetime, players: Sequence[PlayerSpec],
@@ -203,7 +204,7 @@ def adjudicate(session: Session, now: datetime, site: Site, *, game_id: int,
     session.add(row)
     audit(session, now, "game adjudicated", game_id=game_id, actor=actor, winners=list(winners),
           reason=reason, **({"unrated": True} if was_rated else {}))
-    send_game_over(session, now, site, row, game, state, seats)
+    publish_game_over(session, now, site, row, game, state, seats)
     return row
 
 

@@ -29,7 +29,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import and_, or_, update
+from sqlalchemy import and_, exists, or_, true, update
+from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
 from pbem.db import Database
@@ -149,6 +150,21 @@ def _due(table: Any, now: datetime) -> Any:
     return or_(waiting, abandoned)
 
 
+def _in_turn(table: Any, now: datetime) -> Any:
+    """An email is sent only once every earlier email to its address is sent, given up on, or
+    due now (and so claimed before it, in id order): each recipient reads their emails in the
+    order they were written (a game over before the pairing it led to), even when an earlier
+    one waits for a retry or is being sent by another process. Other channels' messages go as
+    they come."""
+    if table is not OutboxEmail:
+        return true()
+    earlier = aliased(OutboxEmail)
+    later = and_(col(earlier.status).in_(WAITING), col(earlier.next_attempt_at) > now)
+    held = and_(col(earlier.status) == MailStatus.SENDING, col(earlier.claimed_until) >= now)
+    return ~exists().where(col(earlier.to_address) == col(OutboxEmail.to_address),
+                           col(earlier.id) < col(OutboxEmail.id), or_(later, held))
+
+
 def claim_due(database: Database, now: datetime, limit: int, holder: str,
               table: type[Queued] = OutboxEmail) -> list[int]:
     """Claim up to ``limit`` due rows of ``table`` (the outbox's emails, or another channel's
@@ -156,7 +172,8 @@ def claim_due(database: Database, now: datetime, limit: int, holder: str,
     expires."""
     with database.write() as session:
         ids = [i for i in session.exec(
-            select(table.id).where(_due(table, now)).order_by(col(table.id)).limit(limit)
+            select(table.id).where(_due(table, now), _in_turn(table, now))
+            .order_by(col(table.id)).limit(limit)
             .with_for_update(skip_locked=True)  # PostgreSQL; SQLite holds its write lock already
         ) if i is not None]
         if not ids:
@@ -249,12 +266,18 @@ def deliver_pending(
         return report
     envelope_from = parseaddr(smtp.mail_from)[1]
     pngs: dict[tuple[int, int, int, str], bytes] = {}  # one read per board, however many recipients
+    # Addresses whose earlier email in this pass was not sent: their later ones wait for it.
+    behind: set[str] = set()
     try:
         for position, email_id in enumerate(ids):
             prepared = _prepare(database, email_id, smtp, now, pngs, mark, report)
             if prepared is None:
                 continue
             recipient, raw = prepared
+            if recipient.lower() in behind:
+                _release(database, email_id, now)
+                continue
+            behind.add(recipient.lower())  # until it is sent, below
             sender = smtp.return_path(email_id) if smtp.return_path else envelope_from
             try:
                 server.sendmail(sender, [recipient], raw)
@@ -287,12 +310,23 @@ def deliver_pending(
                 return report
             else:
                 mark(email_id, sent=True)
+                behind.discard(recipient.lower())
     finally:
         try:
             server.quit()
         except (OSError, smtplib.SMTPException):
             server.close()
     return report
+
+
+def _release(database: Database, email_id: int, now: datetime) -> None:
+    """Give back a claimed email unsent and untried, due again at once: an earlier email to
+    its address could not be sent in this pass, and it must not overtake that one."""
+    with database.write() as session:
+        session.execute(update(OutboxEmail).where(col(OutboxEmail.id) == email_id,
+                                                  col(OutboxEmail.status) == MailStatus.SENDING)
+                        .values(claimed_until=now - timedelta(microseconds=1))
+                        .execution_options(synchronize_session=False))
 
 
 def _prepare(

@@ -117,6 +117,11 @@ class Seat(SQLModel, table=True):
     stand_in: str | None = None
     # Message-ID of the first email this seat got about the game; later ones reply to it.
     thread_message_id: str = ""
+    # When its player last looked at the game's page (the move page, the game page); while
+    # they do, a game against the computer mails them no turn (pbem.services.turn_mail).
+    page_viewed_at: datetime | None = time_column(nullable=True)
+    # The ply whose turn email is held for that reason, until the sweep writes it; None: none.
+    turn_email_held: int | None = Field(default=None, index=True)
 
 
 class Move(SQLModel, table=True):

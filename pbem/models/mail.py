@@ -60,7 +60,9 @@ class OutboxEmail(SQLModel, table=True):
     """One email to send. Written in the same transaction as what caused it; sent later."""
 
     __tablename__ = "outbox_emails"
-    __table_args__ = (Index("ix_outbox_due", "status", "next_attempt_at"),)
+    # ix_outbox_recipient: each recipient's emails are delivered in order (pbem.mail.outbox).
+    __table_args__ = (Index("ix_outbox_due", "status", "next_attempt_at"),
+                      Index("ix_outbox_recipient", "to_address", "status"))
 
     id: int | None = Field(default=None, primary_key=True)
     game_id: int | None = Field(default=None, foreign_key="games.id", index=True)

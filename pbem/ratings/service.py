@@ -7,7 +7,7 @@ not a played one; :func:`pbem.admin.actions.adjudicate` marks the game unrated) 
 Ratings are kept per game id, its board options together (docs/ratings.md says why).
 
 :func:`rate_game` runs in the transaction that ends the game (from
-:func:`pbem.services.moves.send_game_over`, which every way of ending a game passes through), so
+:func:`pbem.services.moves.publish_game_over`, which every way of ending a game passes through), so
 a game and the ratings it changes are written together or not at all. It rates a game once:
 one that has rating changes already is left alone. Two games ending at the same moment for the
 same player both count: the player's rating row is locked (PostgreSQL ``SELECT ... FOR UPDATE``;

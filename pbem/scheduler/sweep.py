@@ -6,6 +6,9 @@ Each unit of work (:func:`pbem.services.timeouts.handle_due_game`) re-checks its
 lock, so running the sweep twice, concurrently, or again after a crash half way sends no reminder
 twice and applies no timeout twice.
 
+The turn emails held while a person playing the computer was on the game's page are written
+for those who left it (:func:`pbem.services.turn_mail.send_held_turn_emails`).
+
 Computer players move first (:mod:`pbem.scheduler.bots`), each move chosen outside any write
 transaction, so a bot's clock never runs out while the scheduler is up. ``pbem sweep`` plays
 them here; ``pbem scheduler`` in a job of its own every two seconds, so that a person playing the
@@ -19,7 +22,7 @@ computer gets its reply within seconds rather than at the next sweep.
 >>> database = Database("sqlite://")
 >>> SQLModel.metadata.create_all(database.engine)
 >>> sweep(database, datetime(2025, 1, 1, tzinfo=UTC), Site(Links("k", "http://x"), "a@b.c"))
-SweepSummary(reminders=0, timeouts={}, skipped=0, errors=[], bot_moves=0)
+SweepSummary(reminders=0, timeouts={}, skipped=0, errors=[], bot_moves=0, held_turn_emails=0)
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from pbem.models import GameRecord
 from pbem.scheduler.bots import BotResult, play_bots
 from pbem.services.common import Site
 from pbem.services.timeouts import handle_due_game
+from pbem.services.turn_mail import send_held_turn_emails
 
 log = logging.getLogger(__name__)
 BATCH = 500
@@ -53,10 +57,12 @@ class SweepSummary:
     skipped: int = 0  # found due, but already handled (or moved) by the time it was locked
     errors: list[str] = field(default_factory=list)
     bot_moves: int = 0
+    held_turn_emails: int = 0  # written for players who left a game against the computer
 
     @property
     def work_done(self) -> int:
-        return self.reminders + sum(self.timeouts.values()) + self.bot_moves
+        return (self.reminders + sum(self.timeouts.values()) + self.bot_moves
+                + self.held_turn_emails)
 
     def add_bot_result(self, result: BotResult) -> None:
         self.bot_moves += result.moves
@@ -101,6 +107,11 @@ def sweep(
     if bots:
         play_bots(database, now, site, summary.add_bot_result, moment=moment)
     expire_stale(database, now, site)  # challenges nobody took up in time
+    try:
+        summary.held_turn_emails = send_held_turn_emails(database, now, site)
+    except Exception as error:  # the games' own work below must go on
+        log.exception("sweep: held turn emails failed")
+        summary.errors.append(f"held turn emails: {error}")
     # Games not to pick again in this sweep: failed, or found with nothing to do (a game that
     # is due again at a new ply, such as the second step of a timed-out turn, is picked again).
     left_alone: set[int] = set()

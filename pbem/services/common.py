@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from email.utils import parseaddr
 from typing import Any
 
@@ -42,6 +42,9 @@ class Site:
     # Messages a player may write per hour in games' conversations (PBEM_CHAT_PER_HOUR;
     # pbem.chat.service).
     chat_per_hour: int = 20
+    # A person playing the computer is mailed a turn only once they have not viewed the game's
+    # pages for this long (PBEM_TURN_EMAIL_HOLD_MINUTES; pbem.services.turn_mail).
+    turn_email_hold: timedelta = timedelta(minutes=10)
 
     def reader_for(self, player: Any) -> Reader:
         """The reader a player is (their language and time zone); the site's default language
@@ -132,7 +135,8 @@ def site_from_config(database: Database, config: Mapping[str, Any]) -> Site:
     return Site(links, config["MAIL_FROM"], alerts, check_address(reply) if reply else "",
                 default_language=str(config.get("DEFAULT_LANGUAGE") or "en"),
                 strong_seconds=max(0.0, strong_seconds(config)),
-                chat_per_hour=int(config.get("CHAT_PER_HOUR") or 20))
+                chat_per_hour=int(config.get("CHAT_PER_HOUR") or 20),
+                turn_email_hold=timedelta(minutes=int(config.get("TURN_EMAIL_HOLD_MINUTES", 10))))
 
 
 def in_play(seats: Sequence[Seat]) -> list[Seat]:

@@ -58,8 +58,11 @@ def start_computer_game(
     level: str,
     starter: Starter = "me",
     rng: random.Random | None = None,
+    watching: bool = False,
 ) -> GameRecord:
     """Create and start ``game_type`` between ``player`` and the computer at ``level``.
+    ``watching``: the player started it on the web and is on its page (no turn email while
+    they stay there).
 
     ``starter``: who takes the first seat (with more than two seats, the player sits first or
     last); ``random`` decides by ``rng``.
@@ -90,4 +93,5 @@ def start_computer_game(
     computers = [bot_spec(level)] * (seats - 1)
     order = [me, *computers] if starter == "me" else [*computers, me]
     return create_game(session, now, site, game_type=info.id, options=dict(options),
-                       players=order, accepted=(player.email,), timeout_policy=COMPUTER_TIMEOUT)
+                       players=order, accepted=(player.email,), timeout_policy=COMPUTER_TIMEOUT,
+                       watching=(player.email,) if watching else ())

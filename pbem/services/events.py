@@ -8,7 +8,7 @@ transaction: what they write (a rating, a tournament's next round, its emails in
 committed with the game's end, or not at all. No app context is needed, so the scheduler, the
 command line and mail received by reply publish the same way as a web request.
 
->>> from dataclasses import dataclass
+>>> from dataclasses import dataclass, field
 >>> @dataclass(frozen=True)
 ... class Rang:
 ...     times: int
@@ -21,13 +21,14 @@ command line and mail received by reply publish the same way as a web request.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
 from sqlalchemy import event as orm_event
 from sqlmodel import Session
 
+import engine
 from pbem.models import GameRecord, Move, OutboxEmail, Seat
 from pbem.services.common import Site
 
@@ -37,13 +38,17 @@ Event = TypeVar("Event")
 @dataclass(frozen=True)
 class GameFinished:
     """``row`` has just ended, however (its rules, a resignation, a forfeit, an adjudication):
-    published in the transaction that ends it, before the game-over emails are written."""
+    published in the transaction that ends it. ``game`` and ``state`` are its final position,
+    for whoever writes about it (the game-over emails are written by the first handler, so they
+    precede what the others write, such as a tournament's next round)."""
 
     session: Session
     now: datetime
     site: Site
     row: GameRecord
     seats: list[Seat]
+    game: engine.AnyGame = field(compare=False, repr=False)
+    state: Any = field(compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -65,11 +70,22 @@ class MovePlayed:
 
 @dataclass(frozen=True)
 class TurnStarted:
-    """``seat`` is to move in game ``game_id`` at ``ply``: its turn email has been written."""
+    """``seat`` is to move in ``row`` at ``ply``, ``game`` and ``state`` the position: after
+    ``mover``'s turn, or the game's first turn (``mover`` None). ``quiet``: the caller tells the
+    players of this first turn itself (a tournament's round email lists each player's new games
+    with their move links), so nobody is mailed about it here."""
 
-    game_id: int
+    session: Session
+    now: datetime
+    site: Site
+    row: GameRecord
     seat: int
     ply: int
+    mover: int | None
+    game: engine.AnyGame = field(compare=False, repr=False)
+    state: Any = field(compare=False, repr=False)
+    quiet: bool = False
+    played: tuple[Move, ...] = field(default=(), compare=False, repr=False)  # the turn's moves
 
 
 @dataclass(frozen=True)

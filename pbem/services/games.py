@@ -30,7 +30,7 @@ from pbem.services.common import (
     seats_of,
     shown_names,
 )
-from pbem.services.moves import Position, send_turn_notice
+from pbem.services.moves import Position
 from pbem.services.notify import board_ref, enqueue, game_context, subject_line, title_of
 from pbem.services.players import PlayerSpec, player_for
 from pbem.services.timeouts import alert_organiser
@@ -78,6 +78,8 @@ def create_game(
     accepted: Collection[str] = (),
     rated: bool = False,
     listed: bool = True,
+    quiet_start: bool = False,
+    watching: Collection[str] = (),
 ) -> GameRecord:
     """Make a game and invite its players (seat order as given, or shuffled).
 
@@ -88,7 +90,11 @@ def create_game(
     addresses are in ``accepted`` asked for the game themselves: their seats start accepted.
     A ``rated`` game counts for its players' ratings (:mod:`pbem.ratings.service`); a game with
     a computer player never does, so it is made unrated whatever was asked (the dashboard and
-    the command line refuse to ask).
+    the command line refuse to ask). ``quiet_start``: a game that starts at once (everyone
+    accepted) is announced by the caller (a tournament's round email lists each player's new
+    games), so its start writes no email. The players whose addresses are in ``watching`` are
+    on the game's page as it starts (they started it on the web): their first turn is mailed
+    only if they leave it (:func:`pbem.services.turn_mail.hold_turn_email`).
     """
     if time_control is not None and per_move is not None:
         raise ServiceError(Text("give either a time per move or a time control, not both"))
@@ -132,13 +138,15 @@ def create_game(
     clock = GameClock(game_id=row.id, **settings)
     session.add(clock)
     seats = []
+    watched = {address.lower() for address in watching}
     for number, spec in enumerate(order):
         player = player_for(session, now, spec, default_language=site.default_language)
         assert player.id is not None
         # A bot accepts at once; the game starts when the people have accepted.
         said_yes = player.bot_level or player.email in {a.lower() for a in accepted}
         status = SeatStatus.ACCEPTED if said_yes else SeatStatus.INVITED
-        seats.append(Seat(game_id=row.id, seat=number, player_id=player.id, status=status))
+        seats.append(Seat(game_id=row.id, seat=number, player_id=player.id, status=status,
+                          page_viewed_at=now if player.email in watched else None))
     session.add_all(seats)
     session.flush()
     audit(session, now, "game created", game_id=row.id, game_type=info.id, options=resolved,
@@ -147,7 +155,7 @@ def create_game(
     # Bots get no invitation (notify.enqueue), nor do players who asked for the game.
     _invite(session, now, site, row, seats)
     if all(s.status == SeatStatus.ACCEPTED for s in seats):  # only bots: nobody to wait for
-        return start_game(session, now, site, game_id=row.id)
+        return start_game(session, now, site, game_id=row.id, quiet=quiet_start)
     return row
 
 
@@ -212,9 +220,11 @@ def _tell_organiser_of_decline(session: Session, now: datetime, site: Site, row:
 
 
 def start_game(
-    session: Session, now: datetime, site: Site, *, game_id: int, force: bool = False
+    session: Session, now: datetime, site: Site, *, game_id: int, force: bool = False,
+    quiet: bool = False,
 ) -> GameRecord:
-    """Start the game: everyone accepted, or the organiser starts it anyway (``force``)."""
+    """Start the game: everyone accepted, or the organiser starts it anyway (``force``).
+    ``quiet``: the caller tells the players of the start itself (no email from here)."""
     row = lock_game(session, game_id)
     if row.status != GameStatus.INVITED:
         raise GameNotActive(Text("this game has already started or ended"))
@@ -229,11 +239,16 @@ def start_game(
     session.add(row)
     audit(session, now, "game started", game_id=game_id, forced=force)
     position = Position(game, state)
-    # The first seat may only be able to pass; the start is told below, not as a turn.
-    play_moves(session, now, site, row, position=position, emails=False)
-    # The first player's turn notice says the game has started; the others get a notice.
-    _notice_all(session, now, site, row, "started", {}, skip=frozenset({row.to_move or 0}))
-    send_turn_notice(session, now, site, row, position.game, position.state, seats)
+    # The first seat may only be able to pass; the first turn is the one after such moves.
+    # Its email (pbem.services.turn_mail) says the game has started: the first player gets
+    # no other, nor does a person playing the computer (their turn comes within seconds).
+    play_moves(session, now, site, row, position=position, opening=True, quiet=quiet)
+    if not quiet:
+        players = players_of(session, seats)
+        people = [s.seat for s in seats if players[s.player_id].bot_level is None]
+        told = {row.to_move, *(people if len(people) == 1 else ())}
+        _notice_all(session, now, site, row, "started", {},
+                    skip=frozenset(s for s in told if s is not None))
     return row
 
 

@@ -1,13 +1,12 @@
-"""Moves and the emails they cause (written in the same transaction); resigning is in
-:mod:`pbem.services.resignation`. Moves are played through :func:`pbem.services.turns.play_moves`
-only, whoever plays them; here is what it uses: one move applied, the moves the server makes
-itself, the emails after a turn."""
+"""Moves; resigning is in :mod:`pbem.services.resignation`. Moves are played through
+:func:`pbem.services.turns.play_moves` only, whoever plays them; here is what it uses: one move
+applied, the moves the server makes itself. The emails they cause are written by the
+subscribers to the events a turn publishes (:mod:`pbem.services.turn_mail`)."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -17,9 +16,8 @@ from sqlmodel import Session, col
 import engine
 from engine.text import N_, Text
 from pbem.clock.deadlines import clock_of, end_turn, start_turn, stop_clock
-from pbem.i18n import ENGLISH, Reader
-from pbem.models import GameRecord, GameStatus, Move, MoveSource, Player, Seat
-from pbem.positions import current_state, moves_of
+from pbem.models import GameRecord, GameStatus, Move, MoveSource, Seat
+from pbem.positions import current_state
 from pbem.services.common import (
     GameMovedOn,
     GameNotActive,
@@ -32,30 +30,10 @@ from pbem.services.common import (
 from pbem.services.events import (
     EVENTS,
     GameFinished,
-    GameOverEmail,
-    SeatEmail,
-    TurnEvent,
-    TurnStarted,
-)
-from pbem.services.notify import (
-    BoardRef,
-    board_ref,
-    board_viewer,
-    enqueue,
-    game_context,
-    game_over_event,
-    moves_for,
-    moves_since_last_turn,
-    subject_line,
-    title_of,
 )
 from pbem.services.results import (
     end_of_play,
-    ending_of,
-    in_words,
     labels_for,
-    outcome_for,
-    shown_result,
 )
 
 MAX_NOTE = 500
@@ -207,241 +185,14 @@ def seeded_rng(row: GameRecord) -> random.Random:
     return random.Random(f"{row.seed}:{row.ply}")
 
 
-def send_move_emails(
-    session: Session, now: datetime, site: Site, row: GameRecord, *, mover: int, automatic: bool,
-    position: Position, played: Sequence[Move] = (),
-) -> list[TurnEvent]:
-    """After a move (and the automatic moves it caused): game over, or turn notice and updates.
-    A seat whose conditional move was among ``played`` (the turn's moves) is told so instead
-    of the update. The game that ended or the turn that started, as an event."""
-    assert row.id is not None
-    game, after = position.game, position.state
-    seats = seats_of(session, row.id)
-    mail = _Mailing.of(session, row, game, after, seats)  # one context for all the emails
-    if row.status == GameStatus.FINISHED:
-        finished = send_game_over(session, now, site, row, game, after, seats, mail=mail)
-        return [finished] if finished else []
-    if row.to_move != mover or automatic:
-        send_turn_notice(session, now, site, row, game, after, seats, mail=mail)
-        answered = {m.seat for m in played if m.source == MoveSource.CONDITIONAL}
-        send_updates(session, now, site, row, game, after, seats, mover=mover, mail=mail,
-                     skip=answered)
-        for seat in answered - {row.to_move}:
-            send_conditional_played(session, now, site, row, seats[seat], played, mail)
-        assert row.to_move is not None
-        return [TurnStarted(row.id, row.to_move, row.ply)]
-    return []
+def publish_game_over(session: Session, now: datetime, site: Site, row: GameRecord,
+                      game: engine.AnyGame, state: Any, seats: list[Seat]) -> GameFinished:
+    """Tell whoever cares that ``row`` has ended (:class:`~pbem.services.events.GameFinished`):
+    the players' game-over emails (:mod:`pbem.services.turn_mail`), ratings, tournaments.
 
-
-def send_conditional_played(session: Session, now: datetime, site: Site, row: GameRecord,
-                            seat: Seat, played: Sequence[Move], mail: _Mailing) -> None:
-    """The email to the player whose conditional move answered another's: which move it
-    answered, what was played for them, and the board after. Only they get it; the others
-    read the move as any other (see docs/conditional.md)."""
-    answers = [m for m in played if m.source == MoveSource.CONDITIONAL and m.seat == seat.seat]
-    pairs = [(next((m for m in played if m.ply == a.ply - 1), None), a) for a in answers]
-    # The notice of the move that was answered, and of the answer, each as the move list shows it
-    exchanges = [(before.seat, before.notation, after.notation)
-                 for before, after in pairs if before is not None]
-    seat_url = site.links.seat_view_url(row.id or 0, seat.seat, holder=seat.player_id)
-    extras = seat_email_extras(session, row, seat, "conditional_played")
-    enqueue(
-        session, now, site, row=row, seat=seat, player=mail.players[seat.player_id],
-        kind="conditional_played",
-        subject=lambda reader: mail.subject(N_("Played by your conditional move:"), seat.seat,
-                                            reader),
-        board=mail.board(seat.seat),
-        context=lambda reader: mail.context_for(seat, reader, exchanges=exchanges,
-                                                seat_url=seat_url,
-                                                since=moves_for(played, reader), **extras),
-    )
-
-
-def seat_email_extras(session: Session, row: GameRecord, seat: Seat, kind: str
-                      ) -> dict[str, Any]:
-    """What the features add to the email ``kind`` to ``seat`` (:class:`SeatEmail`)."""
-    return {key: value for answer in EVENTS.publish(SeatEmail(session, row, seat, kind))
-            for key, value in answer.items()}
-
-
-@dataclass(frozen=True)
-class _Mailing:
-    """What every email about one position shares: the players, the moves, the subject, and the
-    template context; each seat then gets its own board view and "since your last turn", and
-    each reader their own language."""
-
-    row: GameRecord
-    game: engine.AnyGame
-    state: Any
-    players: dict[int, Player]
-    moves: list[Move]
-    context: dict[str, Any]
-    seats: list[Seat] = field(default_factory=list, compare=False)
-    # Board pictures by viewer (and whether drawn as over): a game without hidden information
-    # has one for everybody.
-    boards: dict[tuple[int, bool], BoardRef] = field(default_factory=dict, compare=False)
-    # The context in each language a recipient reads (English is ``context``).
-    contexts: dict[Reader, dict[str, Any]] = field(default_factory=dict, compare=False)
-
-    @classmethod
-    def of(cls, session: Session, row: GameRecord, game: engine.AnyGame,
-           state: Any, seats: list[Seat]) -> _Mailing:
-        players = players_of(session, seats)
-        context = game_context(row, game, state, seats, players)
-        return cls(row, game, state, players, moves_of(session, row.id or 0, positions=False),
-                   context, seats)
-
-    def context_in(self, reader: Reader) -> dict[str, Any]:
-        """The shared context in ``reader``'s language."""
-        if reader == ENGLISH or not self.seats:
-            return self.context
-        if reader not in self.contexts:
-            self.contexts[reader] = game_context(self.row, self.game, self.state, self.seats,
-                                                 self.players, reader)
-        return self.contexts[reader]
-
-    def subject(self, event: str, seat: int, reader: Reader = ENGLISH, **values: Any) -> str:
-        """``event`` (a message, with ``values``) first, then the game as ``seat`` knows it,
-        in ``reader``'s language: "Your turn: Mosey vs Bob"."""
-        return subject_line(reader.gettext(event, **values),
-                            title_of(self.row, self.context_in(reader)["player_names"], seat,
-                                     reader))
-
-    def describe(self, seat: int, reader: Reader = ENGLISH) -> str:
-        """The engine's line about the position as ``seat`` sees it, naming the players; for
-        the seat to move, how to choose a number the move asks for (Stigmergy's komi)."""
-        line = in_words(self.game.describe(self.state, seat), self.context["names"],
-                        self.context_in(reader)["labels"], reader)
-        if self.game.to_move(self.state) == seat:
-            numbers = self.game.move_choices(self.state)[1]
-            hints = [reader.gettext(numbers.hint)] if numbers and numbers.hint else []
-            line = " ".join([line, *hints])
-        return line
-
-    def board(self, seat: int, *, over: bool = False) -> BoardRef:
-        """The picture for ``seat``; ``over`` for the game-over email, whose game may have
-        ended off the board (its alt text then says so rather than who is to move)."""
-        key = (board_viewer(self.game.info, seat), over)
-        if key not in self.boards:
-            last = self.moves[-1].notation if self.moves else None
-            self.boards[key] = board_ref(
-                self.game, self.state, self.row.ply, seat, last, self.context["labels"],
-                player_names=self.context["player_names"],
-                ending=ending_of(self.row, self.seats, self.game, self.state) if over else None)
-        return self.boards[key]
-
-    def context_for(self, seat: Seat, reader: Reader = ENGLISH, **extra: Any) -> dict[str, Any]:
-        """The seat's own context: its moves since its last turn and its own text board (a
-        game with hidden information shows each seat only what it may know)."""
-        return {**self.context_in(reader), "seat": seat,
-                "describe": self.describe(seat.seat, reader),
-                "since": moves_for(moves_since_last_turn(self.moves, seat.seat), reader),
-                "text_board": self.context_in(reader)["text_board_for"](seat.seat), **extra}
-
-    def result(self, reader: Reader) -> str:
-        """The game's result in ``reader``'s language where the server wrote it."""
-        return shown_result(self.row.result or "", self.game, self.state,
-                            list(self.row.winners or []),
-                            [s.seat for s in self.seats if s.resigned],
-                            [s.seat for s in self.seats if s.forfeited],
-                            lambda r: self.context_in(r)["labels"], reader)
-
-
-def send_turn_notice(
-    session: Session, now: datetime, site: Site, row: GameRecord,
-    game: engine.AnyGame, state: Any, seats: list[Seat],
-    mail: _Mailing | None = None, *, welcome: bool = False,
-) -> None:
-    """The essential email: it is your turn, here is the board and your move link. A player
-    who has just been given the seat gets the rules with it (``welcome``)."""
-    seat_number = game.to_move(state)
-    if seat_number is None or row.id is None:
-        return
-    seat = seats[seat_number]
-    if seat.stand_in:  # the computer plays this seat now: nothing to ask its player
-        return
-    mail = mail or _Mailing.of(session, row, game, state, seats)
-    event = N_("Welcome, your turn:") if welcome else N_("Your turn:")
-    move_url = site.links.move_url(row.id, seat_number, row.ply, holder=seat.player_id)
-    resign_url = site.links.resign_url(row.id, seat_number, holder=seat.player_id)
-    extras = seat_email_extras(session, row, seat, "turn")
-    enqueue(
-        session, now, site, row=row, seat=seat, player=mail.players[seat.player_id], kind="turn",
-        subject=lambda reader: mail.subject(event, seat_number, reader),
-        board=mail.board(seat_number),
-        context=lambda reader: mail.context_for(seat, reader, welcome=welcome,
-                                                move_url=move_url, resign_url=resign_url,
-                                                **extras),
-    )
-
-
-def send_updates(
-    session: Session, now: datetime, site: Site, row: GameRecord,
-    game: engine.AnyGame, state: Any, seats: list[Seat], *, mover: int,
-    mail: _Mailing | None = None, skip: Collection[int] = (),
-) -> None:
-    """Short, non-essential news for the players who neither moved nor move next. None while
-    the computer moves next: it answers within seconds, and the next person's email (a turn,
-    or this news after the computer's move) lists every move since, so a player facing two
-    computers got a "moved" email for each before every "Your turn"."""
-    if row.id is None:
-        return
-    mail = mail or _Mailing.of(session, row, game, state, seats)
-    if row.to_move is not None and 0 <= row.to_move < len(seats):
-        following = seats[row.to_move]
-        if following.stand_in or mail.players[following.player_id].bot_level is not None:
-            return
-    for seat in seats:
-        player = mail.players[seat.player_id]
-        if seat.seat in (mover, row.to_move) or seat.seat in skip or not player.notify_updates:
-            continue
-        def subject(reader: Reader, number: int = seat.seat) -> str:
-            return mail.subject(N_("%(player)s moved:"), number, reader,
-                                player=mail.context_in(reader)["player_names"][mover])
-
-        def context(reader: Reader, seat: Seat = seat) -> dict[str, Any]:
-            return mail.context_for(seat, reader)
-
-        enqueue(
-            session, now, site, row=row, seat=seat, player=player, kind="update",
-            subject=subject, essential=False, board=mail.board(seat.seat), context=context,
-        )
-
-
-def send_game_over(
-    session: Session, now: datetime, site: Site, row: GameRecord,
-    game: engine.AnyGame, state: Any, seats: list[Seat],
-    mail: _Mailing | None = None,
-) -> GameFinished | None:
-    """Everyone learns the result, as it is for them: won, lost, shared or a draw.
-
-    Every way a game ends (its rules in :func:`apply_move`, :func:`resign`, a forfeit on time,
-    an adjudication) comes here in the transaction that ends it, and tells the features
-    (:class:`~pbem.services.events.GameFinished`: ratings, tournaments) first, so what they
-    write is written with the game's end, or not at all."""
-    if row.id is None:
-        return None
-    finished = GameFinished(session, now, site, row, seats)
+    Every way a game ends (its rules in :func:`apply_move`, a resignation, a forfeit on time,
+    an adjudication) comes here in the transaction that ends it, so what the subscribers write
+    is written with the game's end, or not at all."""
+    finished = GameFinished(session, now, site, row, seats, game, state)
     EVENTS.publish(finished)
-    mail = mail or _Mailing.of(session, row, game, state, seats)
-    def names(reader: Reader) -> list[str]:
-        return list(mail.context_in(reader)["player_names"])
-
-    extras = {seat.seat: {key: value for answer in EVENTS.publish(GameOverEmail(site, row, seat))
-                          for key, value in answer.items()} for seat in seats}
-
-    for seat in seats:
-        def subject(reader: Reader, number: int = seat.seat) -> str:
-            return subject_line(game_over_event(row.winners, number, names(reader), reader),
-                                title_of(row, names(reader), number, reader))
-
-        def context(reader: Reader, seat: Seat = seat) -> dict[str, Any]:
-            return mail.context_for(seat, reader, mine=outcome_for(row.winners, seat.seat),
-                                    result=mail.result(reader), **extras[seat.seat])
-
-        enqueue(
-            session, now, site, row=row, seat=seat, player=mail.players[seat.player_id],
-            kind="game_over", subject=subject, board=mail.board(seat.seat, over=True),
-            context=context,
-        )
     return finished

@@ -32,7 +32,7 @@ from pbem.services.common import (
     plays_on,
     seats_of,
 )
-from pbem.services.moves import seat_labels, send_game_over
+from pbem.services.moves import publish_game_over, seat_labels
 from pbem.services.results import labels_for, resignation_sentence
 from pbem.services.timeouts import clock_notice
 
@@ -84,5 +84,5 @@ def resign(session: Session, now: datetime, site: Site, *, game_id: int, seat: i
     end_game(session, row, now, winners=winners, result=resignation_sentence(
         seat_labels(session, game, state, game_id), seat, winners))
     session.add(row)
-    send_game_over(session, now, site, row, game, state, seats)
+    publish_game_over(session, now, site, row, game, state, seats)
     return row

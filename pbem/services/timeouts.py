@@ -51,7 +51,7 @@ from pbem.services.common import (
     seats_of,
 )
 from pbem.services.events import MovePlayed
-from pbem.services.moves import Position, seeded_rng, send_game_over
+from pbem.services.moves import Position, publish_game_over, seeded_rng
 from pbem.services.notify import enqueue, game_context, subject_line, subject_of, title_of
 from pbem.services.players import PlayerSpec, player_for
 from pbem.services.results import forfeit_sentence, labels_for
@@ -390,7 +390,7 @@ def _forfeit(session: Session, now: datetime, site: Site, row: GameRecord, seats
             why(reader), reader.gettext(
                 "Under this game's timeout policy (forfeit), they lose the game."))),
             about=loser.seat, position=position)
-        send_game_over(session, now, site, row, game, state, seats)
+        publish_game_over(session, now, site, row, game, state, seats)
         return "forfeit"
     if computer:  # the sweep's bot pass plays the seat from now on
         loser.stand_in = "game"

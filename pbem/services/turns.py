@@ -7,9 +7,10 @@ from the move pages or a reply by mail (:func:`play_turn`), a computer player's 
 forced pass, a forfeited seat's stand-in, the answer a player left in advance: a conditional move,
 asked of the features through :class:`~pbem.services.events.StandingMove`) or at a game's
 start. It decodes the stored state once (:class:`~pbem.services.moves.Position`), carries it
-from move to move and into the emails the turn writes, and returns what happened as events
+from move to move and into the turn's events, and publishes what happened
 (:mod:`pbem.services.events`): each move played, then the turn that started or the game that
-ended.
+ended. It writes no email: the subscribers to those events do (:mod:`pbem.services.turn_mail`),
+in the same transaction.
 
 A turn is one or several steps (a game with hidden information may need the result of one step
 before the player can choose the next). :func:`play_turn` plays them all in the caller's
@@ -30,14 +31,15 @@ from sqlmodel import Session
 from engine.text import Text
 from pbem.models import GameRecord, GameStatus, Move, MoveSource
 from pbem.services.common import NotYourTurn, Site, lock_game, seats_of
-from pbem.services.events import EVENTS, MovePlayed, StandingMove, TurnEvent
-from pbem.services.moves import (
-    Position,
-    apply_move,
-    automatic_move,
-    check_turn,
-    send_move_emails,
+from pbem.services.events import (
+    EVENTS,
+    GameFinished,
+    MovePlayed,
+    StandingMove,
+    TurnEvent,
+    TurnStarted,
 )
+from pbem.services.moves import Position, apply_move, automatic_move, check_turn
 
 MAX_TURN_MOVES = 10_000  # a stand-in playing out a long game among them; only a bug would reach it
 
@@ -58,14 +60,15 @@ before left them; None when the turn has no more."""
 
 def play_moves(
     session: Session, now: datetime, site: Site, row: GameRecord, steps: Steps | None = None,
-    *, position: Position | None = None, emails: bool = True,
+    *, position: Position | None = None, opening: bool = False, quiet: bool = False,
 ) -> list[TurnEvent]:
     """Play a turn in the locked ``row``: each step ``steps`` gives, each followed by the moves
     the server then makes itself (forced passes, a forfeited seat's stand-in), or those alone
-    without ``steps``; then the emails about it, unless ``emails`` is False (a game's start
-    writes its own). ``position`` is the row's, when the caller decoded it already; it follows
-    the moves. What happened, in order: each move, then the turn that started or the game that
-    ended."""
+    without ``steps``. ``position`` is the row's, when the caller decoded it already; it follows
+    the moves. What happened, in order, published (:data:`~pbem.services.events.EVENTS`: the
+    emails are written by their subscribers) and returned: each move, then the turn that
+    started or the game that ended. ``opening``: the game is starting, so the turn after these
+    moves is its first whoever plays it (``quiet``: the caller tells the players of it)."""
     assert row.id is not None
     mover = row.to_move
     position = position or Position.of(row)
@@ -88,9 +91,16 @@ def play_moves(
         played.append(apply_move(session, now, row, step.move, source=step.source,
                                  note=step.note, position=position))
     events: list[TurnEvent] = [MovePlayed(move) for move in played]
-    if emails and mover is not None:
-        events += send_move_emails(session, now, site, row, mover=mover, automatic=automatic,
-                                   position=position, played=played)
+    if row.status == GameStatus.FINISHED and (played or opening):
+        events.append(GameFinished(session, now, site, row, seats_of(session, row.id),
+                                   position.game, position.state))
+    elif row.status == GameStatus.ACTIVE and row.to_move is not None and (
+            opening or (mover is not None and (row.to_move != mover or automatic))):
+        events.append(TurnStarted(session, now, site, row, row.to_move, row.ply,
+                                  None if opening else mover, position.game, position.state,
+                                  quiet=quiet, played=tuple(played)))
+    for event in events:
+        EVENTS.publish(event)
     return events
 
 

@@ -2,12 +2,14 @@
 entry, and every later one answers it), in the player's language.
 
 - ``tournament_welcome``: you are in (when the organiser creates the tournament);
-- ``tournament_round``: your games of a round, with a link to each (a round robin's games are
-  all made at the start, so its one email lists every round);
+- ``tournament_round``: your games of a round, with a link to each and to your move where the
+  first turn is yours, and where you stand (a round robin's games are all made at the start, so
+  its one email lists every round): the games' start sends no email of its own;
 - ``tournament_withdrawn``: the organiser withdrew you (your running games were forfeited);
 - ``tournament_standings``: the final standings, or that the tournament was cancelled.
 
-Each game's own emails (your turn, game over) come from the game as for any other game.
+Each game's own emails after its start (your turn, game over) come from the game as for any
+other game.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from sqlmodel import Session, col, select
 
 from pbem.game_options import game_name
 from pbem.i18n import Reader
-from pbem.models import GameRecord, OutboxEmail, Player
+from pbem.models import GameRecord, GameStatus, OutboxEmail, Player
 from pbem.positions import current_state
 from pbem.services.common import Site
 from pbem.services.results import seat_colour
@@ -89,15 +91,65 @@ def send_welcome(session: Session, now: datetime, site: Site, tournament: Tourna
               {"names": names})
 
 
+def points_words(points: float) -> str:
+    """Points as a standings email says them: halves as ½.
+
+    >>> points_words(2.5), points_words(0.5), points_words(3.0), points_words(1.25)
+    ('2½', '½', '3', '1.25')
+    """
+    whole, part = divmod(points, 1)
+    if part == 0.5:
+        return f"{int(whole) or ''}½"
+    return points_text(points)
+
+
+def ordinal(rank: int, reader: Reader) -> str:
+    """A place in the standings as ``reader`` writes it: 3rd, 3e, (Platz) 3, 3º.
+
+    >>> [ordinal(n, Reader("en")) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101)]
+    ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '22nd', '101st']
+    >>> ordinal(3, Reader("nl")), ordinal(3, Reader("de")), ordinal(3, Reader("it"))
+    ('3e', '3', '3º')
+    """
+    if reader.language == "nl":
+        return f"{rank}e"
+    if reader.language == "de":
+        return str(rank)  # "Platz 3 von 12"
+    if reader.language == "it":
+        return f"{rank}º"
+    suffix = "th" if rank % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(
+        rank % 10, "th")
+    return f"{rank}{suffix}"
+
+
+def standing_line(view: StandingsView, player_id: int, reader: Reader) -> str:
+    """"You have 2½ points, 3rd of 12.": where ``player_id`` stands (among the players still
+    in)."""
+    mine = next((row.standing for row in view.rows if row.standing.player == player_id), None)
+    if mine is None:
+        return ""
+    count = sum(1 for row in view.rows if not row.withdrawn)
+    return reader.ngettext("You have %(points)s point, %(place)s of %(players)d.",
+                           "You have %(points)s points, %(place)s of %(players)d.",
+                           1 if mine.points == 1 else 2, points=points_words(mine.points),
+                           place=ordinal(mine.rank, reader), players=count)
+
+
 def send_rounds(session: Session, now: datetime, site: Site, tournament: Tournament,
                 rounds: Sequence[int]) -> None:
-    """Each player still in gets their games of ``rounds`` (and their byes), linked."""
+    """Each player still in gets one email for ``rounds``: their games (and byes), each
+    linked, with the link to move where the first turn is theirs (the games' start writes no
+    email of its own), and where they stand."""
     assert tournament.id is not None
     view = standings_view(session, tournament)
     entries = [e for e in entries_of(session, tournament.id) if e.withdrawn_at is None]
     players = _players(session, entries)
     first = min(rounds)
-    positions = _positions(session, [g.game_id for _, games, _ in view.rounds for g in games])
+    new = [g.game_id for g in view.games if g.round in rounds]
+    turns = {game_id: (to_move, ply) for game_id, to_move, ply in session.exec(
+        select(GameRecord.id, GameRecord.to_move, GameRecord.ply)
+        .where(col(GameRecord.id).in_(new), GameRecord.status == GameStatus.ACTIVE))}
+    positions = _positions(session, new)
     for entry in entries:
         me = entry.player_id
         reader = site.reader_for(players[me])
@@ -106,16 +158,19 @@ def send_rounds(session: Session, now: datetime, site: Site, tournament: Tournam
             if number not in rounds:
                 continue
             if me in byes:
-                mine.append({"round": number, "bye": True})
+                mine.append({"round": number, "bye": True, "move_url": ""})
             for game in games:
                 if me in game.players:
                     seat = game.players.index(me)
                     engine_game, state = positions[game.game_id]
+                    to_move, ply = turns.get(game.game_id, (None, 0))
                     mine.append({
                         "round": number, "bye": False,
                         "colour": seat_colour(engine_game, state, seat, reader),
                         "opponents": [view.names[p] for p in game.players if p != me],
-                        "url": site.links.seat_view_url(game.game_id, seat, holder=me)})
+                        "url": site.links.seat_view_url(game.game_id, seat, holder=me),
+                        "move_url": site.links.move_url(game.game_id, seat, ply, holder=me)
+                        if to_move == seat else ""})
         if not mine:
             continue
 
@@ -127,7 +182,10 @@ def send_rounds(session: Session, now: datetime, site: Site, tournament: Tournam
 
         _send(session, now, site, tournament, entry, players[me], "tournament_round", subject,
               {"games": mine, "round": first, "rounds": list(rounds),
-               "last": first >= tournament.rounds})
+               "last": first >= tournament.rounds,
+               # Before the first round everybody has nothing yet: nothing to say.
+               "standing": standing_line(view, me, site.reader_for(players[me]))
+               if first > 1 else ""})
 
 
 def send_standings(session: Session, now: datetime, site: Site, tournament: Tournament, *,

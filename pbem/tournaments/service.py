@@ -204,7 +204,8 @@ def _make_round(session: Session, now: datetime, site: Site, tournament: Tournam
         row = create_game(session, now, site, game_type=tournament.game_type, players=specs,
                           options=tournament.options, time_control=control,
                           timeout_policy=tournament.timeout_policy,
-                          accepted=[s.email for s in specs], rated=tournament.rated)
+                          accepted=[s.email for s in specs], rated=tournament.rated,
+                          quiet_start=True)  # the round's email lists each player's games
         assert row.id is not None
         session.add(TournamentGame(tournament_id=tournament.id, game_id=row.id, round=number,
                                    table=table_number))

@@ -88,7 +88,8 @@ def play_the_computer() -> tuple[str, int] | Response:
         with database().write() as session:
             row = start_computer_game(session, utc_now(), site(), player=player,
                                       game_type=info.id, options=options, level=level,
-                                      starter=starter)  # type: ignore[arg-type]
+                                      starter=starter,  # type: ignore[arg-type]
+                                      watching=True)  # the next page shows the game
             assert row.id is not None
             mine = next(s for s in seats_of(session, row.id) if s.player_id == player.id)
             target = _where_to_go(row.status, row.to_move, mine, row.id, row.ply)

@@ -28,6 +28,7 @@ from pbem.clock.deadlines import (
     time_control_of,
 )
 from pbem.clock.tables import GameClock
+from pbem.clock.wall import utc_now
 from pbem.clock.wording import describe_control
 from pbem.conditional.service import Shown
 from pbem.conditional.service import shown as conditional_moves_of
@@ -38,6 +39,7 @@ from pbem.positions import current_state, engine_game, moves_of, state_at
 from pbem.services.common import others_in_play, players_of, seats_of, shown_name, shown_names
 from pbem.services.records import is_over
 from pbem.services.results import ending_of, result_in, result_sentence
+from pbem.services.turn_mail import record_page_view
 from pbem.web.catalogue import game_cards
 from pbem.web.conversation import conversation_view
 from pbem.web.language import current_reader
@@ -299,7 +301,16 @@ def seat_page(token: str) -> tuple[str, int] | Response:
     if row.status == GameStatus.ACTIVE and row.id is not None and seat_out_of_game(
             row.id, fields["seat"]):
         notice = str(OUT_OF_GAME)
+    viewed(row, fields["seat"])
     return render_game_page(row, fields["seat"], notice=notice, seat_token=token)
+
+
+def viewed(row: GameRecord, seat: int) -> None:
+    """The seat's player is on the game's page (their own page, their move page): while they
+    are, a game against the computer mails them no turn (pbem.services.turn_mail)."""
+    if row.status == GameStatus.ACTIVE and row.id is not None:
+        with database().write() as session:
+            record_page_view(session, utc_now(), row.id, seat)
 
 
 def resign_title(row: GameRecord, token: str) -> str:

@@ -37,7 +37,7 @@ from pbem.services.moves import MAX_NOTE
 from pbem.services.turns import play_turn
 from pbem.web.conversation import conversation_view
 from pbem.web.csrf import check_csrf
-from pbem.web.games import OUT_OF_GAME, render_game_page
+from pbem.web.games import OUT_OF_GAME, render_game_page, viewed
 from pbem.web.language import current_reader
 from pbem.web.support import (
     board_svg,
@@ -131,6 +131,7 @@ def move_page(token: str, error: str = "", status: int = 200, text: str = "",
     if not isinstance(turn, tuple) or not isinstance(turn[0], GameRecord):
         return turn
     row, seat, _ply = turn
+    viewed(row, seat)
     game, state = current_state(row)
     prefix = _cells(request.args.get("cells", ""))
     menu = move_menu(game, state, prefix)

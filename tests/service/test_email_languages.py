@@ -197,7 +197,9 @@ def test_english_emails_are_as_they_were_but_the_date(sqlite_database: Database,
     turn = turns[0]
     assert turn.subject == f"Your turn: Rifugio vs Bram, Carla and Dario ({tag})"
     text = turn.text_body
-    assert text.startswith("Hello Ann,\n\nIt is your turn in Rifugio.\n")
+    # The first turn says the game has started: its player gets no other email about it.
+    assert text.startswith("Hello Ann,\n\nThe game of Rifugio has started, and it is your "
+                           "turn.\n")
     # The one change: dates come from Reader.when (three days per move from Monday noon).
     assert "\nDeadline: Thursday, March 6, 2025, 12:00 (UTC)\n" in text
     assert "\n\nMake your move: http://localhost/" in text
@@ -207,7 +209,8 @@ def test_english_emails_are_as_they_were_but_the_date(sqlite_database: Database,
     assert "\nYour games and mail settings: http://localhost/me/" in text
     html = turn.html_body
     assert '<html lang="en">' in html
-    assert "<p>It is <strong>your turn</strong> in Rifugio.</p>" in html
+    assert ("<p>The game of Rifugio has started, and it is <strong>your turn</strong>.</p>"
+            in html)
     assert "<p>Deadline: <strong>Thursday, March 6, 2025, 12:00 (UTC)</strong></p>" in html
     assert 'alt="The Rifugio board. ' in html
     invitations = _emails(sqlite_database, kind="invitation")
@@ -218,8 +221,8 @@ def test_english_emails_are_as_they_were_but_the_date(sqlite_database: Database,
     assert ("\nPlayers:\n  Ann (Red) (you)\n  Bram (Blue)\n  Carla (Yellow)\n  Dario (Purple)\n"
             in ann.text_body)  # the colours the board draws them in
     notices = _emails(sqlite_database, kind="notice")
-    assert all(e.subject.startswith("Game started: Rifugio vs ") for e in notices
-               if e.to_address == "ann@example.test")
+    assert {e.to_address for e in notices} == {"bram@example.test", "carla@example.test",
+                                               "dario@example.test"}
 
 
 def test_resignations_and_game_over_say_so_in_each_language(sqlite_database: Database,

@@ -15,7 +15,7 @@ from pbem.features import connect
 from pbem.models import GameRecord
 from pbem.ratings.tables import RatingChange
 from pbem.services import Site, resign
-from pbem.services.events import Dispatcher, GameFinished, GameOverEmail
+from pbem.services.events import Dispatcher, GameFinished, GameOverEmail, TurnStarted
 from tests.support import ALICE_BOB, start_a_game, two_player_game
 
 FEATURES = "import sys; print(sorted(m for m in sys.modules if m.startswith(('pbem.ratings', " \
@@ -30,8 +30,12 @@ def test_the_core_loads_no_feature() -> None:
 
 def test_features_subscribe_in_order_once() -> None:
     events = connect(connect(Dispatcher()))
+    # The game's own emails first: each player reads the game over before what follows from it.
     assert [f"{h.__module__}.{h.__name__}" for h in events.handlers(GameFinished)] == [
-        "pbem.ratings.service.on_game_finished", "pbem.tournaments.service.on_game_finished"]
+        "pbem.services.turn_mail.on_game_finished", "pbem.ratings.service.on_game_finished",
+        "pbem.tournaments.service.on_game_finished"]
+    assert [f"{h.__module__}.{h.__name__}" for h in events.handlers(TurnStarted)] == [
+        "pbem.services.turn_mail.on_turn_started"]
     assert [h.__module__ for h in events.handlers(GameOverEmail)] == ["pbem.challenges.service"]
 
 
@@ -41,7 +45,7 @@ def test_the_command_connects_the_features() -> None:
          "EVENTS, GameFinished\ntry:\n    main(['db', '--help'])\nexcept SystemExit:\n    pass\n"
          "print(len(EVENTS.handlers(GameFinished)), file=__import__('sys').stderr)"],
         capture_output=True, text=True)
-    assert done.stderr.strip().splitlines()[-1] == "2", done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "3", done.stderr
 
 
 def test_a_game_that_ends_is_rated_in_the_same_transaction(

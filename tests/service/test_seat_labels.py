@@ -100,7 +100,7 @@ def test_a_player_facing_computers_gets_no_news_before_the_turn_that_brings_it(
     with sqlite_database.session() as session:
         kinds = [e.kind for e in session.exec(select(OutboxEmail)
                                               .where(OutboxEmail.to_address == ann.email))]
-    assert kinds == ["notice", "turn"], kinds  # "Game started", then her turn
+    assert kinds == ["turn"], kinds  # her turn, which says the game has started
 
 
 def test_a_computer_is_named_in_the_readers_language(sqlite_database: Database,
@@ -118,5 +118,5 @@ def test_a_computer_is_named_in_the_readers_language(sqlite_database: Database,
     turn = next(m for m in mails if m.kind == "turn")
     for part in (turn.subject, turn.text_body, turn.html_body or ""):
         assert "Computer (leicht) (Rot)" in part and "(easy)" not in part, part
-    assert {m.kind for m in mails} == {"notice", "turn"}  # "Game started" too
+    assert {m.kind for m in mails} == {"turn"}  # it says the game has started
     assert all("Computer (leicht)" in m.subject for m in mails)

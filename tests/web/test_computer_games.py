@@ -84,7 +84,10 @@ def test_starting_first_goes_straight_to_the_move_page(
         bot = session.get(Player, seats[1].player_id)
         mails = session.exec(select(OutboxEmail).where(OutboxEmail.game_id == game.id)).all()
     assert bot is not None and bot.bot_level == "easy"
-    assert [m.kind for m in mails if m.player_id == player_id] == ["turn"]  # no invitation
+    # No invitation, and no turn email while the player is on the game's pages: it is held
+    # for the sweep, which sends it only if they leave.
+    assert [m.kind for m in mails if m.player_id == player_id] == []
+    assert seats[0].turn_email_held == 0 and seats[0].page_viewed_at is not None
 
 
 def test_the_computer_starts_and_the_sweep_plays_it(
@@ -107,6 +110,11 @@ def test_the_computer_starts_and_the_sweep_plays_it(
         turn = session.exec(select(OutboxEmail).where(OutboxEmail.game_id == game.id,
                                                       OutboxEmail.kind == "turn")).all()
     assert row is not None and row.to_move == 2  # both computer seats moved
+    assert turn == []  # she is on the game's page, which shows the moves as they come
+    sweep(sqlite_database, datetime.now(UTC) + timedelta(minutes=11), site)  # she left
+    with sqlite_database.session() as session:
+        turn = session.exec(select(OutboxEmail).where(OutboxEmail.game_id == game.id,
+                                                      OutboxEmail.kind == "turn")).all()
     assert [m.player_id for m in turn] == [player_id]
 
 

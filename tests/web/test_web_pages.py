@@ -307,7 +307,7 @@ def test_dev_mail_shows_caught_messages_with_working_links(
     listing = client.get("/dev/mail")
     shown = [h for h in _hrefs(listing.text) if re.fullmatch(r"/dev/mail/\d+", h)]
     assert len(shown) == report.sent
-    turn = next(p for p in (client.get(h) for h in shown) if "It is your turn" in p.text)
+    turn = next(p for p in (client.get(h) for h in shown) if "Your turn:" in p.text)
     assert "multipart/related" in turn.text and "image/png" in turn.text
     image = re.search(r'src=&#34;(/dev/mail/\d+/part/[^&]+)&#34;', turn.text) or re.search(
         r'src=&quot;(/dev/mail/\d+/part/[^&]+)&quot;', turn.text)
