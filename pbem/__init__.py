@@ -76,6 +76,7 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
         games,
         invites,
         language,
+        notifications,
         play,
         players,
         profiles,
@@ -101,7 +102,7 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
     for blueprint in (games.bp, play.bp, turns.bp, invites.bp, players.bp, computer.bp,
                       ratings.bp, signin.bp, signup.bp, archive.bp, replay.bp, profiles.bp,
                       tournaments.bp, challenges.bp, seeks.bp, catalogue.bp, channels.bp,
-                      calendar.bp):
+                      calendar.bp, notifications.bp):
         app.register_blueprint(blueprint)
     if config["ENV"] == "development":
         app.register_blueprint(dev.bp)  # /dev/mail shows every caught message: never in production

@@ -3,7 +3,8 @@
 The core (:mod:`pbem.services`) never imports a feature; it publishes what happens
 (:mod:`pbem.services.events`) and the features react: the players' ratings and a tournament's
 rounds when a game ends, the rematch button in the game-over email, the messages to a player's
-other channels beside their emails. :func:`connect` is called
+other channels beside their emails, and whether an email goes out at all (the player's mail
+settings). :func:`connect` is called
 where a process starts (the app factory, the ``pbem`` command, the tests' conftest), before any
 service runs; calling it again changes nothing.
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 from pbem.challenges import service as challenges
 from pbem.channels import messages as channels
+from pbem.notifications import policy as notifications
 from pbem.ratings import service as ratings
 from pbem.services.events import EVENTS, Dispatcher, EmailQueued, GameFinished, GameOverEmail
 from pbem.tournaments import service as tournaments
@@ -28,4 +30,6 @@ def connect(events: Dispatcher = EVENTS) -> Dispatcher:
     events.subscribe(GameFinished, tournaments.on_game_finished)
     events.subscribe(GameOverEmail, challenges.rematch_link)
     events.subscribe(EmailQueued, channels.on_email_queued)
+    # Whether each email goes out at all: the one place the players' mail settings are read.
+    events.subscribe(EmailQueued, notifications.on_email_queued)
     return events

@@ -31,7 +31,7 @@ CORE = ("pbem.services", "pbem.models", "pbem.mail", "pbem.clock", "pbem.positio
         "pbem.db", "pbem.errors", "pbem.reply_addresses", "pbem.addresses", "pbem.i18n")
 # Built on the core, reacting to its events: the features' packages, and where they are connected.
 FEATURES = ("pbem.tournaments", "pbem.challenges", "pbem.ratings", "pbem.channels",
-            "pbem.calendar", "pbem.features")
+            "pbem.calendar", "pbem.notifications", "pbem.features")
 
 
 def module_name(path: Path) -> str:

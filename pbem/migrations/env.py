@@ -15,6 +15,7 @@ from pbem.challenges import tables as challenge_tables  # noqa: F401
 from pbem.channels import tables as channel_tables  # noqa: F401
 from pbem.clock import tables as clock_tables  # noqa: F401
 from pbem.db import make_engine
+from pbem.notifications import tables as notification_tables  # noqa: F401
 from pbem.ratings import tables as rating_tables  # noqa: F401
 from pbem.tournaments import tables as tournament_tables  # noqa: F401
 

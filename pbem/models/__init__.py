@@ -255,6 +255,7 @@ from pbem.models.mail import CaughtMail as CaughtMail  # noqa: E402
 from pbem.models.mail import InboundMail as InboundMail  # noqa: E402
 from pbem.models.mail import MailStatus as MailStatus  # noqa: E402
 from pbem.models.mail import OutboxEmail as OutboxEmail  # noqa: E402
+from pbem.models.mail import OutboxImage as OutboxImage  # noqa: E402
 from pbem.models.mail import ReplyOutcome as ReplyOutcome  # noqa: E402
 from pbem.models.organisers import OrganiserRecoveryCode as OrganiserRecoveryCode  # noqa: E402
 from pbem.models.organisers import OrganiserSecurity as OrganiserSecurity  # noqa: E402
