@@ -29,6 +29,7 @@ _.cancel
 _.change  # pbem.web.channels: a channel's buttons
 _.challenge_action
 _.challenge_page
+_.choose_notifications  # pbem.web.notifications
 _.confirm_page
 _.email_links
 _.game_action
@@ -38,6 +39,8 @@ _.healthz
 _.invitation
 _.leaderboard_page
 _.load_user
+_.mail_settings  # pbem.web.notifications: the account section's and seat page's values
+_.mute_seat  # pbem.web.notifications
 _.login_code
 _.logout
 _.mail_list

@@ -78,7 +78,7 @@ def choose(session: Session, now: datetime, *, player_id: int, mode: Mode,
     assert player is not None
     setting = session.get(NotificationSetting, player_id)
     if setting is None:
-        setting = NotificationSetting(player_id=player_id, changed_at=now)
+        setting = NotificationSetting(player_id=player_id)
     starts_digest = mode == Mode.DIGEST and setting.mode != Mode.DIGEST
     setting.mode = mode
     if digest_hour is not None:
@@ -88,7 +88,6 @@ def choose(session: Session, now: datetime, *, player_id: int, mode: Mode,
         local = local_time(now, player.time_zone)
         if local.hour >= setting.digest_hour:
             setting.digest_day = local.date()
-    setting.changed_at = now
     session.add(setting)
     # The older switch: without it the senders write no "update" email at all, which every
     # event needs sent and the digest needs kept back (it lists them).

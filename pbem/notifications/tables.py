@@ -35,7 +35,6 @@ class NotificationSetting(SQLModel, table=True):
     digest_day: date | None = Field(default=None, sa_column=Column(Date, nullable=True))
     # When the last digest was written: the next one tells what happened after it.
     digest_at: datetime | None = time_column(nullable=True)
-    changed_at: datetime = time_column()
 
 
 class GameMute(SQLModel, table=True):

@@ -33,7 +33,6 @@ def upgrade() -> None:
         sa.Column("digest_hour", sa.Integer(), nullable=False),
         sa.Column("digest_day", sa.Date(), nullable=True),
         sa.Column("digest_at", pbem.models.columns.UTCDateTime(timezone=True), nullable=True),
-        sa.Column("changed_at", pbem.models.columns.UTCDateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(["player_id"], ["players.id"]),
         sa.PrimaryKeyConstraint("player_id"),
     )
