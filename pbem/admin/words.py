@@ -18,13 +18,14 @@ STATUSES = (
     N_("accepted"), N_("declined"),
     # mail
     N_("queued"), N_("retrying"), N_("sending"), N_("sent"), N_("bounced"), N_("failed"),
+    N_("withheld"),
     # how a move was made (other than by the player's own link)
     N_("admin"), N_("timeout"), N_("forced-pass"), N_("stand-in"), N_("reply"), N_("bot"),
 )
 
 MAIL_KINDS = (
     N_("invitation"), N_("turn"), N_("update"), N_("reminder"), N_("game_over"), N_("notice"),
-    N_("clock"), N_("links"), N_("reply_refused"), N_("sign_in"),
+    N_("clock"), N_("links"), N_("reply_refused"), N_("sign_in"), N_("digest"),
 )
 
 # What pbem writes as an audit entry's action (pbem.services.common.audit and its callers).
@@ -36,7 +37,8 @@ AUDIT_ACTIONS = (
     N_("game adjudicated"), N_("absence added"), N_("absence cancelled"),
     N_("games page link sent"), N_("preferences changed"), N_("unsubscribed from updates"),
     N_("mail bounced"), N_("bot failed"), N_("sign-in link sent"), N_("signed in"),
-    N_("signed out"), N_("signed out everywhere"),
+    N_("signed out"), N_("signed out everywhere"), N_("notifications chosen"),
+    N_("game muted"), N_("game unmuted"),
 )
 
 # The names of an audit entry's details (key=value on the audit pages); values stay as stored.
