@@ -14,9 +14,9 @@ import pytest
 
 from pbem.db import Database
 from pbem.mail.outbox import deliver_pending
-from pbem.models import MailStatus
+from pbem.models import MailStatus, Player
 from pbem.notifications.policy import KINDS, Kind, kind_of
-from pbem.notifications.service import mute
+from pbem.notifications.service import choose, mute, setting_of, unsubscribed
 from pbem.notifications.tables import Mode
 from pbem.services import Site, resign
 from tests.notifications.support import mail_to, player, statuses
@@ -145,3 +145,37 @@ def test_every_kind_of_email_pbem_writes_is_classified() -> None:
     kinds = {path.stem for path in TEMPLATES.glob("*.txt") if not path.stem.startswith("_")}
     missing = {k for k in kinds if not k.startswith("reply_") and k not in KINDS}
     assert not missing
+
+
+def test_an_organiser_s_alert_goes_whatever_their_own_setting(database: Database,
+                                                               site: Site) -> None:
+    """Olga organises a game she does not play in: its alert asks her to act, so it comes
+    even though she chose "off" for her own games."""
+    with database.write() as session:
+        olga = Player(name="Olga", email="olga@example.test", created_at=START)
+        session.add(olga)
+        session.flush()
+        assert olga.id is not None
+        choose(session, START, player_id=olga.id, mode=Mode.OFF)
+        organiser = olga.id
+    games = ClockGames(database, site)
+    games.start("mosey", START, timeout_policy="hold", organiser=True)
+    games.sweep(START + 3 * DAY + timedelta(minutes=1))
+    alerts = mail_to(database, organiser)
+    assert alerts and {e.status for e in alerts} == {SENT}
+    assert all(e.subject.startswith("[organiser]") for e in alerts)
+
+
+def test_the_one_click_unsubscribe_leaves_turns_and_game_ends(database: Database) -> None:
+    first = player(database, START, 0)
+    with database.write() as session:
+        unsubscribed(session, START, player_id=first)
+    with database.session() as session:
+        assert setting_of(session, first).mode == Mode.TURNS
+        found = session.get(Player, first)
+        assert found is not None and not found.notify_updates
+    quieter = player(database, START, 1, mode=Mode.DIGEST)
+    with database.write() as session:
+        unsubscribed(session, START, player_id=quieter)
+    with database.session() as session:
+        assert setting_of(session, quieter).mode == Mode.DIGEST
