@@ -53,7 +53,8 @@ class Player(SQLModel, table=True):
     email: str = Field(index=True, unique=True)  # stored lower-case
     language: str = "en"
     time_zone: str = "UTC"
-    # Non-essential mail: updates after other players' moves. Turn notices are always sent.
+    # Non-essential mail: updates after other players' moves. Kept in step with the player's mail
+    # setting (pbem.notifications: written under "every event" and "daily digest" only).
     notify_updates: bool = True
     created_at: datetime = time_column()
     # Mail to them bounced (play by reply): shown to organisers until one of them acts.

@@ -69,7 +69,7 @@ def is_due(setting: NotificationSetting, zone: str, now: datetime) -> bool:
     and today's digest has not gone."""
     local = local_time(now, zone)
     return (setting.mode == Mode.DIGEST and local.hour >= setting.digest_hour
-            and setting.digest_day != local.date())
+            and (setting.digest_day is None or setting.digest_day < local.date()))
 
 
 def send_digests(database: Database, now: datetime, site: Site) -> int:
