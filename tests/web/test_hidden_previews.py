@@ -47,7 +47,8 @@ def _pages(client: FlaskClient, site: Site, row: GameRecord, moves: list[str]) -
     assert row.id is not None and row.to_move is not None
     url = site.links.move_url(row.id, row.to_move, row.ply)
     pages = {"move page": client.get(url).text,
-             "seat page": client.get(site.links.seat_view_url(row.id, row.to_move)).text,
+             "seat page": _without_csrf(client.get(site.links.seat_view_url(row.id,
+                                                                           row.to_move)).text),
              "public page": client.get(site.links.game_url(row.public_id)).text}
     for move in moves:
         page = client.get(f"{url}/confirm", query_string={"move": move})
