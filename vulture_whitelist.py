@@ -33,6 +33,7 @@ _.post_from_move_page
 _.mute
 _.challenge_action
 _.challenge_page
+_.choose_notifications  # pbem.web.notifications
 _.confirm_page
 _.email_links
 _.from_game  # pbem.web.analysis: the analysis board from a game's page
@@ -46,6 +47,8 @@ _.invitation
 _.keep  # pbem.web.conditional: a seat keeps its conditional moves
 _.leaderboard_page
 _.load_user
+_.mail_settings  # pbem.web.notifications: the account section's and seat page's values
+_.mute_seat  # pbem.web.notifications
 _.login_code
 _.logout
 _.mail_list

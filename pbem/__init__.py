@@ -79,6 +79,7 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
         games,
         invites,
         language,
+        notifications,
         play,
         players,
         profiles,
@@ -104,7 +105,8 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
     for blueprint in (games.bp, play.bp, turns.bp, invites.bp, players.bp, computer.bp,
                       ratings.bp, signin.bp, signup.bp, archive.bp, replay.bp, profiles.bp,
                       tournaments.bp, challenges.bp, seeks.bp, catalogue.bp, channels.bp,
-                      calendar.bp, analysis.bp, conditional.bp, chat.bp):
+                      calendar.bp, analysis.bp, conditional.bp, chat.bp,
+                      notifications.bp):
         app.register_blueprint(blueprint)
     if config["ENV"] == "development":
         app.register_blueprint(dev.bp)  # /dev/mail shows every caught message: never in production

@@ -5,7 +5,8 @@ The core (:mod:`pbem.services`) never imports a feature; it publishes what happe
 (:mod:`pbem.services.turn_mail`), the players' ratings and a tournament's rounds when a game
 ends, the rematch button in the game-over email, the messages to a player's other channels
 beside their emails, the conditional moves a player left for the opponent's next move, the
-``say:`` lines of a reply in the game's conversation. :func:`connect` is called
+``say:`` lines of a reply in the game's conversation, and whether an email goes out at all
+(the player's mail settings). :func:`connect` is called
 where a process starts (the app factory, the ``pbem`` command, the tests' conftest), before any
 service runs; calling it again changes nothing.
 
@@ -20,6 +21,7 @@ from pbem.challenges import service as challenges
 from pbem.channels import messages as channels
 from pbem.chat import replies as chat
 from pbem.conditional import service as conditional
+from pbem.notifications import policy as notifications
 from pbem.ratings import service as ratings
 from pbem.services import turn_mail
 from pbem.services.events import (
@@ -50,4 +52,6 @@ def connect(events: Dispatcher = EVENTS) -> Dispatcher:
     events.subscribe(StandingMove, conditional.on_standing_move)
     events.subscribe(SeatEmail, conditional.on_seat_email)
     events.subscribe(ReplySaid, chat.on_reply_said)
+    # Whether each email goes out at all: the one place the players' mail settings are read.
+    events.subscribe(EmailQueued, notifications.on_email_queued)
     return events

@@ -32,7 +32,7 @@ CORE = ("pbem.services", "pbem.models", "pbem.mail", "pbem.clock", "pbem.positio
 # Built on the core, reacting to its events: the features' packages, and where they are connected.
 FEATURES = ("pbem.tournaments", "pbem.challenges", "pbem.ratings", "pbem.channels",
             "pbem.calendar", "pbem.analysis", "pbem.conditional",
-            "pbem.chat", "pbem.features")
+            "pbem.chat", "pbem.notifications", "pbem.features")
 
 
 def module_name(path: Path) -> str:

@@ -12,7 +12,7 @@ from pbem.web.support import database
 bp = admin_blueprint("admin_logs")
 
 MAIL_STATUSES = (MailStatus.QUEUED, MailStatus.RETRYING, MailStatus.SENDING, MailStatus.SENT,
-                 MailStatus.FAILED)
+                 MailStatus.FAILED, MailStatus.WITHHELD)
 
 
 def _page_number() -> int:

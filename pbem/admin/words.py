@@ -18,6 +18,7 @@ STATUSES = (
     N_("accepted"), N_("declined"),
     # mail
     N_("queued"), N_("retrying"), N_("sending"), N_("sent"), N_("bounced"), N_("failed"),
+    N_("withheld"),
     # how a move was made (other than by the player's own link)
     N_("admin"), N_("timeout"), N_("forced-pass"), N_("stand-in"), N_("reply"), N_("bot"),
 )
@@ -25,6 +26,7 @@ STATUSES = (
 MAIL_KINDS = (
     N_("invitation"), N_("turn"), N_("update"), N_("reminder"), N_("game_over"), N_("notice"),
     N_("clock"), N_("links"), N_("reply_refused"), N_("sign_in"), N_("chat"),
+    N_("digest"),
 )
 
 # What pbem writes as an audit entry's action (pbem.services.common.audit and its callers).
@@ -38,6 +40,7 @@ AUDIT_ACTIONS = (
     N_("mail bounced"), N_("bot failed"), N_("sign-in link sent"), N_("signed in"),
     N_("signed out"), N_("signed out everywhere"), N_("chat message hidden"),
     N_("chat message written"),
+    N_("notifications chosen"), N_("game muted"), N_("game unmuted"),
 )
 
 # The names of an audit entry's details (key=value on the audit pages); values stay as stored.

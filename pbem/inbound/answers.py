@@ -31,6 +31,7 @@ from pbem.clock.tables import GameClock
 from pbem.game_options import game_name
 from pbem.i18n import ENGLISH, Reader, supported
 from pbem.inbound.reading import command_words
+from pbem.inbound.words import notify_words
 from pbem.models import GameRecord, GameStatus, InboundMail, OutboxEmail, Player, ReplyOutcome, Seat
 from pbem.positions import last_notation
 from pbem.reply_addresses import message_id, token_in_address
@@ -81,6 +82,7 @@ SUBJECTS = {
     "reply_vacation": N_("Your vacation is recorded"),
     "reply_invitation": N_("Your answer to the invitation is recorded"),
     "reply_confirm": N_("Please confirm what was asked from another address"),
+    "reply_notify": N_("Your mail settings"),
 }
 
 # A game's status as the status answer names it (a game that is not running).
@@ -181,6 +183,7 @@ def answer(
     values = {**game_context_values, "player": player, "seat": seat, "board": board,
               "subject": subject, "links": site.links, "reply_address": reply_to,
               "words": command_words(reader.language), "status_words": STATUS_WORDS,
+              "notify_words": notify_words(reader.language),
               **context}
     email = OutboxEmail(
         game_id=row.id if row is not None else None,

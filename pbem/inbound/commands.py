@@ -3,11 +3,12 @@
 Moves go through :func:`pbem.services.turns.play_turn`, exactly as from the move page, so the next
 player's turn email goes out as usual. A turn of several steps is applied in one savepoint: all
 steps or none. Commands: ``help``, ``board``, ``status``, ``games``, ``pass``, ``resign`` (only a
-reply to the confirmation request resigns) and ``vacation 5d``, or their words in Dutch, German or
-Italian (:data:`pbem.inbound.reading.COMMAND_WORDS`). Lines that start with ``say:`` are a
-message to the game's other players, beside any move or command: published as
-:class:`~pbem.services.events.ReplySaid` for the conversation (pbem.chat) to post, and only from
-the seat holder's own address.
+reply to the confirmation request resigns), ``vacation 5d``, ``notify digest 8`` (and ``all``,
+``turns``, ``off``: the holder's mail, pbem.notifications) and ``mute``/``unmute`` (this game's
+mail), or their words in Dutch, German or Italian (:data:`pbem.inbound.reading.COMMAND_WORDS`).
+Lines that start with ``say:`` are a message to the game's other players, beside any move or
+command: published as :class:`~pbem.services.events.ReplySaid` for the conversation (pbem.chat)
+to post, and only from the seat holder's own address.
 
 A move is played from whatever address answers the seat's reply address (the address is the
 credential, as the links are; the holder's receipt names the other address). Commands that change
@@ -60,8 +61,10 @@ from pbem.inbound.answers import (
     why_held_back,
 )
 from pbem.inbound.reading import Reply, command_words
-from pbem.inbound.words import CONDITIONAL_WORDS, CommandName
+from pbem.inbound.words import CONDITIONAL_WORDS, CommandName, notify_words
 from pbem.models import GameRecord, GameStatus, MoveSource, Player, ReplyOutcome, Seat, SeatStatus
+from pbem.notifications.service import choose, mute, setting_of
+from pbem.notifications.tables import Mode
 from pbem.positions import current_state
 from pbem.reply_addresses import ReplyFields, ReplyPurpose, make_reply_token, reply_address
 from pbem.services import ServiceError, resign, respond_to_invitation
@@ -401,11 +404,63 @@ def take_vacation(context: Context, reply: Reply) -> Handled:
                          first_day=context.reader.day(start), last_day=context.reader.day(end))
 
 
+def choose_mail(context: Context, reply: Reply) -> Handled:
+    """``notify all|turns|digest [hour]|off``: how much mail the holder gets; ``notify`` alone
+    says what is set. Only from the holder's own address: nobody else chooses their mail."""
+    assert reply.command is not None and context.holder.id is not None
+    if context.stranger:
+        return context.refuse("notify", Text(
+            "mail settings are changed only from your own address; nothing was changed"))
+    setting = reply.command.setting
+    if setting == "":
+        words = notify_words(context.reader.language)
+        return context.refuse("notify", Text(
+            "after %(notify)s write %(all)s, %(turns)s, %(digest)s (with an hour from 0 to 23) "
+            "or %(off)s; nothing was changed", notify=f'"{context.words["notify"]}"',
+            **{name: f'"{word}"' for name, word in words.items()}))
+    if setting is not None:
+        try:
+            with context.session.begin_nested():
+                choose(context.session, context.now, player_id=context.holder.id,
+                       mode=Mode(setting), digest_hour=reply.command.hour)
+        except ServiceError as error:
+            return context.refuse("notify", Text("%(reason)s; nothing was changed",
+                                                 reason=reason_of(error)))
+    chosen = setting_of(context.session, context.holder.id)
+    return context.reply("reply_notify", f"notify {chosen.mode}", mode=chosen.mode,
+                         hour=chosen.digest_hour, changed=setting is not None, muted=None,
+                         notify_commands=notify_commands(context))
+
+
+def mute_game(context: Context, reply: Reply) -> Handled:
+    """``mute`` or ``unmute``: this game's mail, for the holder, from their own address."""
+    assert reply.command is not None and context.holder.id is not None
+    assert context.row.id is not None
+    if context.stranger:
+        return context.refuse(reply.command.name, Text(
+            "mail settings are changed only from your own address; nothing was changed"))
+    muted = reply.command.name == "mute"
+    mute(context.session, context.now, player_id=context.holder.id, game_id=context.row.id,
+         muted=muted)
+    chosen = setting_of(context.session, context.holder.id)
+    return context.reply("reply_notify", reply.command.name, mode=chosen.mode,
+                         hour=chosen.digest_hour, changed=False, muted=muted,
+                         notify_commands=notify_commands(context))
+
+
+def notify_commands(context: Context) -> str:
+    """"notify all", "notify turns", "notify digest 8", "notify off" in the holder's words."""
+    notify, words = context.words["notify"], notify_words(context.reader.language)
+    return ", ".join(f'"{notify} {words[name]}{" 8" if name == "digest" else ""}"'
+                     for name in ("all", "turns", "digest", "off"))
+
+
 Handler = Callable[[Context, Reply], Handled]
 
 COMMANDS: dict[CommandName, Handler] = {
     "help": send_help, "board": send_board, "status": send_status, "games": send_games,
     "vacation": take_vacation, "accept": answer_invitation, "decline": answer_invitation,
+    "notify": choose_mail, "mute": mute_game, "unmute": mute_game,
 }
 # Commands that change the holder's state other than a move, each with the purpose of the reply
 # token that confirms it: carried out only by an answer to the mail asking the holder to confirm

@@ -7,7 +7,9 @@ move, note or command from that text. Neither checks a move: the caller asks the
 >>> read_reply("C2-E2\\nnote: your turn!\\n\\nOn Mon, 23 Nov 2026 at 21:00, pbem wrote:\\n> pass")
 Reply(steps=('C2-E2',), note='your turn!', command=None, said='')
 >>> read_reply("Vacation 2w").command
-Command(name='vacation', days=14)
+Command(name='vacation', days=14, setting=None, hour=None)
+>>> read_reply("notify digest 7").command
+Command(name='notify', days=None, setting='digest', hour=7)
 
 Quotes are stripped twice over: first by mail-parser-reply (English, Dutch, German and Italian
 headers), then by the rules here, which catch what it misses (Gmail's Dutch "Op ... schreef pbem
@@ -28,16 +30,27 @@ from mailparser_reply import EmailReplyParser  # type: ignore[import-untyped]
 
 from pbem.inbound.html_text import html_to_text
 from pbem.inbound.words import COMMAND_WORDS as COMMAND_WORDS  # re-exported: still read from here
-from pbem.inbound.words import COMMANDS, DAY_UNITS, LANGUAGES, WEEK_UNITS, CommandName, words_of
+from pbem.inbound.words import (
+    COMMANDS,
+    DAY_UNITS,
+    LANGUAGES,
+    NOTIFY_WORDS,
+    WEEK_UNITS,
+    CommandName,
+    words_of,
+)
 from pbem.inbound.words import command_words as command_words  # re-exported too
 
 
 @dataclass(frozen=True)
 class Command:
-    """A command alone on the first line; ``days`` only for ``vacation``."""
+    """A command alone on the first line; ``days`` only for ``vacation``; ``setting`` and
+    ``hour`` only for ``notify`` (``notify digest 8``: "digest", 8)."""
 
     name: CommandName
     days: int | None = None
+    setting: str | None = None
+    hour: int | None = None
 
 
 @dataclass(frozen=True)
@@ -249,7 +262,13 @@ def _either(words: tuple[str, ...]) -> str:
 _NOTE = re.compile(rf"(?:{_either(words_of('note'))})\s*:\s*", re.I)
 _SAY = re.compile(rf"(?:{_either(words_of('say'))})\s*:\s*", re.I)
 _PLAIN_COMMANDS: dict[str, CommandName] = {
-    word: name for name in COMMANDS if name != "vacation" for word in words_of(name)}
+    word: name for name in COMMANDS if name not in ("vacation", "notify")
+    for word in words_of(name)}
+_SETTINGS: dict[str, str] = {word: setting for language in NOTIFY_WORDS.values()
+                             for setting, words in language.items() for word in words}
+# Any word after "notify" makes it the command: one it does not know is refused with the choices.
+_NOTIFY = re.compile(rf"(?:{_either(words_of('notify'))})(?:\s+(\S+)"
+                     r"(?:\s+(\d{1,2})(?:[:.]00)?\s*h?)?)?", re.I)
 _VACATION = re.compile(rf"(?:{_either(words_of('vacation'))})\s+(\d{{1,3}})\s*"
                        rf"({_either(DAY_UNITS + WEEK_UNITS)})?", re.I)
 
@@ -262,6 +281,10 @@ def _command(line: str) -> Command | None:
     if (match := _VACATION.fullmatch(words)) and int(match.group(1)) > 0:
         weeks = (match.group(2) or "d").lower() in WEEK_UNITS
         return Command("vacation", int(match.group(1)) * (7 if weeks else 1))
+    if match := _NOTIFY.fullmatch(words):  # "notify" alone asks what is set
+        setting = _SETTINGS.get(match.group(1).lower(), "") if match.group(1) else None
+        return Command("notify", setting=setting,
+                       hour=int(match.group(2)) if match.group(2) else None)
     return None
 
 
@@ -277,7 +300,8 @@ def read_reply(text: str) -> Reply:
     >>> read_reply("C2-E2; E2xG4\\nnote: sorry\\r\\n\\nSent from my iPhone")
     Reply(steps=('C2-E2', 'E2xG4'), note='sorry', command=None, said='')
     >>> read_reply("PASS")
-    Reply(steps=(), note='', command=Command(name='pass', days=None), said='')
+    Reply(steps=(), note='', command=Command(name='pass', days=None, setting=None, hour=None),
+          said='')
     >>> read_reply("")
     Reply(steps=(), note='', command=None, said='')
 

@@ -2,7 +2,8 @@
 pbem writes in, and the units of ``vacation 5d``; :mod:`pbem.inbound.reading` reads them.
 
 ``accept`` and ``decline`` answer an invitation (a reply to the invitation email), as its link's
-buttons do.
+buttons do. ``notify digest`` (and ``all``, ``turns``, ``off``) chooses how much mail comes,
+``mute`` and ``unmute`` the game's mail (pbem.notifications).
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ from __future__ import annotations
 from typing import Literal
 
 CommandName = Literal["help", "board", "status", "games", "pass", "resign", "vacation",
-                      "accept", "decline"]
+                      "accept", "decline", "notify", "mute", "unmute"]
 COMMANDS: tuple[CommandName, ...] = ("help", "board", "status", "games", "pass", "resign",
-                                     "vacation", "accept", "decline")
+                                     "vacation", "accept", "decline", "notify", "mute", "unmute")
 LANGUAGES = ("en", "nl", "de", "it")
 
 # The command words of each language, the first of each the one its help shows. Words of every
@@ -24,20 +25,33 @@ COMMAND_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
     "en": {"help": ("help",), "board": ("board",), "status": ("status",),
            "games": ("games",), "pass": ("pass",), "resign": ("resign",),
            "vacation": ("vacation",), "accept": ("accept",), "decline": ("decline",),
-           "note": ("note",), "say": ("say",)},
+           "notify": ("notify",), "mute": ("mute",), "unmute": ("unmute",), "note": ("note",),
+           "say": ("say",)},
     "nl": {"help": ("hulp",), "board": ("bord",), "status": ("stand",),
            "games": ("partijen",), "pass": ("passen",), "resign": ("opgeven",),
            "vacation": ("vakantie",), "accept": ("accepteren",), "decline": ("afslaan",),
+           "notify": ("meldingen",), "mute": ("dempen",), "unmute": ("ontdempen",),
            "note": ("notitie",), "say": ("zeg",)},
     "de": {"help": ("hilfe",), "board": ("brett",), "status": ("stand", "status"),
            "games": ("partien", "spiele"), "pass": ("passen",), "resign": ("aufgeben",),
            "vacation": ("urlaub",), "accept": ("annehmen",), "decline": ("ablehnen",),
+           "notify": ("benachrichtigungen",), "mute": ("stumm",), "unmute": ("laut",),
            "note": ("notiz",), "say": ("sag",)},
     "it": {"help": ("aiuto",), "board": ("tavoliere",), "status": ("stato",),
            "games": ("partite",), "pass": ("passo",), "resign": ("abbandono",),
            "vacation": ("vacanza",), "accept": ("accetto", "accetta"),
-           "decline": ("rifiuto", "rifiuta"), "note": ("nota",),
-           "say": ("scrivi",)},
+           "decline": ("rifiuto", "rifiuta"), "notify": ("notifiche",), "mute": ("silenzia",),
+           "unmute": ("riattiva",), "note": ("nota",), "say": ("scrivi",)},
+}
+# The settings of ``notify <setting>`` (pbem.notifications: all, turns, digest, off), the first
+# word of each language the one its help shows; ``notify digest 8`` names the digest's hour.
+NOTIFY_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "en": {"all": ("all",), "turns": ("turns",), "digest": ("digest",), "off": ("off",)},
+    "nl": {"all": ("alles",), "turns": ("beurten",), "digest": ("overzicht",), "off": ("uit",)},
+    "de": {"all": ("alle", "alles"), "turns": ("züge", "zuege"),
+           "digest": ("übersicht", "uebersicht"), "off": ("aus",)},
+    "it": {"all": ("tutte", "tutto"), "turns": ("turni",), "digest": ("riepilogo",),
+           "off": ("spente", "spento")},
 }
 # The conditional moves' words (pbem.conditional): ``conditional`` shows them, ``conditional off``
 # clears them; lines ``if X then Y`` keep them (their ``if`` and ``then`` in pbem.conditional.tree).
@@ -58,6 +72,12 @@ def command_words(language: str) -> dict[str, str]:
     ('hulp', 'help')
     """
     words = COMMAND_WORDS.get(language, COMMAND_WORDS["en"])
+    return {name: found[0] for name, found in words.items()}
+
+
+def notify_words(language: str) -> dict[str, str]:
+    """The word of each ``notify`` setting that ``language``'s answers show."""
+    words = NOTIFY_WORDS.get(language, NOTIFY_WORDS["en"])
     return {name: found[0] for name, found in words.items()}
 
 

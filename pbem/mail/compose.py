@@ -6,12 +6,13 @@ Structure (what Gmail, Outlook and Apple Mail all show well)::
       multipart/alternative
         text/plain   (complete on its own)
         text/html    (<img src="cid:...">)
-      image/png      (Content-ID, inline)
+      image/png      (Content-ID, inline; one per picture: a digest shows several)
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import datetime
 from email.errors import MessageError
 from email.header import Header
@@ -50,9 +51,12 @@ def envelope_recipient(email: OutboxEmail) -> str:
 
 
 def render_message(
-    email: OutboxEmail, *, mail_from: str, now: datetime, png: bytes | None
+    email: OutboxEmail, *, mail_from: str, now: datetime, png: bytes | None,
+    images: Sequence[tuple[str, bytes]] = (),
 ) -> tuple[str, bytes]:
-    """(envelope recipient, the message as bytes), or :class:`UnsendableEmail`.
+    """(envelope recipient, the message as bytes), or :class:`UnsendableEmail`. ``png`` is the
+    email's board (``cid:board`` in its HTML), ``images`` more pictures as (name, PNG), each
+    ``cid:<name>`` in the HTML.
 
     Serialising here, not inside smtplib, means every header problem surfaces before the SMTP
     transaction starts, so it can be blamed on this row alone.
@@ -64,7 +68,7 @@ def render_message(
         if has_control_characters(value):
             raise UnsendableEmail(f"the {field_name} {value!r} contains control characters")
     try:
-        message = build_message(email, mail_from=mail_from, now=now, png=png)
+        message = build_message(email, mail_from=mail_from, now=now, png=png, images=images)
         # CRLF here: smtplib sends bytes as they are (only str gets its line ends fixed).
         # The headers set raw below go out as folded there (see folded_header).
         policy = message.policy
@@ -109,7 +113,8 @@ def folded_header(name: str, value: str) -> str:
 
 
 def build_message(
-    email: OutboxEmail, *, mail_from: str, now: datetime, png: bytes | None
+    email: OutboxEmail, *, mail_from: str, now: datetime, png: bytes | None,
+    images: Sequence[tuple[str, bytes]] = (),
 ) -> EmailMessage:
     message = EmailMessage()
     message.set_raw("Subject", folded_header("Subject", email.subject))
@@ -130,25 +135,29 @@ def build_message(
     message["Auto-Submitted"] = "auto-generated"  # no vacation auto-replies, please
 
     html = email.html_body
-    cid = None
-    if png is not None:
-        cid = email.message_id.strip("<>").replace("@", ".board@")
-        html = html.replace('src="cid:board"', f'src="cid:{cid}"')
+    pictures = [*([("board", png)] if png is not None else []), *images]
+    cids = []
+    for name, _picture in pictures:
+        # Unique across messages: a client that caches by Content-ID never mixes two boards.
+        cid = email.message_id.strip("<>").replace("@", f".{name}@")
+        html = html.replace(f'src="cid:{name}"', f'src="cid:{cid}"')
+        cids.append(cid)
     body = EmailMessage()
     body.set_content(email.text_body)
     body.add_alternative(html, subtype="html")
-    if png is None or cid is None:
+    if not pictures:
         message.set_content(email.text_body)
         message.add_alternative(html, subtype="html")
         return message
-    image = EmailMessage()
-    image.set_content(png, maintype="image", subtype="png", cid=f"<{cid}>",
-                      disposition="inline", filename="board.png")
     message["MIME-Version"] = "1.0"
     message.make_related()
     message.set_param("type", "multipart/alternative")  # RFC 2387: the root part's type
     message.attach(body)
-    message.attach(image)
+    for (name, picture), cid in zip(pictures, cids, strict=True):
+        image = EmailMessage()
+        image.set_content(picture, maintype="image", subtype="png", cid=f"<{cid}>",
+                          disposition="inline", filename=f"{name}.png")
+        message.attach(image)
     for part in message.walk():
         if part is not message:
             del part["MIME-Version"]  # only the top level carries it

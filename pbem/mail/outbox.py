@@ -37,7 +37,7 @@ from pbem.db import Database
 from pbem.logs import mask_secrets
 from pbem.mail.boards import board_png
 from pbem.mail.compose import UnsendableEmail, render_message
-from pbem.models import MailStatus, OutboxEmail
+from pbem.models import MailStatus, OutboxEmail, OutboxImage
 from pbem.models.mail import WAITING, Queued
 from pbem.reply_addresses import bounce_address, make_bounce_token
 
@@ -342,17 +342,25 @@ def _prepare(
     try:
         with database.session() as session:
             email = session.get(OutboxEmail, email_id)
+            more = list(session.exec(select(OutboxImage).where(OutboxImage.email_id == email_id)
+                                     .order_by(col(OutboxImage.id))))
         if email is None or email.status != MailStatus.SENDING:
             return None
-        png = None
-        if email.image_ply is not None and email.game_id is not None:
-            key = (email.game_id, email.image_ply,
-                   -1 if email.image_viewer is None else email.image_viewer,
-                   email.image_language or "en")
+
+        def picture(key: tuple[int, int, int, str]) -> bytes:
             if key not in pngs:
                 pngs[key] = board_png(database, *key)
-            png = pngs[key]
-        recipient, raw = render_message(email, mail_from=smtp.mail_from, now=now, png=png)
+            return pngs[key]
+
+        png = None
+        if email.image_ply is not None and email.game_id is not None:
+            png = picture((email.game_id, email.image_ply,
+                           -1 if email.image_viewer is None else email.image_viewer,
+                           email.image_language or "en"))
+        images = [(image.name, picture((image.game_id, image.ply, image.viewer, image.language)))
+                  for image in more]
+        recipient, raw = render_message(email, mail_from=smtp.mail_from, now=now, png=png,
+                                        images=images)
         return recipient, smtp.sign(raw) if smtp.sign else raw
     except UnsendableEmail as error:
         mark(email_id, error=f"cannot be sent: {error}", permanent=True)

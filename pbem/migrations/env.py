@@ -17,6 +17,7 @@ from pbem.chat import tables as chat_tables  # noqa: F401
 from pbem.clock import tables as clock_tables  # noqa: F401
 from pbem.conditional import tables as conditional_tables  # noqa: F401
 from pbem.db import make_engine
+from pbem.notifications import tables as notification_tables  # noqa: F401
 from pbem.ratings import tables as rating_tables  # noqa: F401
 from pbem.tournaments import tables as tournament_tables  # noqa: F401
 

@@ -54,7 +54,8 @@ class Player(SQLModel, table=True):
     email: str = Field(index=True, unique=True)  # stored lower-case
     language: str = "en"
     time_zone: str = "UTC"
-    # Non-essential mail: updates after other players' moves. Turn notices are always sent.
+    # Non-essential mail: updates after other players' moves. Kept in step with the player's mail
+    # setting (pbem.notifications: written under "every event" and "daily digest" only).
     notify_updates: bool = True
     created_at: datetime = time_column()
     # Mail to them bounced (play by reply): shown to organisers until one of them acts.
@@ -261,6 +262,7 @@ from pbem.models.mail import CaughtMail as CaughtMail  # noqa: E402
 from pbem.models.mail import InboundMail as InboundMail  # noqa: E402
 from pbem.models.mail import MailStatus as MailStatus  # noqa: E402
 from pbem.models.mail import OutboxEmail as OutboxEmail  # noqa: E402
+from pbem.models.mail import OutboxImage as OutboxImage  # noqa: E402
 from pbem.models.mail import ReplyOutcome as ReplyOutcome  # noqa: E402
 from pbem.models.organisers import OrganiserRecoveryCode as OrganiserRecoveryCode  # noqa: E402
 from pbem.models.organisers import OrganiserSecurity as OrganiserSecurity  # noqa: E402

@@ -15,7 +15,8 @@ from sqlmodel import Field, SQLModel
 
 from pbem.models.columns import time_column
 
-__all__ = ["BoardImage", "CaughtMail", "InboundMail", "MailStatus", "OutboxEmail", "Queued"]
+__all__ = ["BoardImage", "CaughtMail", "InboundMail", "MailStatus", "OutboxEmail", "OutboxImage",
+           "Queued"]
 
 
 class MailStatus(StrEnum):
@@ -25,6 +26,9 @@ class MailStatus(StrEnum):
     SENT = "sent"
     BOUNCED = "bounced"  # sent, then a delivery report said it never arrived
     FAILED = "failed"  # refused for good (5xx) or out of attempts: organisers are shown it
+    # Never sent: the recipient's notification settings keep it back (pbem.notifications), and
+    # their daily digest, if they chose one, lists it.
+    WITHHELD = "withheld"
 
 
 WAITING = (MailStatus.QUEUED, MailStatus.RETRYING)
@@ -90,6 +94,22 @@ class OutboxEmail(SQLModel, table=True):
     claimed_until: datetime | None = time_column(nullable=True)  # after this, others may take it
     created_at: datetime = time_column()
     sent_at: datetime | None = time_column(nullable=True)
+
+
+class OutboxImage(SQLModel, table=True):
+    """One more board picture an email shows, beside the one its own ``image_*`` columns name
+    (a daily digest shows one per game): its HTML refers to it as ``cid:<name>``, and delivery
+    attaches the PNG of that position (:mod:`pbem.mail.boards`)."""
+
+    __tablename__ = "outbox_images"
+
+    id: int | None = Field(default=None, primary_key=True)
+    email_id: int = Field(foreign_key="outbox_emails.id", index=True)
+    name: str  # what the HTML's src="cid:..." says, unique within the email
+    game_id: int = Field(foreign_key="games.id")
+    ply: int
+    viewer: int  # -1 for the public view
+    language: str = "en"
 
 
 class BoardImage(SQLModel, table=True):

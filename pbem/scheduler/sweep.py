@@ -22,7 +22,8 @@ computer gets its reply within seconds rather than at the next sweep.
 >>> database = Database("sqlite://")
 >>> SQLModel.metadata.create_all(database.engine)
 >>> sweep(database, datetime(2025, 1, 1, tzinfo=UTC), Site(Links("k", "http://x"), "a@b.c"))
-SweepSummary(reminders=0, timeouts={}, skipped=0, errors=[], bot_moves=0, held_turn_emails=0)
+SweepSummary(reminders=0, timeouts={}, skipped=0, errors=[], bot_moves=0, held_turn_emails=0,
+             digests=0)
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from pbem.challenges.service import expire_stale
 from pbem.clock.tables import GameClock
 from pbem.db import Database
 from pbem.models import GameRecord
+from pbem.notifications.digest import send_digests
 from pbem.scheduler.bots import BotResult, play_bots
 from pbem.services.common import Site
 from pbem.services.timeouts import handle_due_game
@@ -58,11 +60,12 @@ class SweepSummary:
     errors: list[str] = field(default_factory=list)
     bot_moves: int = 0
     held_turn_emails: int = 0  # written for players who left a game against the computer
+    digests: int = 0
 
     @property
     def work_done(self) -> int:
         return (self.reminders + sum(self.timeouts.values()) + self.bot_moves
-                + self.held_turn_emails)
+                + self.held_turn_emails + self.digests)
 
     def add_bot_result(self, result: BotResult) -> None:
         self.bot_moves += result.moves
@@ -140,4 +143,6 @@ def sweep(
             # it plays now rather than a sweep later.
             if bots and any(kind in summary.timeouts for kind in ("bot", "forfeit")):
                 play_bots(database, now, site, summary.add_bot_result, moment=moment)
+            # After the games: a digest lists the turns this sweep's timeouts handed on.
+            summary.digests = send_digests(database, now, site)
             return summary

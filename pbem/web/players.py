@@ -37,6 +37,7 @@ from pbem.clock.wall import utc_now
 from pbem.i18n import LANGUAGES
 from pbem.links import DamagedLink, ReplacedPlayerLink
 from pbem.models import Player, PlayerSignIn
+from pbem.notifications.service import unsubscribed
 from pbem.services.common import audit
 from pbem.services.vacations import (
     AbsenceRefused,
@@ -194,7 +195,6 @@ def account_page(player_id: int) -> Response | tuple[str, int]:
             player.time_zone = zone
             language = request.form.get("language", player.language)
             player.language = language if language in LANGUAGES else player.language
-            player.notify_updates = request.form.get("notify_updates") == "on"
             session.add(player)
             if zone_changed:  # weekends and absences are days in their zone: new deadlines
                 session.flush()
@@ -279,8 +279,8 @@ def time_zones() -> list[str]:
 # The account's sections below the games, each its own template (templates/account/), in the
 # page's order: a new section is a template and a line here.
 ACCOUNT_SECTIONS = ("account/_ratings.html", "account/_profile.html", "account/_away.html",
-                    "account/_settings.html", "account/_channels.html", "account/_sign_ins.html",
-                    "account/_links.html")
+                    "account/_settings.html", "account/_notifications.html",
+                    "account/_channels.html", "account/_sign_ins.html", "account/_links.html")
 
 
 def _my_games_page(player_id: int, *, absence_error: str = "", settings_error: str = "",
@@ -369,7 +369,9 @@ def _form_date(name: str) -> date:
 
 @bp.route("/unsubscribe/<token>", methods=["GET", "POST"])
 def unsubscribe(token: str) -> tuple[str, int]:
-    """GET asks; POST (from the page, or a mail client's one-click) turns updates off.
+    """GET asks; POST (from the page, or a mail client's one-click) turns updates off: a player
+    who got every event gets only their turns and game ends from now on
+    (:func:`pbem.notifications.service.unsubscribed`).
 
     The one-click POST comes from the mail client without our cookie, so it carries no CSRF token;
     the signed link is the authority, and the worst a forger could do is stop optional updates.
@@ -388,8 +390,7 @@ def unsubscribe(token: str) -> tuple[str, int]:
         player = session.get(Player, player_id)
         if player is None:
             return damaged_link()
-        player.notify_updates = False
-        session.add(player)
+        unsubscribed(session, utc_now(), player_id=player_id)
         audit(session, utc_now(), "unsubscribed from updates", player_id=player_id)
     # Their games, for whoever signed in: this link may reach someone else (a forwarded email),
     # and must not hand them the player's games-page link.

@@ -16,6 +16,7 @@ SEAT_ENDPOINTS: dict[str, Purpose] = {
     "turns.turn_page": "move",
     "play.resign_page": "resign",
     "games.seat_page": "seat-view",
+    "notifications.mute_seat": "seat-view",
     "invites.invitation": "invite",
 }
 

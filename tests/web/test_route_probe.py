@@ -134,6 +134,7 @@ ROUTES: dict[str, Route] = {
     "chat.post_from_seat": token("seat-view"),  # a message from the seat page
     "chat.mute": token("seat-view"),  # the seat page's switch for the chat emails
     "chat.post_from_move_page": token("move"),
+    "notifications.mute_seat": token("seat-view"),  # the seat page's mute button (POST)
     "invites.invitation": token("invite"),
     "players.my_games": token("player"),
     "computer.old_link": token("player"),  # /me/<token>/computer: on to /account/computer
@@ -162,6 +163,7 @@ ROUTES: dict[str, Route] = {
     "players.account_language": action(signed_in=True),  # the account's language buttons
     "channels.add": action(signed_in=True),
     "channels.change": action(signed_in=True, channel_id="channel"),
+    "notifications.choose_notifications": action(signed_in=True),  # the account's mail setting
     "admin_second_step.login_code": action(),  # an organiser's second step of logging in
     # The organisers' dashboard.
     "admin.games_list": organiser(),

@@ -32,13 +32,14 @@ from pbem.models import (
     PlayerAbsence,
     Seat,
 )
+from pbem.notifications.tables import GameMute, NotificationSetting
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, create_game
 from pbem.web.player_sessions import issue_link
 from tests.support import csrf_of, start_a_game
 
 TABLES = (GameRecord, Move, Seat, Player, OutboxEmail, PlayerAbsence, AuditEntry, PlayerChannel,
-          ConditionalMoves, ChatMessage, ChatMute)
+          ConditionalMoves, ChatMessage, ChatMute, NotificationSetting, GameMute)
 
 
 @dataclass
@@ -56,7 +57,7 @@ class Probe:
     @property
     def damaged(self) -> str:
         suffix = next((s for s in ("/confirm", "/turn", "/computer", "/conditional/cancel",
-                                   "/conditional", "/chat/mute", "/chat")
+                                   "/conditional", "/chat/mute", "/chat", "/mute")
                        if self.url.endswith(s)), "")
         head, _, token = self.url.removesuffix(suffix).rpartition("/")
         return f"{head}/{token[:-4]}{suffix}"
@@ -155,6 +156,13 @@ def _probes(database: Database, now: datetime, site: Site, game_id: str,
             "url": "ntfy://probe-added", "news-turn": "on"}, setup=signed_in),
         "channels.change": lambda: Probe(f"/account/channels/{channel_pk}", {},
                                          {"action": "remove"}, setup=signed_in),
+        # Mail settings (pbem.web.notifications): the account's choice, a game page's mute.
+        "notifications.choose_notifications": lambda: Probe(
+            "/account/notifications", {"mode": "off"}, {"mode": "digest", "digest_hour": "7"},
+            setup=signed_in),
+        "notifications.mute_seat": lambda: Probe(
+            f"{site.links.seat_view_url(game_pk, 0)[path:]}/mute", {"muted": "1"},
+            {"muted": "1"}),
         # Play the computer (a signed-in player's): its GET shows the form; the real POST
         # starts a game.
         "computer.play_the_computer": lambda: Probe(

@@ -4,7 +4,7 @@ conditional_moves: a seat's answers, left while it is the opponent's turn, to th
 possible moves (a tree, as JSON), valid from a ply; and the move that did not match, until the
 seat's turn email has said so (pbem.conditional).
 
-Revision ID: 0023
+Revision ID: 0022
 Revises: 0021
 Create Date: 2026-11-27 22:00:00
 """
@@ -16,7 +16,7 @@ from alembic import op
 
 import pbem.models
 
-revision = "0023"
+revision = "0022"
 down_revision = "0021"
 branch_labels = None
 depends_on = None

@@ -7,8 +7,8 @@ it (indexed: the sweep looks for them).
 ix_outbox_recipient: the outbox delivers each recipient's emails in the order they were written
 (pbem.mail.outbox), asking for a recipient's earlier emails still waiting.
 
-Revision ID: 0025
-Revises: 0024
+Revision ID: 0024
+Revises: 0023
 Create Date: 2026-11-27 22:00:00
 """
 
@@ -19,8 +19,8 @@ from alembic import op
 
 import pbem.models
 
-revision = "0025"
-down_revision = "0024"
+revision = "0024"
+down_revision = "0023"
 branch_labels = None
 depends_on = None
 

@@ -4,8 +4,8 @@ chat_messages: each game's messages, from a seat's player or an organiser, as wr
 where shown); a hidden one is kept, with who hid it and when (pbem.chat).
 chat_mutes: the players who want no chat emails from a game.
 
-Revision ID: 0024
-Revises: 0023
+Revision ID: 0023
+Revises: 0022
 Create Date: 2026-11-27 21:30:00
 """
 
@@ -16,8 +16,8 @@ from alembic import op
 
 import pbem.models
 
-revision = "0024"
-down_revision = "0023"
+revision = "0023"
+down_revision = "0022"
 branch_labels = None
 depends_on = None
 
