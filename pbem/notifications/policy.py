@@ -40,11 +40,13 @@ KINDS: dict[str, Kind] = {
     "sign_in": Kind.ALWAYS, "links": Kind.ALWAYS, "challenge_signup": Kind.ALWAYS,
     "digest": Kind.ALWAYS,
     "turn": Kind.ACT, "invitation": Kind.ACT, "challenge_invitation": Kind.ACT,
+    # A round's email is the only news of its games' first turns (they start without their own).
+    "tournament_round": Kind.ACT,
     "reminder": Kind.REMINDER,
     "game_over": Kind.GAME_END,
     "update": Kind.EVENT, "notice": Kind.EVENT, "clock": Kind.EVENT,
     "challenge_closed": Kind.EVENT, "rematch_offer": Kind.EVENT,
-    "tournament_round": Kind.EVENT, "tournament_welcome": Kind.EVENT,
+    "conditional_played": Kind.EVENT, "chat": Kind.EVENT, "tournament_welcome": Kind.EVENT,
     "tournament_withdrawn": Kind.EVENT, "tournament_standings": Kind.EVENT,
 }
 # What each setting lets through (ALWAYS goes under every setting).
