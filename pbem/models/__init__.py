@@ -16,7 +16,7 @@ from datetime import date, datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Column, Date, UniqueConstraint
+from sqlalchemy import Column, Date, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from pbem.models.columns import json_column, time_column
@@ -73,6 +73,10 @@ class Player(SQLModel, table=True):
 
 class GameRecord(SQLModel, table=True):
     __tablename__ = "games"
+    # The archive's order, with and without its game filter (migration 0026).
+    __table_args__ = (Index("ix_games_status_finished_at", "status", "finished_at"),
+                      Index("ix_games_game_type_status_finished_at", "game_type", "status",
+                            "finished_at"))
 
     id: int | None = Field(default=None, primary_key=True)
     public_id: str = Field(index=True, unique=True)  # unguessable; the game page's URL
@@ -121,7 +125,8 @@ class Seat(SQLModel, table=True):
 class Move(SQLModel, table=True):
     __tablename__ = "moves"
     # The unique ply is the database's last word on "exactly one move per ply".
-    __table_args__ = (UniqueConstraint("game_id", "ply"),)
+    __table_args__ = (UniqueConstraint("game_id", "ply"),
+                      Index("ix_moves_source", "source"))  # /metrics counts moves by source
 
     id: int | None = Field(default=None, primary_key=True)
     game_id: int = Field(foreign_key="games.id", index=True)
