@@ -44,6 +44,7 @@ from pbem.links import Links
 from pbem.migrate import upgrade
 from pbem.models import GameRecord, GameStatus, Move, MoveSource, Player, Seat
 from pbem.scheduler import sweep
+from pbem.scheduler.bots import bot_turns
 from pbem.services import Site
 
 SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432"
@@ -285,6 +286,9 @@ def measure_site(database: Database, repeat: int) -> dict[str, Measure]:
             max(0.0, whole.p50 - reset.p50), max(0.0, whole.p95 - reset.p95),
             max(0.0, whole.p99 - reset.p99), whole.statements - reset.statements)
     make_due(database, 0)
+    # What the sweep (and the scheduler's bot job, every two seconds) asks first: which games
+    # wait for the computer (none here).
+    results["bot search, 0 waiting"] = timed(database.engine, lambda: bot_turns(database), repeat)
     app = create_app({"ENV": "development", "TESTING": True, "SECRET_KEY": "bench-secret",
                       "BASE_URL": "http://localhost", "DATABASE": database,
                       "DATABASE_URL": database.url, "MAIL_FROM": "pbem <pbem@example.test>",

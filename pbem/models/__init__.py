@@ -60,7 +60,7 @@ class Player(SQLModel, table=True):
     bounced_at: datetime | None = time_column(nullable=True)
     # A computer player's level (easy, normal, strong; engine.bots.LEVELS); None for people.
     # Bots never get mail: their address is internal (pbem.services.players.bot_spec).
-    bot_level: str | None = None
+    bot_level: str | None = Field(default=None, index=True)  # the sweep starts from the bots
     # Part of every signed-in session (pbem.web.signin): "sign out everywhere" adds one, and
     # sessions made before no longer load.
     session_version: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
@@ -117,7 +117,7 @@ class Seat(SQLModel, table=True):
     # The computer plays this seat: "turn" for the current turn only (timeout policy "bot"),
     # "game" to the end (policy "forfeit-bot" with three or more seats), "resigned" to the end
     # (a resignation with three or more seats: pbem.services.resignation). None: the player.
-    stand_in: str | None = None
+    stand_in: str | None = Field(default=None, index=True)  # the sweep starts from these
     # Message-ID of the first email this seat got about the game; later ones reply to it.
     thread_message_id: str = ""
 
