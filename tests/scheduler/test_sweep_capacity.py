@@ -1,6 +1,7 @@
 """The sweep's cost follows the work due, not the number of games (issue 36): the SQL statements
 one sweep runs, counted on the database's engine, are as many beside a thousand games with
-nothing due as beside fifty. On SQLite and PostgreSQL; no timings (bench/capacity.py has them).
+nothing due as beside fifty; and a player's home asks as much with a thousand games as with
+fifty. On SQLite and PostgreSQL; no timings (bench/capacity.py has them).
 """
 
 from __future__ import annotations
@@ -14,13 +15,17 @@ from sqlalchemy import event, insert
 from sqlmodel import col, select
 
 import engine
+from pbem import create_app
 from pbem.clock.controls import PerMove
 from pbem.clock.tables import GameClock
 from pbem.db import Database
+from pbem.i18n import Reader
 from pbem.models import GameRecord, GameStatus, Player, Seat
 from pbem.scheduler import sweep
 from pbem.scheduler.sweep import SweepSummary
 from pbem.services import Site
+from pbem.web.home import home_of
+from tests.support import BASE_URL, MAIL_FROM, SECRET
 
 PER_MOVE = timedelta(days=3)
 
@@ -101,3 +106,27 @@ def test_a_sweep_asks_as_much_of_the_database_beside_a_thousand_games_as_beside_
     assert big_idle == small_idle  # nothing due: the same few queries however many games
     assert big_statements == small_statements  # three reminders cost three reminders
     assert big_statements > big_idle
+
+
+def test_a_players_home_asks_as_much_of_the_database_with_a_thousand_games_as_with_fifty(
+        database: Database, now: datetime) -> None:
+    """The home reads every game's seats and players at once, not once per game."""
+    app = create_app({"ENV": "development", "TESTING": True, "SECRET_KEY": SECRET,
+                      "BASE_URL": BASE_URL, "DATABASE": database, "DATABASE_URL": database.url,
+                      "MAIL_FROM": MAIL_FROM}, read_env=False)
+
+    def home_statements() -> tuple[int, int]:
+        with app.test_request_context(), counted(database) as count, \
+                database.session() as session:
+            ann = session.exec(select(Player.id).where(Player.email == "ann@example.test")).one()
+            assert ann is not None
+            home = home_of(session, ann, now, Reader())
+        return len(home.your_turn) + len(home.waiting), count[0]
+
+    add_games(database, now, due=0, idle=50, tag="small")
+    small_games, small = home_statements()
+    add_games(database, now, due=0, idle=1000, tag="big")
+    big_games, big = home_statements()
+
+    assert (small_games, big_games) == (50, 1050)
+    assert big == small
