@@ -38,8 +38,8 @@ def add_games(database: Database, now: datetime, *, due: int, idle: int, tag: st
     with database.write() as session:
         people = session.exec(select(Player.id).order_by(col(Player.id))).all()
         if not people:
-            session.add_all([Player(name=name, email=f"{name}@example.test", created_at=now)
-                             for name in ("Ann", "Bob")])
+            session.add_all([Player(name=name, email=f"{name.lower()}@example.test",
+                                    created_at=now) for name in ("Ann", "Bob")])
             session.flush()
             people = session.exec(select(Player.id).order_by(col(Player.id))).all()
         session.execute(insert(GameRecord), [
