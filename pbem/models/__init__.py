@@ -16,7 +16,7 @@ from datetime import date, datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Column, Date, UniqueConstraint
+from sqlalchemy import Column, Date, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from pbem.models.columns import json_column, time_column
@@ -62,7 +62,7 @@ class Player(SQLModel, table=True):
     bounced_at: datetime | None = time_column(nullable=True)
     # A computer player's level (easy, normal, strong; engine.bots.LEVELS); None for people.
     # Bots never get mail: their address is internal (pbem.services.players.bot_spec).
-    bot_level: str | None = None
+    bot_level: str | None = Field(default=None, index=True)  # the sweep starts from the bots
     # Part of every signed-in session (pbem.web.signin): "sign out everywhere" adds one, and
     # sessions made before no longer load.
     session_version: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
@@ -75,6 +75,10 @@ class Player(SQLModel, table=True):
 
 class GameRecord(SQLModel, table=True):
     __tablename__ = "games"
+    # The archive's order, with and without its game filter (migration 0026).
+    __table_args__ = (Index("ix_games_status_finished_at", "status", "finished_at"),
+                      Index("ix_games_game_type_status_finished_at", "game_type", "status",
+                            "finished_at"))
 
     id: int | None = Field(default=None, primary_key=True)
     public_id: str = Field(index=True, unique=True)  # unguessable; the game page's URL
@@ -115,7 +119,7 @@ class Seat(SQLModel, table=True):
     # The computer plays this seat: "turn" for the current turn only (timeout policy "bot"),
     # "game" to the end (policy "forfeit-bot" with three or more seats), "resigned" to the end
     # (a resignation with three or more seats: pbem.services.resignation). None: the player.
-    stand_in: str | None = None
+    stand_in: str | None = Field(default=None, index=True)  # the sweep starts from these
     # Message-ID of the first email this seat got about the game; later ones reply to it.
     thread_message_id: str = ""
     # When its player last looked at the game's page (the move page, the game page); while
@@ -128,7 +132,8 @@ class Seat(SQLModel, table=True):
 class Move(SQLModel, table=True):
     __tablename__ = "moves"
     # The unique ply is the database's last word on "exactly one move per ply".
-    __table_args__ = (UniqueConstraint("game_id", "ply"),)
+    __table_args__ = (UniqueConstraint("game_id", "ply"),
+                      Index("ix_moves_source", "source"))  # /metrics counts moves by source
 
     id: int | None = Field(default=None, primary_key=True)
     game_id: int = Field(foreign_key="games.id", index=True)

@@ -97,6 +97,18 @@ def seats_of(session: Session, game_id: int) -> list[Seat]:
     return list(session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.seat))))
 
 
+def seats_by_game(session: Session, game_ids: list[int]) -> dict[int, list[Seat]]:
+    """The seats of many games in one query (a list of games would otherwise ask per game),
+    each game's in seat order."""
+    found: dict[int, list[Seat]] = {}
+    if not game_ids:
+        return found
+    for seat in session.exec(select(Seat).where(col(Seat.game_id).in_(game_ids))
+                             .order_by(col(Seat.game_id), col(Seat.seat))):
+        found.setdefault(seat.game_id, []).append(seat)
+    return found
+
+
 def players_of(session: Session, seats: list[Seat]) -> dict[int, Player]:
     ids = [seat.player_id for seat in seats]
     players = session.exec(select(Player).where(col(Player.id).in_(ids)))

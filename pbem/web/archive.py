@@ -22,7 +22,7 @@ from sqlmodel import Session, col, func, select
 import engine
 from pbem.game_options import game_name
 from pbem.models import GameRecord, GameStatus, Player, Seat
-from pbem.services.common import players_of, seats_of, shown_name
+from pbem.services.common import players_of, seats_by_game, shown_name
 from pbem.services.results import result_in
 from pbem.web.language import current_reader
 from pbem.web.replay import profile_url, record_links
@@ -114,11 +114,15 @@ def archive_page(session: Session, filters: Filters) -> tuple[list[GameRecord], 
     return list(rows), int(total)
 
 
-def _line(session: Session, row: GameRecord) -> dict[str, Any]:
+def _lines(session: Session, rows: list[GameRecord]) -> list[dict[str, Any]]:
+    """The page's rows, their seats and players read in two queries for the whole page."""
+    seats = seats_by_game(session, [row.id for row in rows if row.id is not None])
+    players = players_of(session, [s for found in seats.values() for s in found])
+    return [_line(row, seats.get(row.id or 0, []), players) for row in rows]
+
+
+def _line(row: GameRecord, seats: list[Seat], players: dict[int, Player]) -> dict[str, Any]:
     """A row of the list: the game, its players (linked to their profiles), the result."""
-    assert row.id is not None
-    seats = seats_of(session, row.id)
-    players = players_of(session, seats)
     reader = current_reader()
     people = [players[s.player_id] for s in seats]
     return {
@@ -138,7 +142,7 @@ def archive() -> tuple[str, int]:
     if not filters.errors:
         with database().session() as session:
             rows, total = archive_page(session, filters)
-            lines = [_line(session, row) for row in rows]
+            lines = _lines(session, rows)
     pages = max(1, -(-total // PAGE_SIZE))
     kept: dict[str, Any] = {k: v for k, v in filters.typed.items() if v and k != "page"}
     reader = current_reader()
