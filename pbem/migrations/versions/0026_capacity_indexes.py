@@ -8,7 +8,7 @@ ix_players_bot_level, ix_seats_stand_in: the sweep's and the bot job's search fo
 for the computer starts from the few seats it plays, not from every active game.
 
 Revision ID: 0026
-Revises: 0021
+Revises: 0025
 Create Date: 2026-11-27 22:30:00
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 from alembic import op
 
 revision = "0026"
-down_revision = "0021"
+down_revision = "0025"
 branch_labels = None
 depends_on = None
 
