@@ -310,8 +310,8 @@ def read_reply(text: str) -> Reply:
     read without them, so it may still be a move or a command.
 
     >>> reply = read_reply("say: well played!\\nSee you next game.\\n\\nresign")
-    >>> reply.command, reply.said
-    (Command(name='resign', days=None), 'well played!\\nSee you next game.')
+    >>> reply.command.name, reply.said
+    ('resign', 'well played!\\nSee you next game.')
     """
     lines, said = _without_messages([" ".join(line.split())
                                      for line in _new_lines(text).split("\n")])

@@ -257,7 +257,8 @@ def test_metrics_count_moves_and_mail_from_the_database(
     text = monitored.test_client().get("/metrics").text
     assert _metric(text, 'pbem_moves_committed_total{source="link"}') == moves >= 3
     assert _metric(text, 'pbem_moves_committed_total{source="timeout"}') == 0
-    assert _metric(text, "pbem_emails_sent_total") == sent + 1 == len(mailbox.server.messages)
+    # The refused email's later ones to the same address waited for it (they keep its order).
+    assert _metric(text, "pbem_emails_sent_total") == len(mailbox.server.messages) > sent
     assert _metric(text, "pbem_emails_failed_total") == 1
     assert _metric(text, "pbem_emails_retried_total") == 1 + 11
     assert _metric(text, 'pbem_outbox_backlog{status="queued"}') == 2
