@@ -12,7 +12,9 @@ easy-normal, normal-random and strong-normal, the three that say whether the lev
 meaning). Game ``n`` is seeded by ``n`` and seats A on seat ``n % seats``, so seats rotate and a
 run is repeatable. ``strong`` is a time budget (5 s a move) in play; here it is the deterministic
 ``--strong-playouts`` (default 2000, five times normal's), so that the measure does not depend on
-the machine's load, unless ``--seconds S`` gives it S seconds a move (a short run). Rifugio (3
+the machine's load, unless ``--seconds S`` gives it S seconds a move (a short run). ``--scale F``
+multiplies every playout budget (easy's 50, normal's 400, strong's) by F: a proxy run that keeps
+the levels' ratios, not their meaning; log it to a file of its own. Rifugio (3
 players by default) seats one A against two B.
 
 The log (``--log FILE``, JSON lines) keeps one finished game a line: pairing, game, number, the
@@ -50,6 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import GAMES, new_game
 from engine.bots import Bot
+from engine.bots.bot import LEVELS as LEVEL_BUDGETS
 
 LEVELS = ("random", "easy", "normal", "strong")
 DEFAULT_PAIRINGS = ("easy-normal", "normal-random", "strong-normal")
@@ -101,18 +104,20 @@ class Result:
                    seconds=float(row["seconds"]), plies=row.get("plies"))
 
 
-def player(level: str, seed: int, strong_playouts: int, seconds: float | None) -> Bot | None:
+def player(level: str, seed: int, strong_playouts: int, seconds: float | None,
+           scale: float = 1.0) -> Bot | None:
+    """The bot of ``level`` (None: random moves), its playout budget times ``scale``."""
     if level == "random":
         return None
-    if level == "strong":
-        if seconds is not None:
-            return Bot.at("strong", seed=seed, seconds=seconds)
-        return Bot.at("strong", seed=seed, playouts=strong_playouts)
-    return Bot.at(level, seed=seed)
+    if level == "strong" and seconds is not None:
+        return Bot.at("strong", seed=seed, seconds=seconds)
+    budget = strong_playouts if level == "strong" else LEVEL_BUDGETS[level][0]
+    assert budget is not None
+    return Bot.at(level, seed=seed, playouts=max(1, round(budget * scale)))
 
 
 def one_game(game_id: str, pairing: str, number: int, strong_playouts: int,
-             seconds: float | None) -> Result:
+             seconds: float | None, scale: float = 1.0) -> Result:
     """Game ``number`` of ``pairing``: one A on seat ``number % seats``, B everywhere else."""
     first, second = pairing.split("-")
     game = new_game(game_id)
@@ -120,7 +125,7 @@ def one_game(game_id: str, pairing: str, number: int, strong_playouts: int,
     hero = number % seats
     rng = random.Random(number)
     bots = {seat: player(first if seat == hero else second, number * 7 + seat, strong_playouts,
-                         seconds)
+                         seconds, scale)
             for seat in range(seats)}
     state = game.start(seed=number)
     start = time.perf_counter()
@@ -223,6 +228,8 @@ def main() -> None:
     parser.add_argument("--strong-playouts", type=int, default=2000)
     parser.add_argument("--seconds", type=float,
                         help="strong thinks this long a move instead of --strong-playouts")
+    parser.add_argument("--scale", type=float, default=1.0,
+                        help="every playout budget times this (a quick proxy run: 0.1)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--log", type=Path, help="append finished games here; skip those it holds")
     parser.add_argument("--report", action="store_true", help="only print the table from --log")
@@ -230,7 +237,9 @@ def main() -> None:
     pairings = args.pairing or list(DEFAULT_PAIRINGS)
     game_ids = [g for g in GAMES if not args.game or g in args.game]
     strong = (f"{args.seconds} s a move" if args.seconds is not None
-              else f"{args.strong_playouts} playouts a move")
+              else f"{round(args.strong_playouts * args.scale)} playouts a move")
+    if args.scale != 1.0:
+        strong += f"; every playout budget times {args.scale}"
     print(f"{args.games} games per pairing and game id, seats rotated; strong: {strong}")
     done = logged(args.log)
     todo = [(pairing, game_id, n) for pairing in pairings for game_id in game_ids
@@ -238,7 +247,7 @@ def main() -> None:
     if todo and not args.report:
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
             runs = [pool.submit(one_game, game_id, pairing, n, args.strong_playouts,
-                                args.seconds) for pairing, game_id, n in todo]
+                                args.seconds, args.scale) for pairing, game_id, n in todo]
             for run in as_completed(runs):
                 result = run.result()
                 done.setdefault((result.pairing, result.game), {})[result.number] = result
