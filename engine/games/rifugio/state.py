@@ -156,7 +156,8 @@ class Table:
         self.display = list(state.display)
         self.placed = list(state.placed)
         self.tiles: dict[Pos, tuple[int, int]] = {(q, r): (t, rot) for q, r, t, rot in self.placed}
-        self.frontier: set[Pos] = {neighbour(p, d) for p in self.tiles for d in range(6)}
+        # a thaw per move in the bot's tree: the steps inline (neighbour's order, so the same set)
+        self.frontier: set[Pos] = {(q + dq, r + dr) for q, r in self.tiles for dq, dr in STEPS}
         self.frontier -= self.tiles.keys()
         self.set_aside = list(state.set_aside)
         self.walkers = list(state.walkers)
