@@ -1,25 +1,37 @@
-"""How strong the computer player is: win rates of one level against another, per game id.
+"""How strong the computer player is: matches of one level against another, per game id, with an
+Elo-like difference and its 95% interval computed from the match log.
 
-    python bench/bot_matches.py --pairing normal-random --games 100
-    python bench/bot_matches.py --pairing strong-normal --games 100 --game refugia --jobs 2
+    python bench/bot_matches.py --games 4 --seconds 0.5                 # a short run, every game
+    python bench/bot_matches.py --pairing strong-normal --game rifugio --games 100 --jobs 2 \\
+        --log bench/results/bot_matches.jsonl
+    python bench/bot_matches.py --log bench/results/bot_matches.jsonl --report
 
-Pairings: ``normal-random`` (the bot at ``normal`` against uniformly random moves) and
-``strong-normal``. Seats alternate game by game; every game is seeded by its number, so a run is
-repeatable. ``strong`` is a time budget (5 s a move) in play; here it is the deterministic
-``--strong-playouts`` budget (default 2000, five times normal's), so that the measure does not
-depend on the machine's load. Rifugio (3 players by default) seats one bot against two of the
-other side and reports the bot's win share and mean place. A shared win counts as 1/k.
+Levels: ``random`` (uniformly random legal moves), ``easy``, ``normal`` and ``strong``. A pairing
+``A-B`` seats one A against the other seats' B (``--pairing`` repeatable; by default
+easy-normal, normal-random and strong-normal, the three that say whether the levels keep their
+meaning). Game ``n`` is seeded by ``n`` and seats A on seat ``n % seats``, so seats rotate and a
+run is repeatable. ``strong`` is a time budget (5 s a move) in play; here it is the deterministic
+``--strong-playouts`` (default 2000, five times normal's), so that the measure does not depend on
+the machine's load, unless ``--seconds S`` gives it S seconds a move (a short run). ``--scale F``
+multiplies every playout budget (easy's 50, normal's 400, strong's) by F: a proxy run that keeps
+the levels' ratios, not their meaning; log it to a file of its own. Rifugio (3
+players by default) seats one A against two B.
 
-Prints, per game id: games, the first side's win share with a 95% Wilson interval, what an equal
-side would expect, the mean place, how often it finished ahead of a given opponent (multi-player
-games; 50% is even) with its interval, and seconds per game.
+The log (``--log FILE``, JSON lines) keeps one finished game a line: pairing, game, number, the
+seat A sat on, every seat's score, the winners, A's win share (1/k of a win shared by k) and
+place, plies and seconds. A run skips the games FILE already holds for its pairing, so a long run
+can be stopped and resumed; ``--report`` prints the table from FILE alone. A log is only as good
+as the code that played it: after changing a bot, a playout policy or a game's rules, start a new
+one (``bench/results/bot_matches.jsonl`` holds the runs from before Rifugio's playout policy).
 
-``--log FILE`` appends each finished game to FILE as a JSON line and skips the games FILE already
-holds, so a long run can be stopped and resumed; ``--report`` prints the table from FILE alone,
-counting only the games finished so far. ``bench/results/bot_matches.jsonl`` holds every game of
-the pairings that took more than one session (a whole pairing of Stigmergy or Rifugio takes hours
-on two cores). A log is only as good as the code that played it: after changing a
-bot or an engine's rules, start a new one.
+The table, per pairing and game id: games; A's win share with its 95% Wilson interval and what
+an equal side would expect (1/seats); A's mean place; ``score``: A's share of its pairwise
+results against each other seat (1 ahead, 0.5 tied, 0 behind; with two seats the win share with
+a draw or shared win as half), 50% for an equal side, with its Wilson interval; and the Elo-like
+difference ``400 log10(score / (1 - score))`` with the interval mapped through the same function
+(a score of 100% has no finite upper bound). With three or more seats the pairwise results of one
+game are not independent, so that interval is a little narrow. Old log lines without scores
+count a tied place as ahead.
 """
 
 from __future__ import annotations
@@ -30,7 +42,9 @@ import math
 import random
 import sys
 import time
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,33 +52,89 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import GAMES, new_game
 from engine.bots import Bot
+from engine.bots.bot import LEVELS as LEVEL_BUDGETS
 
-PAIRINGS = {"normal-random": ("normal", "random"), "strong-normal": ("strong", "normal")}
+LEVELS = ("random", "easy", "normal", "strong")
+DEFAULT_PAIRINGS = ("easy-normal", "normal-random", "strong-normal")
+TARGETS = {"normal-random": 0.99, "strong-normal": 0.85, "easy-normal": None}
+"""The win share (two seats) or pairwise score a pairing should reach; easy-normal: below 50%."""
 
 
-def player(level: str, seed: int, strong_playouts: int) -> Bot | None:
+@dataclass(frozen=True)
+class Result:
+    """One finished game, as logged."""
+
+    pairing: str
+    game: str
+    number: int
+    hero: int
+    scores: tuple[float, ...] | None
+    winners: tuple[int, ...] | None
+    share: float
+    place: float
+    seconds: float
+    plies: int | None
+
+    def pairwise(self, seats: int) -> float:
+        """A's mean result against each other seat: 1 ahead, 0.5 tied, 0 behind."""
+        if seats == 2 or self.scores is None:
+            if seats == 2:
+                return self.share
+            return (seats - self.place) / (seats - 1)  # old lines: a tie counts as ahead
+        mine = self.scores[self.hero]
+        others = [s for seat, s in enumerate(self.scores) if seat != self.hero]
+        return sum(1.0 if mine > s else 0.5 if mine == s else 0.0 for s in others) / len(others)
+
+    def line(self) -> str:
+        return json.dumps({
+            "pairing": self.pairing, "game": self.game, "number": self.number,
+            "hero": self.hero, "scores": self.scores, "winners": self.winners,
+            "share": self.share, "place": self.place, "seconds": self.seconds,
+            "plies": self.plies})
+
+    @classmethod
+    def parse(cls, line: str) -> Result:
+        row = json.loads(line)
+        scores, winners = row.get("scores"), row.get("winners")
+        return cls(pairing=row["pairing"], game=row["game"], number=int(row["number"]),
+                   hero=int(row.get("hero", -1)),
+                   scores=None if scores is None else tuple(float(s) for s in scores),
+                   winners=None if winners is None else tuple(int(w) for w in winners),
+                   share=float(row["share"]), place=float(row["place"]),
+                   seconds=float(row["seconds"]), plies=row.get("plies"))
+
+
+def player(level: str, seed: int, strong_playouts: int, seconds: float | None,
+           scale: float = 1.0) -> Bot | None:
+    """The bot of ``level`` (None: random moves), its playout budget times ``scale``."""
     if level == "random":
         return None
-    if level == "strong":
-        return Bot.at("strong", seed=seed, playouts=strong_playouts)
-    return Bot.at(level, seed=seed)
+    if level == "strong" and seconds is not None:
+        return Bot.at("strong", seed=seed, seconds=seconds)
+    budget = strong_playouts if level == "strong" else LEVEL_BUDGETS[level][0]
+    assert budget is not None
+    return Bot.at(level, seed=seed, playouts=max(1, round(budget * scale)))
 
 
-def one_game(game_id: str, number: int, first: str, second: str,
-             strong_playouts: int) -> tuple[float, float, float]:
-    """(the first side's win share, its place, seconds) in game ``number``."""
+def one_game(game_id: str, pairing: str, number: int, strong_playouts: int,
+             seconds: float | None, scale: float = 1.0) -> Result:
+    """Game ``number`` of ``pairing``: one A on seat ``number % seats``, B everywhere else."""
+    first, second = pairing.split("-")
     game = new_game(game_id)
     seats = game.num_players
     hero = number % seats
     rng = random.Random(number)
-    bots = {seat: player(first if seat == hero else second, number * 7 + seat, strong_playouts)
+    bots = {seat: player(first if seat == hero else second, number * 7 + seat, strong_playouts,
+                         seconds, scale)
             for seat in range(seats)}
     state = game.start(seed=number)
     start = time.perf_counter()
+    plies = 0
     while (seat := game.to_move(state)) is not None:
         bot: Any = bots[seat]
         move = bot.choose(game, state, seat)[0] if bot is not None else game.random_move(state, rng)
         state = game.play(state, move)
+        plies += 1
     outcome = game.outcome(state)
     assert outcome is not None
     share = 1.0 / len(outcome.winners) if hero in outcome.winners else 0.0
@@ -73,10 +143,14 @@ def one_game(game_id: str, number: int, first: str, second: str,
         place = 1 + sum(1 for s in outcome.scores if s > mine)
     else:
         place = 1 if hero in outcome.winners else 2
-    return share, float(place), time.perf_counter() - start
+    return Result(pairing, game_id, number, hero,
+                  None if outcome.scores is None else tuple(outcome.scores),
+                  tuple(outcome.winners), share, float(place), time.perf_counter() - start,
+                  plies)
 
 
 def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a share ``wins / games``."""
     if games == 0:
         return 0.0, 1.0
     p = wins / games
@@ -85,74 +159,108 @@ def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def report(game_id: str, results: list[tuple[float, float, float]]) -> str:
-    """One table row. ``ahead``: how often the first side finished ahead of a given opponent,
-    (seats - place) / (seats - 1) a game (a tie counts as ahead: the log keeps places, not
-    scores); an equal side would expect 50%. With two seats it is the win share."""
+def elo(score: float) -> float:
+    """The rating difference at which the logistic Elo model expects ``score`` (0..1)."""
+    if score <= 0.0:
+        return -math.inf
+    if score >= 1.0 - 1e-9:  # a Wilson bound of 1, give or take rounding
+        return math.inf
+    return 400.0 * math.log10(score / (1.0 - score))
+
+
+def signed(value: float) -> str:
+    return f"{value:+.0f}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf")
+
+
+def report(pairing: str, game_id: str, results: Sequence[Result]) -> str:
+    """One table row (see the module's doc)."""
     games = len(results)
-    wins = sum(r[0] for r in results)
-    low, high = wilson(wins, games)
     seats = new_game(game_id).num_players
-    place = sum(r[1] for r in results) / max(1, games)
-    ahead = sum((seats - r[1]) / (seats - 1) for r in results)
-    ahead_low, ahead_high = wilson(ahead, games)
-    seconds = sum(r[2] for r in results) / max(1, games)
-    return (f"{game_id:15} {games:5} {wins / max(1, games):6.0%} "
-            f"{f'{low:.0%}-{high:.0%}':>14} {1 / seats:6.0%} {place:6.2f} "
-            f"{ahead / max(1, games):6.0%} {f'{ahead_low:.0%}-{ahead_high:.0%}':>14} "
+    wins = sum(r.share for r in results)
+    low, high = wilson(wins, games)
+    place = sum(r.place for r in results) / max(1, games)
+    score = sum(r.pairwise(seats) for r in results)
+    score_low, score_high = wilson(score, games)
+    mean = score / max(1, games)
+    seconds = sum(r.seconds for r in results) / max(1, games)
+    target = TARGETS.get(pairing)
+    aim = ("<50%" if pairing == "easy-normal" else f">={target:.0%}" if target else "")
+    return (f"{pairing:14} {game_id:14} {games:5} {wins / max(1, games):5.0%} "
+            f"{f'{low:.0%}-{high:.0%}':>9} {1 / seats:5.0%} {place:5.2f} {mean:6.0%} "
+            f"{f'{score_low:.0%}-{score_high:.0%}':>9} {signed(elo(mean)):>6} "
+            f"{f'{signed(elo(score_low))}..{signed(elo(score_high))}':>13} {aim:>6} "
             f"{seconds:7.1f}")
 
 
-def logged(path: Path | None, pairing: str) -> dict[str, dict[int, tuple[float, float, float]]]:
-    """The games ``path`` holds for ``pairing``, by game id and number."""
-    found: dict[str, dict[int, tuple[float, float, float]]] = {}
+HEADER = (f"{'pairing':14} {'game':14} {'games':>5} {'wins':>5} {'95%':>9} {'equal':>5} "
+          f"{'place':>5} {'score':>6} {'95%':>9} {'elo':>6} {'95%':>13} {'target':>6} "
+          f"{'s/game':>7}")
+
+
+def logged(path: Path | None) -> dict[tuple[str, str], dict[int, Result]]:
+    """The games ``path`` holds, by (pairing, game id) and number."""
+    found: dict[tuple[str, str], dict[int, Result]] = {}
     if path is None or not path.exists():
         return found
     for line in path.read_text().splitlines():
-        row = json.loads(line)
-        if row["pairing"] == pairing:
-            found.setdefault(row["game"], {})[row["number"]] = (
-                row["share"], row["place"], row["seconds"])
+        if line.strip():
+            result = Result.parse(line)
+            found.setdefault((result.pairing, result.game), {})[result.number] = result
     return found
+
+
+def pairing_name(text: str) -> str:
+    first, _, second = text.partition("-")
+    if first not in LEVELS or second not in LEVELS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a pairing is two of {', '.join(LEVELS)} joined by '-'")
+    return text
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pairing", choices=list(PAIRINGS), default="normal-random")
-    parser.add_argument("--game", action="append", help="only these game ids (repeatable)")
-    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--pairing", action="append", type=pairing_name,
+                        help=f"A-B, repeatable (default: {', '.join(DEFAULT_PAIRINGS)})")
+    parser.add_argument("--game", action="append", choices=sorted(GAMES),
+                        help="only these game ids (repeatable)")
+    parser.add_argument("--games", type=int, default=100, help="games per pairing and game id")
     parser.add_argument("--strong-playouts", type=int, default=2000)
+    parser.add_argument("--seconds", type=float,
+                        help="strong thinks this long a move instead of --strong-playouts")
+    parser.add_argument("--scale", type=float, default=1.0,
+                        help="every playout budget times this (a quick proxy run: 0.1)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--log", type=Path, help="append finished games here; skip those it holds")
     parser.add_argument("--report", action="store_true", help="only print the table from --log")
     args = parser.parse_args()
-    first, second = PAIRINGS[args.pairing]
-    print(f"{first} against {second}, {args.games} games per game id, seats alternated")
-    print(f"{'game':15} {'games':>5} {'wins':>6} {'95% interval':>14} {'equal':>6} "
-          f"{'place':>6} {'ahead':>6} {'95% interval':>14} {'s/game':>7}")
-    done = logged(args.log, args.pairing)
-    for game_id in GAMES:
-        if args.game and game_id not in args.game:
-            continue
-        results = done.get(game_id, {})
-        todo = [n for n in range(args.games) if n not in results]
-        if todo and not args.report:
-            with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-                runs = {pool.submit(one_game, game_id, n, first, second, args.strong_playouts): n
-                        for n in todo}
-                for run in as_completed(runs):
-                    number = runs[run]
-                    results[number] = run.result()
-                    if args.log is not None:
-                        share, place, seconds = results[number]
-                        with args.log.open("a") as log:
-                            log.write(json.dumps({
-                                "pairing": args.pairing, "game": game_id, "number": number,
-                                "share": share, "place": place, "seconds": seconds}) + "\n")
-        finished = [results[n] for n in range(args.games) if n in results]
-        if finished:
-            print(report(game_id, finished), flush=True)
+    pairings = args.pairing or list(DEFAULT_PAIRINGS)
+    game_ids = [g for g in GAMES if not args.game or g in args.game]
+    strong = (f"{args.seconds} s a move" if args.seconds is not None
+              else f"{round(args.strong_playouts * args.scale)} playouts a move")
+    if args.scale != 1.0:
+        strong += f"; every playout budget times {args.scale}"
+    print(f"{args.games} games per pairing and game id, seats rotated; strong: {strong}")
+    done = logged(args.log)
+    todo = [(pairing, game_id, n) for pairing in pairings for game_id in game_ids
+            for n in range(args.games) if n not in done.get((pairing, game_id), {})]
+    if todo and not args.report:
+        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+            runs = [pool.submit(one_game, game_id, pairing, n, args.strong_playouts,
+                                args.seconds, args.scale) for pairing, game_id, n in todo]
+            for run in as_completed(runs):
+                result = run.result()
+                done.setdefault((result.pairing, result.game), {})[result.number] = result
+                if args.log is not None:
+                    with args.log.open("a") as log:
+                        log.write(result.line() + "\n")
+    print(HEADER)
+    for pairing in pairings:
+        for game_id in game_ids:
+            results = done.get((pairing, game_id), {})
+            finished = [results[n] for n in range(args.games) if n in results]
+            if finished:
+                print(report(pairing, game_id, finished), flush=True)
 
 
 if __name__ == "__main__":

@@ -12,8 +12,20 @@ from typing import Any
 import pytest
 
 from engine import IllegalMove, new_game
+from engine.base import Game
 from engine.games.rifugio.rules import Rifugio, RifugioMove
-from engine.games.rifugio.state import LAY, OVER, SWAP, TAKE, WALK, State, draw_order, score
+from engine.games.rifugio.state import (
+    LAY,
+    OVER,
+    SWAP,
+    TAKE,
+    WALK,
+    State,
+    Table,
+    distance,
+    draw_order,
+    score,
+)
 from engine.games.rifugio.tiles import EDITION, KINDS, START_TILE, side_letter, tile_id, tile_ids
 
 GAMES = {n: Rifugio(players=n) for n in (2, 3, 4, 5)}
@@ -450,6 +462,70 @@ def test_the_seed_is_committed_from_the_start_and_revealed_at_the_end() -> None:
     final = game.playout(state, random.Random(1))
     assert game.view(final, None)["seed"] == "alpine 42"
     assert game.start(None) == game.start(None) and game.start(7) == game.start("7")
+
+
+# -- the playout policy ----------------------------------------------------------------------------
+
+def weighed(state: State) -> dict[tuple[str, int, int, int], int]:
+    table = Table(state)
+    moves = table.legal()
+    return dict(zip(moves, table.weights(moves), strict=True))
+
+
+def test_playouts_walk_onto_features_one_lacks_and_never_onto_a_bear() -> None:
+    land = ((1, 0, "bear", 0), (-1, 0, "edelweiss", 0), (0, 1, "grass", 0), (0, -1, "grass", 0))
+    weights = weighed(walking(land=land))
+    east, west, north = ("step", 0, 0, 0), ("step", 3, 0, 0), ("step", 2, 0, 0)
+    assert weights[east] == 0
+    assert weights[west] == max(weights.values()) > weights[north]
+    held = walking(land=land, features=(((tile_id("edelweiss"), 2),), (), ()))
+    assert weighed(held)[("step", 3, 0, 0)] == weighed(held)[north]  # nothing more to gain
+
+
+def test_playouts_lay_bears_by_other_walkers_and_features_by_ones_own() -> None:
+    land = tuple((q, 0, "grass", 0) for q in range(1, 7))
+    walkers = ((0, 0), (6, 0), (6, 0))
+
+    def by_place(hand: str) -> dict[tuple[int, int], int]:
+        state = position(phase=LAY, hand=hand, land=land, walkers=walkers)
+        return {(q, r): w for (_, q, r, _), w in weighed(state).items()}
+
+    def near(place: tuple[int, int], walker: tuple[int, int]) -> bool:
+        return distance(place, walker) <= 2
+
+    bear = by_place("bear")
+    best = [p for p, w in bear.items() if w == max(bear.values())]
+    assert best and all(near(p, (6, 0)) and not near(p, (0, 0)) for p in best)
+    assert all(w == min(bear.values()) for p, w in bear.items() if near(p, (0, 0)))
+    flower = by_place("edelweiss")
+    best = [p for p, w in flower.items() if w == max(flower.values())]
+    assert best and all(near(p, (0, 0)) and not near(p, (6, 0)) for p in best)
+
+
+def test_playouts_turn_a_pass_so_that_an_entrance_opens_on_the_landscape() -> None:
+    # East of the rock tile a pass fits in every turn that shows rock to the west: the turns
+    # that open an entrance onto a tile are worth twice the others (none opens onto one here).
+    land = ((1, 0, "forest", 0), (2, 0, "rock", 0), (-1, 0, "grass", 0))
+    state = position(phase=LAY, hand="pass GG", land=land, walkers=((9, 9),) * 3)
+    weights = weighed(state)
+    lone = {rot: w for (_, q, r, rot), w in weights.items() if (q, r) == (3, 0)}
+    assert lone and set(lone.values()) == {2}
+    opening = {rot: w for (_, q, r, rot), w in weights.items() if (q, r) == (-2, 0)}
+    assert opening and set(opening.values()) == {4}  # its entrance meets the grass tile
+
+
+def test_playouts_collect_more_cards_than_random_moves_and_no_bears() -> None:
+    game = GAMES[3]
+    policy = [game.playout(game.start(seed=s), random.Random(s)) for s in range(6)]
+    uniform = [Game.playout(game, game.start(seed=s), random.Random(s)) for s in range(6)]
+
+    def cards(ends: list[State]) -> int:
+        return sum(len(cards) for end in ends for cards in end.features)
+
+    assert all(end.bears == (0, 0, 0) for end in policy)
+    assert cards(policy) > cards(uniform)
+    assert (sum(score(e, s) for e in policy for s in range(3))
+            > sum(score(e, s) for e in uniform for s in range(3)))
 
 
 # -- notation, storage, pictures -------------------------------------------------------------------

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 from engine import native
@@ -61,6 +61,11 @@ class Refugia(Game[RefugiaState, HexMove]):
         self.board = hex_board(a, b)
         self.geometry = self.board.layout
         self.presentation = RefugiaPresentation(self)
+
+    @cached_property
+    def _core(self) -> Any | None:
+        """This board's native core (asked for once: a playout on a small board is short)."""
+        return native_core(self.options["board"])
 
     def glossary(self, translator: Translator = ENGLISH) -> list[Term]:
         return terms.glossary(self.options, translator)
@@ -206,7 +211,10 @@ class Refugia(Game[RefugiaState, HexMove]):
     def playout(self, state: RefugiaState, rng: random.Random,
                 max_plies: int = 100_000) -> RefugiaState:
         """Uniformly random legal moves (pass included) until two passes; bitboards throughout."""
-        final = self.random_plies(state, rng, max_plies)
+        if native.enabled() and self._core is not None:  # one call less: playouts are short
+            final: RefugiaState = self._core.random_plies(state, rng, max_plies)
+        else:
+            final = self.random_plies(state, rng, max_plies)
         if final.passes < 2:
             raise RuntimeError(f"{self!r}: no end after {max_plies} plies")
         return final
@@ -217,13 +225,10 @@ class Refugia(Game[RefugiaState, HexMove]):
         Each ply draws one of exactly the moves ``legal_moves`` lists, all equally likely. The
         native core (:mod:`engine.native`), where built, draws the same moves for the same ``rng``.
         """
+        if native.enabled() and self._core is not None:
+            end: RefugiaState = self._core.random_plies(state, rng, plies)
+            return end
         g = self.geometry
-        core = native_core(self.options["board"]) if native.enabled() else None
-        if core is not None:
-            white, black, neutral, turn, passes = core.random_plies(
-                state.discs[0], state.discs[1], state.neutral, state.turn, state.passes, rng,
-                plies)
-            return RefugiaState((white, black), neutral, turn, passes)
         width, full = g.width, g.full
         discs, neutral, turn, passes = list(state.discs), state.neutral, state.turn, state.passes
         randrange = rng.randrange

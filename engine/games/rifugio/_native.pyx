@@ -1,11 +1,12 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 # cython: initializedcheck=False, infer_types=True, auto_pickle=False
-"""Rifugio's random playouts compiled: ``Rifugio.playout`` on ``state.Table``, rule for rule, in C.
+"""Rifugio's playouts compiled: ``Rifugio.playout`` on ``state.Table``, rule for rule, in C.
 
 An optional extension (see :mod:`engine.native`): without it the pure-Python path plays, which
-stays the reference. Each ply lists the moves ``Table.legal`` lists, in its order, and draws one
-with the random numbers ``random.Random.randrange(len(moves))`` takes, so a seeded playout, and so
-a bot's search, is the same either way (tests/engine/test_native.py).
+stays the reference. Each ply lists the moves ``Table.legal`` lists, in its order, weighs them as
+the playout policy ``Table.weights`` does, and draws one with the random numbers
+``state.weighted_pick`` takes (``randrange`` of the weights' sum), so a seeded playout, and so a
+bot's search, is the same either way (tests/engine/test_native.py).
 
 The order of the lay moves is the one thing that is not plain arithmetic: ``Table`` keeps, per
 tile signature, the places it fits as a dict, made the first time it is asked for by walking the
@@ -61,6 +62,7 @@ cdef enum:
     M_BUILD = 4
     M_END = 5
     MAXMOVES = 16         # every list but the lay moves (counted, never listed)
+    MAXLAYS = 6 * MAXPLACES
     BLIND = -1            # state.BLIND: take the top tile of the pile
 
 VERBS = ("take", "swap", "lay", "step", "build", "end")
@@ -90,6 +92,10 @@ cdef class NativeRifugio:
     cdef int exits[MAXTILES][6]       # OPEN[tile][rot] as bits
     cdef int kind[MAXTILES]           # PLAIN, BEAR, FEATURE, TOP or START
     cdef int points[MAXTILES]
+    cdef bint is_pass[MAXTILES]
+    # the playout policy's weights (state.py: Table.weights)
+    cdef int near, take_weight, wanted_take, wanted_step, free_step, paid_step, hut_step
+    cdef int build_weight, end_weight
     cdef int step[6]                  # a step in each direction, on the grid
     cdef int first_top, max_step_cards, free_steps, display_size
     cdef object sig_tuples            # each signature's tuple (its key in the table's dicts)
@@ -144,6 +150,7 @@ cdef class NativeRifugio:
     cdef int move_verb[MAXMOVES]
     cdef int move_arg[MAXMOVES]
     cdef int nmoves
+    cdef int weights[MAXLAYS]         # each move's weight, lay moves included
 
     def __init__(self):
         cdef int t, rot, d, a, b
@@ -172,6 +179,7 @@ cdef class NativeRifugio:
             if self.kind[t] == PLAIN and not _tiles.buildable(t):
                 raise ValueError("a plain tile that takes no hut: the native core needs a look")
             self.points[t] = kind.points
+            self.is_pass[t] = kind.is_pass
         for a in range(self.nsigs):
             t = self.sig_tile[a]
             for d in range(6):
@@ -187,6 +195,11 @@ cdef class NativeRifugio:
         self.free_steps = edition.free_steps
         self.display_size = edition.display_size
         self.orders = {}
+        self.near = _state.NEAR
+        self.take_weight, self.wanted_take = _state.TAKE_WEIGHT, _state.WANTED_TAKE
+        self.wanted_step, self.free_step = _state.WANTED_STEP, _state.FREE_STEP
+        self.paid_step, self.hut_step = _state.PAID_STEP, _state.HUT_STEP
+        self.build_weight, self.end_weight = _state.BUILD_WEIGHT, _state.END_WEIGHT
         self.phases = _state.PHASES
         self.draw_order = _state.draw_order
         self.State = _state.State
@@ -456,6 +469,78 @@ cdef class NativeRifugio:
         self.move_arg[self.nmoves] = arg
         self.nmoves += 1
 
+    # -- the playout policy (Table.weights) -----------------------------------------------------
+
+    cdef inline bint wanted(self, int seat, int tile) noexcept:
+        return (self.kind[tile] == FEATURE or self.kind[tile] == TOP) and not self.has_card[seat][tile]
+
+    cdef int weigh(self) except -1:
+        """``Table.weights(Table.legal())`` into ``weights``; their sum."""
+        cdef int seat = self.turns % self.players
+        cdef int sig, k, rot, turns, at, tile, owner, w, i, n = 0, total = 0
+        if self.phase == LAY:
+            sig = self.sig_of[self.hand]
+            for k in range(self.nentries[sig]):
+                turns = self.entry_turns[sig][k]
+                for rot in range(6):
+                    if (turns >> rot) & 1:
+                        w = self.lay_weight(seat, self.entry_cell[sig][k], rot)
+                        self.weights[n] = w
+                        n += 1
+                        total += w
+            return total
+        for i in range(self.nmoves):
+            if self.move_verb[i] == M_TAKE or self.move_verb[i] == M_SWAP:
+                w = (self.take_weight if self.move_arg[i] == BLIND
+                     or not self.wanted(seat, self.display[self.move_arg[i]])
+                     else self.wanted_take)
+            elif self.move_verb[i] == M_STEP:
+                at = self.walker[seat] + self.step[self.move_arg[i]]
+                tile = self.tile_at[at]
+                owner = self.hut_at[at]
+                if self.kind[tile] == BEAR:
+                    w = 0
+                elif self.wanted(seat, tile):
+                    w = self.wanted_step
+                elif owner >= 0 and owner != seat:
+                    w = self.hut_step
+                elif self.bonus or self.free > 0:
+                    w = self.free_step
+                else:
+                    w = self.paid_step
+            elif self.move_verb[i] == M_BUILD:
+                w = self.build_weight
+            else:
+                w = self.end_weight
+            self.weights[i] = w
+            total += w
+        return total
+
+    cdef int lay_weight(self, int seat, int at, int rot) noexcept:
+        """``Table._lay_weight`` of the tile in hand."""
+        cdef int tile = self.hand
+        cdef int s, d, neighbour, other, weight
+        cdef bint near_me = distance(at, self.walker[seat]) <= self.near
+        cdef bint near_other = False
+        for s in range(self.players):
+            if s != seat and distance(at, self.walker[s]) <= self.near:
+                near_other = True
+                break
+        if self.kind[tile] == BEAR:
+            weight = 1 if near_me else 8 if near_other else 2
+        elif self.wanted(seat, tile):
+            weight = (4 if near_other else 8) if near_me else 1 if near_other else 2
+        else:
+            weight = 2
+        if self.is_pass[tile]:
+            for d in range(6):
+                neighbour = at + self.step[d]
+                other = self.tile_at[neighbour]
+                if ((self.exits[tile][rot] >> d) & 1 and other >= 0
+                        and (self.exits[other][self.rot_at[neighbour]] >> ((d + 3) % 6)) & 1):
+                    return 2 * weight
+        return weight
+
     cdef bint can_build(self) noexcept:
         cdef int seat = self.turns % self.players
         cdef int here = self.walker[seat]
@@ -664,7 +749,7 @@ cdef class NativeRifugio:
     def playout(self, state, rng, int max_plies, game, list trace=None):
         """``Rifugio.playout(state, rng, max_plies)`` (``game`` names itself in the error);
         ``trace`` gets, for every ply, the moves ``Table.legal()`` lists and the pick."""
-        cdef int total
+        cdef int total, pick
         cdef long long r
         cdef bint exact = type(rng) is _Random
         cdef bint twister = exact and _TWISTER
@@ -672,14 +757,26 @@ cdef class NativeRifugio:
         for _ in range(max_plies):
             if self.phase == OVER:
                 return self.freeze()
-            total = self.list_moves()
+            self.list_moves()
+            total = self.weigh()
             if total <= 0:
                 rng.randrange(total)  # the ValueError the pure path raises
             r = draw_below(rng, total, exact, twister)
+            pick = 0
+            while r >= self.weights[pick]:  # state.weighted_pick
+                r -= self.weights[pick]
+                pick += 1
             if trace is not None:
-                trace.append((self.listed(), r))
-            self.play(<int>r)
+                trace.append((self.listed(), pick))
+            self.play(pick)
         raise RuntimeError(f"{game!r}: no end after {max_plies} plies")
+
+
+cdef inline int distance(int a, int b) noexcept:
+    """``state.distance`` between two cells."""
+    cdef int dq = a // GRID - b // GRID
+    cdef int dr = a % GRID - b % GRID
+    return (abs(dq) + abs(dr) + abs(dq - dr)) // 2
 
 
 cdef inline int q_of(int at) noexcept:

@@ -49,6 +49,7 @@ from engine.games.rifugio.state import (
     new_state,
     score,
     seed_sha256,
+    weighted_pick,
 )
 from engine.games.rifugio.text import describe_view, explain
 from engine.games.rifugio.tiles import EDITION, KINDS, ROTATIONS, huts_each, label, neighbour
@@ -251,7 +252,7 @@ class Rifugio(Game[State, RifugioMove]):
         return Outcome(tuple(winners), tuple(float(s) for s in scores), reason)
 
     def playout(self, state: State, rng: random.Random, max_plies: int = 100_000) -> State:
-        """Random legal moves (uniform among those ``legal_moves`` lists) on one mutable table."""
+        """Legal moves drawn by the playout policy (``Table.weights``) on one mutable table."""
         core = native_core() if native.enabled() else None
         if core is not None:  # the same moves for the same random numbers (engine.native)
             end: State = core.playout(state, rng, max_plies, self)
@@ -261,7 +262,7 @@ class Rifugio(Game[State, RifugioMove]):
             if table.phase == OVER:
                 return table.freeze()
             moves = table.legal()
-            table.do(moves[rng.randrange(len(moves))])
+            table.do(moves[weighted_pick(rng, table.weights(moves))])
         raise RuntimeError(f"{self!r}: no end after {max_plies} plies")
 
     # -- storage and what each seat sees ---------------------------------------------------------

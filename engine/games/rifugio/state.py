@@ -51,6 +51,11 @@ DEFAULT_SEED = "rifugio"
 
 Pos = tuple[int, int]
 TableMove = tuple[str, int, int, int]
+# The playout policy's weights (Table.weights), the same in _native.pyx.
+NEAR = 2  # a walker's two free steps reach this far
+TAKE_WEIGHT, WANTED_TAKE = 2, 4
+WANTED_STEP, FREE_STEP, PAID_STEP, HUT_STEP = 12, 3, 1, 1
+BUILD_WEIGHT, END_WEIGHT = 6, 2
 STEP_MOVES: tuple[TableMove, ...] = tuple(("step", d, 0, 0) for d in range(6))
 
 
@@ -151,7 +156,8 @@ class Table:
         self.display = list(state.display)
         self.placed = list(state.placed)
         self.tiles: dict[Pos, tuple[int, int]] = {(q, r): (t, rot) for q, r, t, rot in self.placed}
-        self.frontier: set[Pos] = {neighbour(p, d) for p in self.tiles for d in range(6)}
+        # a thaw per move in the bot's tree: the steps inline (neighbour's order, so the same set)
+        self.frontier: set[Pos] = {(q + dq, r + dr) for q, r in self.tiles for dq, dr in STEPS}
         self.frontier -= self.tiles.keys()
         self.set_aside = list(state.set_aside)
         self.walkers = list(state.walkers)
@@ -265,6 +271,65 @@ class Table:
             moves.append(("build", 0, 0, 0))
         moves.append(("end", 0, 0, 0))
         return moves
+
+    # -- the playout policy --------------------------------------------------------------------
+
+    def wanted(self, seat: int, tile: int) -> bool:
+        """Whether visiting ``tile`` would give ``seat`` a card: a feature it holds none of."""
+        return KINDS[tile].is_feature and all(t != tile for t, _ in self.features[seat])
+
+    def weights(self, moves: list[TableMove]) -> list[int]:
+        """What the playout policy makes of each of ``moves`` (``legal()``), as whole numbers: a
+        playout draws a move with chance weight / sum (:func:`weighted_pick`).
+
+        The weights are a cheap reading of what the rules reward, so that a playout looks more
+        like a game between players who want points than a random walk does: take and lay a
+        feature you lack (:data:`WANTED_TAKE`) within :data:`NEAR` steps of your walker and not
+        of another's; lay a bear near another walker and away from yours; turn a pass so that
+        an entrance opens on the landscape; walk onto features you lack, never onto a bear,
+        rarely onto another's hut (a card for its owner); build; keep paid steps for later.
+        The native core weighs the same moves with the same numbers (tests/engine/test_native.py).
+        """
+        seat = self.seat
+        if self.phase == LAY:
+            assert self.hand is not None
+            return [self._lay_weight(seat, self.hand, (q, r), rot) for _, q, r, rot in moves]
+        if self.phase in (TAKE, SWAP):
+            return [TAKE_WEIGHT if a == BLIND or not self.wanted(seat, self.display[a])
+                    else WANTED_TAKE for _, a, _, _ in moves]
+        out = []
+        for verb, a, _, _ in moves:
+            if verb == "step":
+                pos = neighbour(self.walkers[seat], a)
+                tile = self.tiles[pos][0]
+                owner = self.hut_at.get(pos)
+                out.append(0 if KINDS[tile].group == BEAR
+                           else WANTED_STEP if self.wanted(seat, tile)
+                           else HUT_STEP if owner is not None and owner != seat
+                           else FREE_STEP if self.bonus or self.free > 0 else PAID_STEP)
+            else:
+                out.append(BUILD_WEIGHT if verb == "build" else END_WEIGHT)
+        return out
+
+    def _lay_weight(self, seat: int, tile: int, pos: Pos, rot: int) -> int:
+        kind = KINDS[tile]
+        near_me = distance(pos, self.walkers[seat]) <= NEAR
+        near_other = any(distance(pos, w) <= NEAR
+                         for s, w in enumerate(self.walkers) if s != seat)
+        if kind.group == BEAR:
+            weight = 1 if near_me else 8 if near_other else 2
+        elif self.wanted(seat, tile):
+            weight = ((4 if near_other else 8) if near_me else 1 if near_other else 2)
+        else:
+            weight = 2
+        if kind.is_pass:
+            q, r = pos
+            for d, (dq, dr) in enumerate(STEPS):
+                other = self.tiles.get((q + dq, r + dr))
+                if (OPEN[tile][rot][d] and other is not None
+                        and OPEN[other[0]][other[1]][(d + 3) % 6]):
+                    return 2 * weight
+        return weight
 
     def can_build(self) -> bool:
         seat = self.seat
@@ -405,6 +470,22 @@ class Table:
             return
         self.to_lay = tiles_per_turn(self.n)
         self._next_tile()
+
+
+def distance(a: Pos, b: Pos) -> int:
+    """Steps between two places on the hex grid (axial, with the steps of engine.hexboard)."""
+    dq, dr = a[0] - b[0], a[1] - b[1]
+    return (abs(dq) + abs(dr) + abs(dq - dr)) // 2
+
+
+def weighted_pick(rng: random.Random, weights: list[int]) -> int:
+    """The index drawn with chance ``weights[i] / sum(weights)`` by one ``rng.randrange``."""
+    left = rng.randrange(sum(weights))
+    for i, weight in enumerate(weights):
+        if left < weight:
+            return i
+        left -= weight
+    raise AssertionError("unreachable: left < sum(weights)")
 
 
 @cache
