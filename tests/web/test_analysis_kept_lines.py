@@ -14,7 +14,7 @@ import pytest
 from flask.testing import FlaskClient
 
 import engine
-from pbem.analysis.stored import MAX_ADDRESS, UnknownLine, keep_line, kept_steps
+from pbem.analysis.stored import UnknownLine, keep_line, kept_steps
 from pbem.db import Database
 from pbem.models import GameRecord
 from pbem.positions import shown_move
