@@ -2,27 +2,40 @@
 page's own work at the line's last position (the baseline: the clickable menu and the SVG).
 
     python bench/analysis.py [--steps 40] [--repeat 5] [--seed 1]
+    python bench/analysis.py --pages [--steps 300] [--repeat 7]
 
 Every analysis page reads its whole line again (each step checked as the engine checks a move,
 pbem.analysis.line.read_line), so this is what a long line adds to a page. Lines are random legal
 moves for every side (seeded) from each game's start, on its default options, until ``--steps``
 or a move that would reveal something hidden (a Rifugio draw) ends them.
+
+``--pages`` times whole requests instead (the Flask app on a fresh SQLite file, as a server
+answers them): the public analysis page of each game with the longest line the game allows, up
+to ``--steps`` (300 by default; each game on the option choice whose random games last longest),
+beside the move page of the same game as the baseline. The target is 50 ms an analysis page.
+Medians of ``--repeat`` requests after a warm-up; numbers to compare by eye, not a test.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from sqlmodel import SQLModel
+
 from engine import GAMES, AnyGame, new_game
+from pbem import create_app
 from pbem.analysis.line import (
     MAX_STEPS,
     SEPARATOR,
@@ -30,7 +43,15 @@ from pbem.analysis.line import (
     start_for,
     stop_reason,
 )
-from pbem.positions import move_menu
+from pbem.db import Database
+from pbem.links import Links
+from pbem.models import GameRecord
+from pbem.positions import current_state, move_menu
+from pbem.services import PlayerSpec, Site, create_game, start_game
+
+SECRET = "bench-secret"
+BASE = "http://localhost"
+PAGE_TARGET_MS = 50.0
 
 
 def _line(game: AnyGame, start: Any, steps: int, rng: random.Random) -> list[str]:
@@ -71,17 +92,93 @@ def measure(game_id: str, steps: int, repeat: int, seed: int) -> tuple[int, floa
     return len(line.steps), read, _best_ms(partial(_page_work, game, line.positions[-1]), repeat)
 
 
+def _longest(game_id: str, steps: int, seed: int) -> tuple[dict[str, Any], list[str]]:
+    """The options (one choice changed from the defaults, or none) and seeded random line of
+    up to ``steps`` from the start that is longest in ``game_id``."""
+    best: tuple[dict[str, Any], list[str]] = ({}, [])
+    choices: list[dict[str, Any]] = [{}]
+    for option in GAMES[game_id].options:
+        choices += [{option.name: choice} for choice in option.choices]
+    for options in choices:
+        game = new_game(game_id, **options)
+        start = start_for(game, game.start(seed=seed), None)
+        line = _line(game, start, steps, random.Random(seed))
+        if len(line) > len(best[1]):
+            best = options, line
+        if len(line) >= steps:
+            break
+    return best
+
+
+def _median_ms(work: Callable[[], object], repeat: int) -> float:
+    work()  # warm-up: templates, engine caches
+    times = []
+    for _ in range(repeat):
+        began = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - began)
+    return statistics.median(times) * 1000
+
+
+def _get(client: Any, path: str, query: dict[str, Any]) -> None:
+    answer = client.get(path, query_string=query)
+    assert answer.status_code == 200, (path, answer.status_code)
+
+
+def pages(steps: int, repeat: int, seed: int) -> None:
+    """The analysis page's and the move page's server time per game (see the module's doc)."""
+    folder = tempfile.mkdtemp(prefix="pbem-bench-")
+    database = Database(f"sqlite:///{folder}/bench.db")
+    site = Site(Links(SECRET, BASE), "pbem <p@bench.test>")
+    app = create_app({"ENV": "development", "SECRET_KEY": SECRET, "BASE_URL": BASE,
+                      "DATABASE": database, "DATABASE_URL": database.url}, read_env=False)
+    SQLModel.metadata.create_all(database.engine)  # after the app: every feature's tables
+    client = app.test_client()
+    print(f"analysis page with the longest line up to {steps} steps (public, at its end), "
+          f"median of {repeat}; target {PAGE_TARGET_MS:.0f} ms")
+    print(f"{'game':16} {'options':14} {'steps':>5} {'analysis ms':>12} {'move page ms':>13}")
+    for game_id in GAMES:
+        options, line = _longest(game_id, steps, seed)
+        count = new_game(game_id, **options).num_players
+        with database.write() as session:
+            row = create_game(session, datetime.now(UTC), site, game_type=game_id,
+                              players=[PlayerSpec(f"P{n}", f"p{n}@bench.test")
+                                       for n in range(count)], options=options)
+            assert row.id is not None
+            start_game(session, datetime.now(UTC), site, game_id=row.id, force=True)
+            pk = row.id
+        with database.session() as session:
+            row = session.get(GameRecord, pk)
+        assert row is not None and row.to_move is not None
+        game, state = current_state(row)  # the game's own start: its hidden parts differ
+        line = _line(game, start_for(game, state, None), steps, random.Random(seed))
+        analysis = partial(_get, client, f"/g/{row.public_id}/analysis",
+                           {"ply": 0, "line": SEPARATOR.join(line)})
+        move_path = site.links.move_url(pk, row.to_move, 0).removeprefix(BASE)
+        move = partial(_get, client, move_path, {})
+        shown = ",".join(f"{k}={v}" for k, v in options.items()) or "defaults"
+        print(f"{game_id:16} {shown:14} {len(line):5d} {_median_ms(analysis, repeat):12.1f} "
+              f"{_median_ms(move, repeat):13.1f}")
+    database.dispose()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=40)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--steps", type=int, default=None)
+    parser.add_argument("--repeat", type=int, default=None)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--pages", action="store_true",
+                        help="time the analysis and move pages as the server answers them")
     args = parser.parse_args()
-    steps = min(args.steps, MAX_STEPS)
-    print(f"analysis lines of up to {steps} steps, best of {args.repeat}")
+    if args.pages:
+        pages(min(args.steps or 300, MAX_STEPS), args.repeat or 7, args.seed)
+        return
+    steps = min(args.steps or 40, MAX_STEPS)
+    repeat = args.repeat or 5
+    print(f"analysis lines of up to {steps} steps, best of {repeat}")
     print(f"{'game':16} {'steps':>5} {'read ms':>8} {'ms/step':>8} {'move page ms':>13}")
     for game_id in GAMES:
-        count, read, baseline = measure(game_id, steps, args.repeat, args.seed)
+        count, read, baseline = measure(game_id, steps, repeat, args.seed)
         per_step = read / count if count else 0.0
         print(f"{game_id:16} {count:5d} {read:8.1f} {per_step:8.2f} {baseline:13.1f}")
 

@@ -33,7 +33,7 @@ from engine.text import Text
 from pbem.positions import resolve_typed
 
 SEPARATOR = ";"
-MAX_STEPS = 120  # more than a long game's worth of analysis; a bound on the work one URL asks
+MAX_STEPS = 400  # more than a long game's worth of analysis; a bound on the work one URL asks
 GUESS_SEED = 34  # the same guess of the hidden parts on every request: a line reads back alike
 
 

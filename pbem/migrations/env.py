@@ -11,6 +11,7 @@ from sqlmodel import SQLModel
 
 # Every table on the metadata: the core's, then each feature's (the core never imports them).
 from pbem import models  # noqa: F401
+from pbem.analysis import tables as analysis_tables  # noqa: F401
 from pbem.challenges import tables as challenge_tables  # noqa: F401
 from pbem.channels import tables as channel_tables  # noqa: F401
 from pbem.chat import tables as chat_tables  # noqa: F401

@@ -5,7 +5,9 @@ move" only opens the move link's confirm page.
 The address holds everything: ``ply`` (the game's position the line starts from), ``line`` (its
 steps, ``;`` between them), ``at`` (the step shown, 0: the start; the end of the line when
 absent), ``cells`` (the cells clicked so far, as on the move page) and ``play`` (a move to play
-at the step shown, from a button or typed: the page then redirects to the longer line).
+at the step shown, from a button or typed: the page then redirects to the longer line). A line
+whose address would be too long to share is kept (pbem.analysis.stored) and the address names it
+by ``id`` instead of ``line``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import quote
 
 from flask import Blueprint, redirect, render_template, request, url_for
 from flask_babel import gettext as _
@@ -30,6 +34,7 @@ from pbem.analysis.line import (
     read_line,
     start_for,
 )
+from pbem.analysis.stored import MAX_ADDRESS, UnknownLine, keep_line, kept_steps
 from pbem.conditional.service import allows_conditional_moves
 from pbem.models import GameRecord
 from pbem.positions import (
@@ -85,11 +90,20 @@ class Board:
     purpose: str | None = None  # its kind: "move" or "seat-view"
     confirm: Callable[[str], str] | None = None  # the confirm page of a first move
     links: dict[str, str] = field(default_factory=dict)
+    kept: tuple[str, tuple[str, ...]] | None = None  # the kept line shown: its id and steps
 
     def url(self, steps: tuple[str, ...] = (), at: int | None = None, **query: Any) -> str:
-        """This page with the line ``steps`` shown at step ``at`` (None: its end)."""
+        """This page with the line ``steps`` shown at step ``at`` (None: its end), by the
+        kept line's id when it is that line."""
+        at = None if at is None or at == len(steps) else at
+        if self.kept is not None and steps and steps == self.kept[1]:
+            return url_for(self.endpoint, **self.address, id=self.kept[0], at=at, **query)
         return url_for(self.endpoint, **self.address, line=SEPARATOR.join(steps) or None,
-                       at=None if at is None or at == len(steps) else at, **query)
+                       at=at, **query)
+
+    def keeping(self, line_id: str, steps: tuple[str, ...]) -> Board:
+        """This board showing the kept line ``line_id`` of ``steps``."""
+        return replace(self, kept=(line_id, steps))
 
     def zoomed(self, zoom: bool) -> Board:
         """This board with its cells drawn twice as big (``zoom=2``, as on the move page), or
@@ -100,14 +114,18 @@ class Board:
     def beside(self, other: tuple[str, ...] | None) -> Board:
         """This board keeping ``other``, the line it branched from (``was=``), or none."""
         address = {k: v for k, v in self.address.items() if k != "was"}
-        return replace(self, address={**address, "was": SEPARATOR.join(other)} if other
-                       else address)
+        kept = SEPARATOR.join(other) if other else ""
+        # A long line is not kept beside another (it is a convenience): the address stays short.
+        return replace(self, address={**address, "was": kept} if kept and
+                       len(quote(kept)) < MAX_ADDRESS // 2 else address)
 
     def form_fields(self, steps: tuple[str, ...], at: int) -> dict[str, str]:
         """The hidden fields of a form that plays a move here (a GET form drops the query of
         its action)."""
         fields = {k: str(v) for k, v in self.address.items() if k in ("ply", "zoom", "was")}
-        if steps:
+        if self.kept is not None and steps and steps == self.kept[1]:
+            fields["id"] = self.kept[0]
+        elif steps:
             fields["line"] = SEPARATOR.join(steps)
         if at != len(steps):
             fields["at"] = str(at)
@@ -216,15 +234,30 @@ def _page(board: Board) -> Page:
     game, reader = board.game, current_reader()
     board = board.zoomed(request.args.get("zoom") == "2")
     raw = request.args.get("line", "")
+    line_id = request.args.get("id")
+    if line_id is not None:
+        assert board.row.id is not None
+        try:
+            with database().session() as session:
+                raw = kept_steps(session, board.row.id, line_id.strip())
+        except UnknownLine as error:
+            return message_page(
+                _("There is no such analysis line"),
+                _("This address names an analysis line that was never kept for this game. "
+                  "Check that the address was copied whole."),
+                400 if error.malformed else 404, game_url=board.back_url)
     problem = ""
     try:
         line = read_line(game, board.start, raw)
     except DamagedLine as error:
         line = good_part(game, board.start, raw, error)
+        line_id = None  # the address names the good part by its steps
         problem = _("Step %(number)d of the line in this address (%(step)s) cannot be played: "
                     "%(reason)s. The line is shown up to the step before it.",
                     number=error.number, step=_echo(error.step),
                     reason=reader.text(error.reason))
+    if line_id is not None:
+        board = board.keeping(line_id.strip(), line.steps)
     other = _other_line(game, board.start, request.args.get("was", ""), line)
     board = board.beside(other.steps if other else None)
     at = _step_number(request.args.get("at"), len(line.steps))
@@ -273,10 +306,18 @@ def _other_line(game: engine.AnyGame, start: Any, raw: str, line: Line) -> Line 
 
 
 def _played(board: Board, line: Line, at: int, move: str) -> str:
-    """The address after ``move`` at step ``at``: a branch keeps the line it leaves beside it."""
+    """The address after ``move`` at step ``at``: a branch keeps the line it leaves beside it.
+    A line too long for its address is kept, and the address names it."""
     steps, after = branch(line.steps, at, move)
     left = at < len(line.steps) and steps != line.steps  # the rest of the old line is left
-    return (board.beside(line.steps) if left else board).url(steps, after)
+    board = board.beside(line.steps) if left else board
+    address = board.url(steps, after)
+    if len(address) <= MAX_ADDRESS:
+        return address
+    assert board.row.id is not None
+    with database().write() as session:
+        line_id = keep_line(session, datetime.now(UTC), board.row.id, steps)
+    return board.keeping(line_id, steps).url(steps, after)
 
 
 def _menu(game: engine.AnyGame, state: Any, prefix: tuple[str, ...], running: bool) -> MoveMenu:
