@@ -178,6 +178,9 @@
                    /^(INPUT|TEXTAREA|SELECT)$/.test(active.tagName))) {
       return;  // the arrows move the caret there
     }
+    if (active && active.closest && active.closest(".board.zoomed")) {
+      return;  // the arrows pan a zoomed board's box
+    }
     var here = main();
     var rel = event.key === "ArrowLeft" ? "prev" : "next";
     var link = here && here.querySelector('a[rel~="' + rel + '"]');
