@@ -4,8 +4,9 @@ Playwright, as tests/web/test_browser_analysis.py), with JavaScript on and off.
 With JavaScript, static/board.js fetches the page a board's link or a step link leads to and puts
 its <main> in place: the page is not loaded again (a marker set on ``window`` survives), yet the
 address follows and Back restores the earlier position; the arrow keys step through a replay;
-"Flip the board" turns the board round. Without JavaScript the same flows work by ordinary full
-page loads, and there is no flip button. axe-core finds no violation either way.
+"Flip the board" turns the board round; confirming a move stays an ordinary POST. Without
+JavaScript the same flows work by ordinary full page loads, and there is no flip button. axe-core
+finds no violation either way.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import pytest
 from pbem.db import Database
 from pbem.migrate import upgrade
 from pbem.models import GameRecord
-from pbem.positions import current_state
+from pbem.positions import current_state, moves_of
 from pbem.services import Site, submit_move
 from tests.browser_support import axe_violations, chromium, needs_chromium, serving
 from tests.support import free_port, start_a_game
@@ -225,3 +226,38 @@ def test_flip_the_board_turns_it_round(
         assert "flipped" in (page.locator(".board").get_attribute("class") or "")
     finally:
         page.context.close()
+
+
+def test_a_move_is_still_confirmed_by_an_ordinary_post(
+    served: tuple[Database, Site, str], browser: Any,
+) -> None:
+    """The board's clicks reach the confirm page in place; its button is a POST the script never
+    touches: the browser sends it and loads the answer as a new page."""
+    database, site, _ = served
+    pk = start_a_game(database, datetime.now(UTC), site, "mosey", {"order": 4})
+    with database.session() as session:
+        row = session.get(GameRecord, pk)
+        assert row is not None and row.to_move is not None
+        game, state = current_state(row)
+        seat, ply = row.to_move, row.ply
+    page = _page(browser, script=True)
+    try:
+        page.goto(site.links.move_url(pk, seat, ply))
+        _mark(page)
+        first = page.locator(".board svg a[href]").first
+        cell = first.get_attribute("data-cell") or ""
+        first.click()
+        page.wait_for_url(re.compile(r"cells="))
+        move = next(m for m in game.legal_moves(state)
+                    if game.move_cells(m)[:1] == (cell,) and len(game.move_cells(m)) == 2)
+        page.locator(f'.board svg a[data-cell="{game.move_cells(move)[1]}"]').click()
+        page.wait_for_url(re.compile(r"/confirm\?move="))
+        page.get_by_role("heading", name=re.compile("Confirm your move")).wait_for()
+        assert page.evaluate(MARKER) == "still here"
+        with page.expect_navigation():
+            page.locator("main form[method=post] button").click()
+        assert page.evaluate(MARKER) is None, "the POST was not an ordinary submission"
+    finally:
+        page.context.close()
+    with database.session() as session:
+        assert [m.notation for m in moves_of(session, pk)] == [str(move)]
