@@ -4,8 +4,9 @@ A wheel must carry everything the app reads (issue 30: an installed pbem answere
 page). The Python, the migrations and the source catalogs are package data (pyproject.toml); this
 step adds the two things that are not files of the package in a checkout:
 
-- the folders at the top of the repository that the app reads (``templates/``, ``docs/rules/``),
-  copied to ``pbem/<folder>`` in the wheel, where ``pbem.resources.shipped`` finds them;
+- the folders at the top of the repository that the app reads (``templates/``, ``static/``,
+  ``docs/rules/``), copied to ``pbem/<folder>`` in the wheel, where ``pbem.resources.shipped``
+  finds them;
 - the compiled catalogs (``*.mo``, git-ignored), compiled from each language's ``messages.po``
   by Babel, as ``make translations`` does in a checkout.
 
@@ -33,7 +34,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
-SHIPPED = ("templates", "docs/rules")
+SHIPPED = ("templates", "static", "docs/rules")
 """Top-level folders the app reads; ``pbem/<folder>`` in the wheel (pbem.resources.shipped)."""
 
 

@@ -28,6 +28,7 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
     from pbem.config import check_config, load_config
     from pbem.db import Database
     from pbem.features import connect
+    from pbem.resources import shipped
     from pbem.services.common import site_from_config
     from pbem.templating import TEMPLATES
 
@@ -36,7 +37,9 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
     check_config(config)
 
     connect()  # ratings, tournaments and rematches react to games that end
-    app = Flask(__name__, template_folder=str(TEMPLATES), static_folder=None)
+    # static/ holds the one script (board.js), served from our own origin: CSP script-src 'self'.
+    app = Flask(__name__, template_folder=str(TEMPLATES), static_folder=str(shipped("static")),
+                static_url_path="/static")
     # Before any blueprint adds a rule: an id no table can hold is no page (404), not a query
     # that fails (SQLite cannot bind it, PostgreSQL's integer column refuses it: 500).
     from pbem.web.converters import RowId

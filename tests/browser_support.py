@@ -111,7 +111,7 @@ def new_page(browser: Any, width: int = 1200, *, timeout: int = 10_000,
              bypass_csp: bool = True) -> Any:
     """A page in a context of its own (its own cookies: its own session).
 
-    bypass_csp: the pages send script-src 'none'; axe-core is injected by the test only.
+    bypass_csp: the pages send script-src 'self'; axe-core is injected by the test only.
     """
     context = browser.new_context(viewport={"width": width, "height": 900},
                                   bypass_csp=bypass_csp)

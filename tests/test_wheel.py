@@ -162,6 +162,7 @@ def test_the_wheel_installed_in_a_fresh_venv_works_from_any_folder(
         rules = page(f"{url}/rules/mosey")
         assert "How to play Mosey" in rules and "<svg" in rules
         assert "The rules as implemented" in rules  # the fine print: docs/rules/mosey.md
+        assert "addEventListener" in page(f"{url}/static/board.js")  # static/, shipped
     seconds["pages"] = time.monotonic() - start
 
     run([scripts / "pbem", "create-game", "mosey", "--player", "Ann <ann@example.test>",

@@ -1,9 +1,11 @@
 """Headers every response carries, and keeping link tokens out of logs.
 
 The pages need no script: boards are inline SVG whose cells are plain links, forms are plain
-forms. So the Content-Security-Policy allows no script at all; styles are inline (``<style>`` in
-the page and ``style`` attributes in pages, SVG and the caught mail), so only styles get
-``'unsafe-inline'``. Images are the app's own (caught mail parts) or ``data:`` URLs.
+forms. One script of our own (static/board.js) makes boards answer in place where it runs; the
+Content-Security-Policy allows that file's origin and nothing else (no inline script, no
+``eval``, no other site), so markup injected into a page can never run. Styles are inline
+(``<style>`` in the page and ``style`` attributes in pages, SVG and the caught mail), so only
+styles get ``'unsafe-inline'``. Images are the app's own (caught mail parts) or ``data:`` URLs.
 
 Links carry signed tokens in their path: whoever reads them can act for the player. They must not
 leak through the Referer header, shared caches, the browser's cache, or the server's own log.
@@ -48,7 +50,7 @@ def content_security_policy(base_url: str) -> str:
     origin = f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
     return "; ".join([
         "default-src 'none'",
-        "script-src 'none'",
+        "script-src 'self'",
         "style-src 'self' 'unsafe-inline'",
         "img-src 'self' data:",
         f"form-action 'self'{' ' + origin if origin else ''}",

@@ -258,6 +258,7 @@ def _populate(world: World) -> World:
         "public_id": row.public_id, "finished": _row(database, e).public_id,
         "game": a, "game_id": game_type, "code": "nl", "player_id": pia.id,
         "name": "extend", "outbox mail": outbox_id, "cid": "board",
+        "filename": "board.js",
     })
     world.private = (P0.email, P1.email)
     world.player = signed_in(world.app, database, pia.id)

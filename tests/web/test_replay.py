@@ -69,7 +69,9 @@ def test_stepping_through_every_position(
     assert 'class="current" aria-current="step"><a href="' + f'{base}?ply=2"' in middle
     last = client.get(base).text  # no ply: the latest position
     assert "Position after move 4 of 4." in last and "rel=\"next\"" not in last
-    assert "<script" not in last and '<meta name="viewport"' in last
+    assert '<meta name="viewport"' in last
+    assert re.findall(r"<script[^>]*>", last) == [  # only our own file: nothing inline
+        '<script src="/static/board.js" defer data-flip="Flip the board">']
 
 
 @pytest.mark.parametrize("ply", ["5", "-1", "x", "1e3", "99999999999999999999"])

@@ -121,6 +121,7 @@ ROUTES: dict[str, Route] = {
     "tournaments.tournament_page": public(),
     "admin_auth.login": public(),
     "analysis.from_game": public(),  # the analysis board of the game page and the replay
+    "static": public(),  # static/board.js, the one script
     # Pages opened by a link's token, by the token's kind.
     "play.move_page": token("move"),
     "play.confirm_page": token("move", query="move"),
