@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
@@ -145,8 +145,23 @@ def test_no_template_has_inline_script_or_event_handlers() -> None:
     assert "src=\"{{ url_for('static', filename='board.js') }}\"" in tag and " defer" in tag
 
 
+def _replay_url(client: FlaskClient) -> str:
+    """A replay: the page of a board one steps through."""
+    app = client.application
+    database, site = app.extensions["pbem.database"], app.extensions["pbem.site"]
+    game_pk = start_a_game(database, datetime.now(UTC), site, "mosey")
+    with database.session() as session:
+        row = session.get(GameRecord, game_pk)
+        assert row is not None
+        return f"/games/{row.public_id}/replay"
+
+
 def test_the_script_is_served_from_our_origin(client: FlaskClient) -> None:
     page = client.get("/")
+    assert "<script" not in page.text  # only the pages of a board load it
+    page = client.get("/rules/mosey")
+    assert "<script" not in page.text
+    page = client.get(_replay_url(client))
     script = re.search(r'<script src="([^"]+)"', page.text)
     assert script is not None and script[1].startswith("/static/")
     answer = client.get(script[1])
