@@ -273,13 +273,15 @@ def test_a_click_on_a_cell_lands_on_that_cell_and_the_skip_link_passes_the_board
     assert anchor and anchor.startswith("cell-")
     link.click()  # board.js answers in place, a full load without it: the address says which
     page.wait_for_url(re.compile(f"#{anchor}$"))
+    # The address changes as the new page is put in place: wait until it is all there.
+    page.wait_for_load_state("networkidle")
     assert page.locator(f"#{anchor}").count() == 1  # the clicked cell, now "take it back"
     skip = page.get_by_role("link", name="Skip past the board")
     assert skip.get_attribute("href") == "#after-board"
     skip.focus()
     assert skip.is_visible()  # shown when it has the focus
     page.keyboard.press("Enter")
-    assert page.url.endswith("#after-board")
+    page.wait_for_url(re.compile("#after-board$"))
 
 
 @pytest.mark.parametrize("name", ["mosey game", "rifugio game", "invitation", "my games",
