@@ -188,17 +188,8 @@ _.down_revision
 _.downgrade
 _.upgrade
 
-# engine/: used only by tests and benchmarks, or by work in progress on the native playout core;
-# left for whoever next edits engine/ to delete or move into tests (see the "Habits").
-_.LINK_FILLS  # engine.svg: only tests/engine read it
-_.TERRAINS  # engine.games.rifugio.tiles: unused
-_.contrast  # engine.svg: only tests/engine call it
-_.iterations  # engine.bots.mcts: counted, never read outside tests
-_.playout_rules  # engine.games.mosey.fast: the native core's entry, in progress
-_.png_size  # engine.png: only tests call it
-_.pure  # engine.native: a context manager for tests and bench/
-_.same_view  # engine.games.rifugio.search: only tests call it
-_.side_code  # engine.games.rifugio.tiles: unused
-_.side_letter  # engine.games.rifugio.tiles: only tests call it
-_.tile_ids  # engine.games.rifugio.tiles: only tests call it
+# Read by tests/ and bench/, which vulture is not run on.
+_.pure  # engine.native.pure: the same games without their native cores, so that
+# tests/engine/test_native.py and bench/native.py compare the two move for move and time them;
+# it switches engine.native's own state, so it belongs beside the switch it turns.
 _.hidden_by  # ChatMessage: shown on the dashboard (admin/game.html)

@@ -22,11 +22,11 @@ BOARD = "#e9dcc0"
 BOARD_EDGE = "#8a7350"
 HIGHLIGHT = "#d3302f"
 # Marks for a player picking a move; each keeps at least 3:1 (WCAG) against every cell colour it
-# can sit on (the board, and the move page's link fills), see tests/engine/test_board_marks.py.
+# can sit on (the board, and the link fills of templates/base.html): see
+# tests/engine/test_board_marks.py.
 TARGET = "#1f4e9a"  # a ring on each cell the next click may use
 CAPTURE = "#8b1a10"  # a ring with four ticks (a crosshair) around a stone a click would take
 CHOSEN = "#1d1d1b"  # a double outline on the cells already clicked
-LINK_FILLS = ("#f7efcf", "#f3c969")  # what the move page's CSS fills clickable cells with
 FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
 
 SQRT3 = math.sqrt(3)
@@ -64,26 +64,6 @@ def svg_root(
     if title:
         ET.SubElement(root, "title").text = title
     return root
-
-
-def luminance(colour: str) -> float:
-    """WCAG relative luminance of ``#rrggbb`` or ``#rgb``."""
-    hexes = colour.lstrip("#")
-    if len(hexes) == 3:
-        hexes = "".join(c * 2 for c in hexes)
-    channels = [int(hexes[i:i + 2], 16) / 255 for i in (0, 2, 4)]
-    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
-def contrast(a: str, b: str) -> float:
-    """WCAG contrast ratio of two colours, from 1 to 21.
-
-    >>> round(contrast("#000", "#fff"), 1)
-    21.0
-    """
-    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
-    return (la + 0.05) / (lb + 0.05)
 
 
 def sub(

@@ -16,6 +16,7 @@ pbem.config.ConfigError: PBEM_SMTP_PORT must be a whole number, not '25x'
 
 from __future__ import annotations
 
+import getpass
 import logging
 import math
 import os
@@ -26,6 +27,11 @@ from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
 from dotenv import dotenv_values
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
+from pbem.addresses import BadAddress, check_address
+from pbem.i18n import catalog_problems
 
 DEFAULT_SECRET_KEY = "dev-only-secret-change-me"
 INSTANCE_DIR = Path("instance")
@@ -223,9 +229,6 @@ def _check_base_url(config: Mapping[str, Any]) -> None:
 
 
 def _check_database_url(config: Mapping[str, Any]) -> None:
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError
-
     if config.get("DATABASE") is not None:
         return  # a test hands over its own Database
     example = ("such as sqlite:///instance/pbem.db or "
@@ -266,9 +269,6 @@ def _check_choices(config: Mapping[str, Any]) -> None:
 
 
 def _check_tasks(config: Mapping[str, Any]) -> None:
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError
-
     tasks = str(config.get("TASKS") or "")
     if tasks not in TASK_ENGINES:
         raise ConfigError(f"PBEM_TASKS must be empty (the scheduler searches in its own "
@@ -303,8 +303,6 @@ def _check_smtp(config: Mapping[str, Any]) -> None:
 
 
 def _check_addresses(config: Mapping[str, Any]) -> None:
-    from pbem.addresses import BadAddress, check_address
-
     _name, sender = parseaddr(str(config.get("MAIL_FROM") or ""))
     local, at, domain = sender.rpartition("@")
     if not (local and at and domain) or any(c.isspace() for c in sender):
@@ -404,8 +402,6 @@ def _split(url: str) -> SplitResult | None:
 
 
 def _user() -> str:
-    import getpass
-
     try:
         return getpass.getuser()
     except (KeyError, OSError):
@@ -431,8 +427,6 @@ CHECKS: tuple[tuple[str, Check], ...] = (
 def _check_catalogs(config: Mapping[str, Any]) -> None:
     """Production refuses to start without every language's compiled catalog (its players
     would get English mail with no word said); elsewhere a warning names what is missing."""
-    from pbem.i18n import catalog_problems
-
     problems = catalog_problems()
     if problems and config["ENV"] == "production":
         raise ConfigError(f"{problems[0]}: reinstall pbem (a wheel has them compiled), or "

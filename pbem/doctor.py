@@ -22,10 +22,27 @@ import ssl
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from email.utils import parseaddr
+from pathlib import Path
 from typing import Any, Literal
 
+import dns.exception
+import dns.resolver
+import redis
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from jinja2 import Environment, FileSystemLoader, TemplateError
+from sqlalchemy.exc import SQLAlchemyError
+
 from pbem.config import ConfigError, config_problems, inbound_address
+from pbem.db import Database
+from pbem.i18n import LANGUAGES, catalog_problems
+from pbem.inbound.imap import check_mailbox, parse_url
 from pbem.logs import mask_secrets
+from pbem.mail.dkim import public_txt, sign_message
+from pbem.migrate import alembic_config
+from pbem.reply_addresses import bounce_address, make_bounce_token
+from pbem.tasks.jobs import STALLED_SECONDS, driver_connection, has_job_tables, live_workers
+from pbem.templating import TEMPLATES
 
 Status = Literal["ok", "fail", "warn", "skip"]
 DnsLookup = Callable[[str, str], list[str] | None]
@@ -113,23 +130,15 @@ def _setting_summary(name: str, config: Mapping[str, Any]) -> str:
 
 
 def _catalogs() -> Finding:
-    from pbem.i18n import catalog_problems
-
     problems = catalog_problems()
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         return Finding("catalogs", "fail", f"{problems[0]}{more}",
                        "build them: make translations (in a checkout) or reinstall the wheel")
-    from pbem.i18n import LANGUAGES
-
     return Finding("catalogs", "ok", f"{', '.join(LANGUAGES)} compiled and complete")
 
 
 def _templates() -> Finding:
-    from jinja2 import Environment, FileSystemLoader, TemplateError
-
-    from pbem.templating import TEMPLATES
-
     if not TEMPLATES.is_dir():
         return Finding("templates", "fail", f"no folder {TEMPLATES}",
                        "reinstall pbem (the wheel ships its templates)")
@@ -148,13 +157,6 @@ def _templates() -> Finding:
 
 
 def _database(config: Mapping[str, Any]) -> Iterator[Finding]:
-    from alembic.runtime.migration import MigrationContext
-    from alembic.script import ScriptDirectory
-    from sqlalchemy.exc import SQLAlchemyError
-
-    from pbem.db import Database
-    from pbem.migrate import alembic_config
-
     url = str(config["DATABASE_URL"])
     database = config.get("DATABASE") or Database(
         url, search_path=config.get("DATABASE_SEARCH_PATH"))
@@ -237,10 +239,6 @@ def _dkim(config: Mapping[str, Any], lookup: DnsLookup) -> Iterator[Finding]:
     if not config.get("DKIM_KEY_FILE"):
         yield Finding("DKIM", "skip", "not configured (PBEM_DKIM_* empty)")
         return
-    from pathlib import Path
-
-    from pbem.mail.dkim import public_txt, sign_message
-
     selector, domain = str(config["DKIM_SELECTOR"]), str(config["DKIM_DOMAIN"])
     pem = Path(str(config["DKIM_KEY_FILE"])).read_bytes()
     try:
@@ -282,9 +280,6 @@ def _tag(record: str, tag: str) -> str:
 
 def system_dns_lookup(timeout: float, nameserver: tuple[str, int] | None = None) -> DnsLookup:
     """Look-ups through dnspython: the system's resolvers, or one ``(address, port)``."""
-    import dns.exception
-    import dns.resolver
-
     resolver = dns.resolver.Resolver(configure=nameserver is None)
     if nameserver is not None:
         resolver.nameservers = [nameserver[0]]
@@ -311,8 +306,6 @@ def _reply_address(config: Mapping[str, Any], timeout: float) -> Iterator[Findin
     if not reply:
         yield Finding("reply address", "skip", "play by reply is off (PBEM_REPLY_ADDRESS empty)")
         return
-    from pbem.reply_addresses import bounce_address, make_bounce_token
-
     # A genuine token (for no outbox row): pbem inbound checks signatures at RCPT time.
     bounce = bounce_address(reply, make_bounce_token(str(config["SECRET_KEY"]), 1))
     if config.get("INBOUND_URL"):
@@ -405,8 +398,6 @@ def _imap(config: Mapping[str, Any], timeout: float) -> Iterator[Finding]:
     if not url:
         yield Finding("IMAP mailbox", "skip", "not configured (PBEM_IMAP_URL empty)")
         return
-    from pbem.inbound.imap import check_mailbox, parse_url
-
     settings = parse_url(url)
     try:
         waiting = check_mailbox(url, timeout=timeout)
@@ -425,8 +416,6 @@ def _redis(config: Mapping[str, Any], timeout: float) -> Iterator[Finding]:
         yield Finding("Redis", "skip", "not configured (PBEM_REDIS_URL empty): rate limits "
                       "are kept in the database")
         return
-    import redis
-
     try:
         redis.Redis.from_url(url, socket_timeout=timeout,
                              socket_connect_timeout=timeout).ping()
@@ -442,9 +431,6 @@ def _search_workers(config: Mapping[str, Any]) -> Iterator[Finding]:
     if not config.get("TASKS"):
         yield Finding("search workers", "skip", "PBEM_TASKS empty: the scheduler searches")
         return
-    from pbem.db import Database
-    from pbem.tasks.jobs import STALLED_SECONDS, driver_connection, has_job_tables, live_workers
-
     database = config.get("DATABASE") or Database(
         str(config["DATABASE_URL"]), search_path=config.get("DATABASE_SEARCH_PATH"))
     try:

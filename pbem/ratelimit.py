@@ -32,7 +32,10 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import parse_qs, unquote, urlsplit
 
+import redis
 from limits.storage import MemoryStorage, RedisStorage, Storage
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 from sqlalchemy import case, delete, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import SQLAlchemyError
@@ -161,10 +164,6 @@ def redis_address(url: str) -> str:
 def _quick(url: str) -> Any:
     """A connection pool for ``url`` that gives up within :data:`REDIS_TIMEOUT`: redis-py would
     otherwise retry three times with growing pauses, keeping a login waiting for seconds."""
-    import redis
-    from redis.backoff import NoBackoff
-    from redis.retry import Retry
-
     return redis.ConnectionPool.from_url(url, socket_connect_timeout=REDIS_TIMEOUT,
                                          socket_timeout=REDIS_TIMEOUT,
                                          retry=Retry(NoBackoff(), 0))
@@ -172,8 +171,6 @@ def _quick(url: str) -> Any:
 
 def redis_client(url: str) -> Any:
     """A Redis client for ``url`` that answers or fails within :data:`REDIS_TIMEOUT`."""
-    import redis
-
     return redis.Redis(connection_pool=_quick(url))
 
 

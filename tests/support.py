@@ -450,6 +450,6 @@ def _start_gunicorn(database_url: str, *, workers: int, smtp_port: int | None,
             with urllib.request.urlopen(f"{server.url}/", timeout=2):
                 return server
         except OSError:
-            time.sleep(0.2)
+            time.sleep(0.2)  # gunicorn is starting
     server.stop()
     raise RuntimeError("gunicorn did not answer within 60 s")

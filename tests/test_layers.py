@@ -7,6 +7,10 @@ remove it. The nodes of the package cycle check are pbem's packages and top-leve
 (``pbem.web``, ``pbem.links``, ...); ``pbem`` itself is the app factory in ``pbem/__init__.py``.
 The module check takes every module as a node (a package's ``__init__`` is the package's name).
 
+Imports stand at the top of a module: one inside a function is allowed only in a module of
+:data:`LATE_IMPORTS`, whose reason is a measured start-up cost, and in pbem/cli/ (its doc gives
+the measurement).
+
 The core never imports a feature: it publishes what happens (:mod:`pbem.services.events`) and the
 features subscribe (:mod:`pbem.features`), so a new feature adds a package and a line there.
 """
@@ -50,7 +54,7 @@ def package_of(path: Path) -> str:
 def imported_names(source: str, package: str) -> Iterator[str]:
     """Every module ``source`` (a module of ``package``) imports, absolute, wherever the import
     statement stands."""
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(parsed(source)):
         if isinstance(node, ast.Import):
             yield from (alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -65,11 +69,22 @@ def imported_names(source: str, package: str) -> Iterator[str]:
 
 
 @cache
+def parsed(source: str) -> ast.Module:
+    return ast.parse(source)  # once for both checks
+
+
+@cache
+def sources() -> dict[Path, str]:
+    """Each module file of engine and pbem -> its text."""
+    return {path: path.read_text() for top in ("engine", "pbem")
+            for path in sorted((ROOT / top).rglob("*.py"))}
+
+
+@cache
 def imports() -> dict[str, set[str]]:
     """Module -> the modules of engine and pbem it imports."""
-    paths = [path for top in ("engine", "pbem") for path in sorted((ROOT / top).rglob("*.py"))]
-    return resolve({module_name(p): list(imported_names(p.read_text(), package_of(p)))
-                    for p in paths})
+    return resolve({module_name(path): list(imported_names(source, package_of(path)))
+                    for path, source in sources().items()})
 
 
 def resolve(raw: dict[str, list[str]]) -> dict[str, set[str]]:
@@ -269,3 +284,38 @@ def test_from_a_package_import_a_function_imports_the_package() -> None:
     names = resolve({"pbem.cli": list(imported_names("from pbem import create_app", "pbem")),
                      "pbem": []})
     assert names["pbem.cli"] == {"pbem"}
+
+
+# Modules whose functions may import: each is imported where start-up must stay light, and what
+# its functions import would make it heavy (measured; the module's doc says more).
+LATE_IMPORTS = {
+    "pbem": "a search worker imports the package: 0.01 s and 11 MB, 1.5 s and 100 MB with the app",
+    "pbem.entry": "the `pbem` script: a spawned search worker imports it, then nothing of the app",
+    "engine.cli": "CairoSVG takes about 0.4 s to import, and only `render -o board.png` needs it",
+}
+LATE_IMPORTS_TOO = "pbem.cli"  # every command imports what it needs: pbem/cli/__init__.py says why
+
+
+def late_imports(source: str) -> list[str]:
+    """``function:line`` of each import statement inside a function of ``source``."""
+    return sorted(f"{function.name}:{node.lineno}" for function in ast.walk(parsed(source))
+                  if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+                  for node in ast.walk(function) if isinstance(node, ast.Import | ast.ImportFrom))
+
+
+def unexplained_late_imports(sources: dict[str, str]) -> list[str]:
+    """Module -> its source, in; each late import of a module that may have none, out."""
+    return [f"{module}.{where}" for module, source in sorted(sources.items())
+            if module not in LATE_IMPORTS and not is_in(module, LATE_IMPORTS_TOO)
+            for where in late_imports(source)]
+
+
+def test_imports_stand_at_the_top_of_modules() -> None:
+    assert unexplained_late_imports({module_name(path): source
+                                     for path, source in sources().items()}) == []
+
+
+def test_a_late_import_is_reported() -> None:
+    late = "import os\n\ndef f():\n    x = 1\n    from pbem import links\n    return x\n"
+    assert unexplained_late_imports({"pbem.services.games": late, "pbem.entry": late,
+                                     "pbem.cli.operators": late}) == ["pbem.services.games.f:5"]

@@ -95,7 +95,7 @@ class Running:
                 return
             except OSError:
                 assert time.monotonic() < deadline, "did not start:\n" + self.output()
-                time.sleep(0.1)
+                time.sleep(0.1)  # the real pbem process is starting
 
     def stop(self) -> str:
         """Stop it as systemd does (SIGTERM); everything it wrote."""

@@ -112,7 +112,7 @@ def gunicorn(scripts: Path, env: dict[str, str], work: Path) -> Iterator[str]:
                     with urllib.request.urlopen(f"{url}/rules", timeout=2):
                         pass
                 except OSError:
-                    time.sleep(0.2)
+                    time.sleep(0.2)  # the installed gunicorn is starting
                     continue
                 yield url
                 return

@@ -20,6 +20,7 @@ from typing import Any
 
 from engine.base import JSON, AnyGame, Search
 from engine.bots.mcts import Observer, Sampler, Tree
+from engine.registry import new_game
 
 NORMAL_PLAYOUTS = 400
 LEVELS: dict[str, tuple[int | None, float | None]] = {
@@ -132,8 +133,6 @@ def choose_stored(bot: Bot, game_id: str, options: Mapping[str, Any], stored: JS
     >>> (move, confidence) == (str(direct[0]), direct[1])
     True
     """
-    from engine.registry import new_game  # the registry imports every game; bots need not
-
     game = new_game(game_id, **options)
     state = game.start() if stored is None else game.decode(stored)
     move, confidence = bot.choose(game, state, seat)

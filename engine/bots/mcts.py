@@ -153,7 +153,6 @@ class Tree:
         self.exploration = exploration
         self.observe = observe
         self.root = Node()
-        self.iterations = 0
 
     def run(self, sample: Sampler, *, playouts: int | None = None,
             seconds: float | None = None, clock: Callable[[], float] | None = None) -> None:
@@ -223,7 +222,6 @@ class Tree:
         for edge, mover in path:
             edge.visits += 1
             edge.total += value[mover]
-        self.iterations += 1
 
     def _child(self, edge: Edge, state: Any) -> Node:
         key = None if self.observe is None else self.observe(state)

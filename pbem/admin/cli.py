@@ -10,6 +10,7 @@ import click
 from pbem.admin import two_factor
 from pbem.admin.accounts import AccountError, create_admin
 from pbem.admin.passwords import new_password
+from pbem.config import check_config, load_config
 from pbem.db import Database
 
 DEV_ADMIN_EMAIL = "admin@localhost"
@@ -27,8 +28,6 @@ DEV_ADMIN_EMAIL = "admin@localhost"
 def create_admin_command(email: str, password: str | None, generate: bool,
                          reset_two_factor: bool) -> None:
     """Create the organiser EMAIL (or give them a new password) to log in to /admin."""
-    from pbem.config import check_config, load_config
-
     config = load_config()
     check_config(config)
     if generate:

@@ -34,6 +34,7 @@ from pbem.clock.wall import utc_now
 from pbem.models import GameRecord, GameStatus, SeatStatus
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, ServiceError
+from pbem.services.clock_actions import extend_deadline, pause_game, resume_game
 from pbem.services.common import players_of, seats_of
 from pbem.web.language import current_reader
 from pbem.web.support import database, site
@@ -52,8 +53,6 @@ class Action:
 
 
 def _extend(session: Session, row: GameRecord, form: ConfirmForm) -> str:
-    from pbem.services.clock_actions import extend_deadline
-
     assert isinstance(form, ExtendForm) and row.id is not None
     extend_deadline(session, row.id, by=form.duration(), now=utc_now(), actor=actor(),
                     site=site())
@@ -61,16 +60,12 @@ def _extend(session: Session, row: GameRecord, form: ConfirmForm) -> str:
 
 
 def _pause(session: Session, row: GameRecord, form: ConfirmForm) -> str:
-    from pbem.services.clock_actions import pause_game
-
     assert row.id is not None
     pause_game(session, row.id, now=utc_now(), actor=actor(), site=site())
     return _("Game paused.")
 
 
 def _resume(session: Session, row: GameRecord, form: ConfirmForm) -> str:
-    from pbem.services.clock_actions import resume_game
-
     assert row.id is not None
     resume_game(session, row.id, now=utc_now(), actor=actor(), site=site())
     return _("Game resumed.")

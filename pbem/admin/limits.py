@@ -36,10 +36,12 @@ from flask_babel import ngettext
 from flask_limiter import Limiter, RequestLimit
 from flask_login import current_user
 
+from pbem.admin.account import account_page
 from pbem.admin.account_forms import CodeForm, LoginForm, PasswordForm, TwoFactorOffForm
 from pbem.admin.devices import Device, recognised
 from pbem.admin.pending_code import code_page, pending_user_id
 from pbem.db import Database
+from pbem.ratelimit import take_back  # its import registers pbem-db:// and pbem-redis:// with limits
 
 LOGIN_LIMIT = "5 per 15 minutes"
 ACCOUNT_SCOPE = "admin-login-account"
@@ -114,8 +116,6 @@ def storage_settings(app: Flask, database: Database) -> tuple[str, dict[str, Any
     if app.config.get("RATELIMIT_STORAGE_URI"):
         return app.config["RATELIMIT_STORAGE_URI"], app.config.get(
             "RATELIMIT_STORAGE_OPTIONS", {})
-    import pbem.ratelimit  # noqa: F401  (registers pbem-db:// and pbem-redis:// with limits)
-
     if app.config.get("REDIS_URL"):
         # Redis, and the database while Redis does not answer: never a 500 at the login.
         return "pbem-redis://", {"redis_url": app.config["REDIS_URL"], "database": database}
@@ -152,16 +152,12 @@ def _wait(limit: RequestLimit) -> str:
 
 def _too_many_passwords(limit: RequestLimit) -> Response:
     """The account page again, saying how long to wait."""
-    from pbem.admin.account import account_page
-
     form = PasswordForm()
     form.current.errors = [_wait(limit)]
     return Response(*account_page(password_form=form, status=429))
 
 
 def _too_many_for_off(limit: RequestLimit) -> Response:
-    from pbem.admin.account import account_page
-
     form = TwoFactorOffForm()
     form.password.errors = [_wait(limit)]
     return Response(*account_page(off_form=form, status=429))
@@ -218,8 +214,6 @@ def init_app(app: Flask, database: Database) -> Limiter:
 def forget_account_failures(app: Flask) -> None:
     """After the right password (or code): this account's (or device's) earlier wrong guesses no
     longer count, and this request's own hit is taken back from its address's count."""
-    from pbem.ratelimit import take_back
-
     limiter: Limiter = app.extensions["pbem.limiter"]
     for current in limiter.current_limits:
         scope = current.request_args[-1] if current.request_args else ""

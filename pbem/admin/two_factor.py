@@ -32,6 +32,7 @@ from datetime import datetime
 from typing import Any
 
 import pyotp
+import segno
 from sqlalchemy import delete, update
 from sqlmodel import Session, col, func, select
 
@@ -202,8 +203,6 @@ def provisioning_uri(secret: str, email: str) -> str:
 def qr_code(uri: str) -> str:
     """``uri`` as a QR code: an SVG ``data:`` URI for an ``<img>`` (the site's CSP allows
     ``img-src data:``; segno needs no imaging library)."""
-    import segno
-
     return str(segno.make(uri, error="m").svg_data_uri(scale=5, border=2))
 
 

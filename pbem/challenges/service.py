@@ -39,6 +39,7 @@ from pbem.challenges.tables import (
     SeatOrder,
 )
 from pbem.clock.controls import TimeControl, parse_time_control
+from pbem.clock.deadlines import check_policy
 from pbem.clock.wording import describe_control
 from pbem.db import Database
 from pbem.errors import ServiceError
@@ -144,8 +145,6 @@ def create_challenge(
     except (engine.UnknownGame, ValueError) as error:
         raise ServiceError(str(error)) from None
     if policy:
-        from pbem.clock.deadlines import check_policy
-
         check_policy(policy, info.id)
     check_challenge_limit(session, rules, creator)
     check_game_limit(session, rules, creator)

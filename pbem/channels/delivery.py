@@ -17,6 +17,8 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 
+from apprise import Apprise
+
 from engine.text import Text
 from pbem.channels.messages import GAME_OVER, REMINDER, TURN
 from pbem.channels.tables import ChannelMessage, PlayerChannel
@@ -59,8 +61,6 @@ def send(url: str, title: str, body: str) -> str:
     service = notifier(url)
     if service is None:
         raise Unusable()
-    from apprise import Apprise
-
     said: list[str] = []
     sender = Apprise(asset=apprise_asset())
     sender.add(service)

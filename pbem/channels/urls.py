@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
+from apprise import Apprise, AppriseAsset
 from cryptography.fernet import Fernet, InvalidToken
 from cryptography.hazmat.primitives.hashes import SHA256
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
@@ -106,8 +107,6 @@ def check_channel_url(text: str, *, private_hosts: bool = False) -> ChannelUrl:
 def notifier(url: str) -> NotifyBase | None:
     """Apprise's sender for ``url`` (None: not a valid address of a known service), held to
     :data:`TIMEOUT` and to no retries of its own."""
-    from apprise import Apprise
-
     service = Apprise.instantiate(url, asset=apprise_asset())
     if service is None:
         return None
@@ -123,8 +122,6 @@ def apprise_asset() -> AppriseAsset:
     no plugins or configuration files loaded from it (only its command line reads those).
     Its log lines stay out of pbem's log, where whoever reads it would see what it says of an
     address (its debug lines quote whole URLs): delivery records each failure, masked."""
-    from apprise import AppriseAsset
-
     quiet = logging.getLogger("apprise")
     quiet.propagate = False
     quiet.addHandler(logging.NullHandler())  # not even Python's last-resort stderr

@@ -1,4 +1,7 @@
-"""What every ``pbem`` command needs: checked settings and the database they name."""
+"""What every ``pbem`` command needs: checked settings and the database they name.
+
+Imports that only one command needs are made when it runs: see :mod:`pbem.cli` (start-up).
+"""
 
 from __future__ import annotations
 

@@ -3,26 +3,30 @@
     pbem inbound --host 127.0.0.1 --port 2525 [--lmtp]
     pbem fetch-mail
     pbem dkim-keygen --out /etc/pbem/dkim.pem
+
+Imports that only one command needs are made when it runs: see :mod:`pbem.cli` (start-up).
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import pwd
 import signal
 import threading
 from datetime import UTC, datetime
+from email.utils import parseaddr
 from pathlib import Path
 from typing import Any
 
 import click
 
 from pbem.cli.common import checked_config, open_database
-from pbem.config import load_config
+from pbem.config import inbound_address, load_config
+from pbem.services.common import site_from_config
 
 
 def _site(config: dict[str, Any]) -> Any:
-    from pbem.services.common import site_from_config
-
     database = open_database(config)
     site = site_from_config(database, config)
     if not site.reply_address:
@@ -42,7 +46,6 @@ def inbound_command(host: str | None, port: int | None, lmtp: bool | None) -> No
     Recipients other than the reply and bounce addresses are refused at RCPT time, messages
     over 1 MB at DATA; a message that cannot be handled now is answered 451 (try again).
     """
-    from pbem.config import inbound_address
     from pbem.inbound.service import accepts_recipient, receive
     from pbem.inbound.smtp import InboundServer
 
@@ -110,10 +113,6 @@ def dkim_keygen_command(out: Path, selector: str | None, domain: str | None,
 
     pbem dkim-keygen --out /etc/pbem/dkim.pem --selector pbem --domain example.org --owner pbem
     """
-    import os
-    import pwd
-    from email.utils import parseaddr
-
     from pbem.mail.dkim import dns_record, generate_key
 
     # The key is read by the services: without the settings they would fail with, the DKIM

@@ -5,6 +5,8 @@ a search worker.
     pbem sweep [--now 2025-03-01T12:00:00Z]
     pbem backup /var/backups/pbem/pbem.db
     pbem worker                 # with PBEM_TASKS: one per core, on any machine
+
+Imports that only one command needs are made when it runs: see :mod:`pbem.cli` (start-up).
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ import click
 from sqlalchemy.engine import make_url
 
 from pbem.cli.common import checked_config, open_database
+from pbem.config import load_config
 from pbem.logs import mask_secrets
+from pbem.services.common import site_from_config
 
 BUSY_TIMEOUT_MS = 15_000  # as pbem itself waits for a writer (pbem.db)
 
@@ -32,7 +36,6 @@ def doctor_command(timeout: float) -> None:
     Run it as the user the services run as (sudo -u pbem pbem doctor), after installing and
     after every change.
     """
-    from pbem.config import load_config
     from pbem.doctor import run
 
     raise SystemExit(run(load_config, click.echo, timeout=timeout))
@@ -67,7 +70,6 @@ def sweep_command(at: str | None) -> None:
     Safe beside a running scheduler: each game's work re-checks it under a write lock.
     """
     from pbem.scheduler import sweep
-    from pbem.services.common import site_from_config
 
     now = parse_now(at) if at is not None else datetime.now(UTC)
     config = checked_config()
@@ -98,7 +100,6 @@ def worker_command() -> None:
     """Run the computer players' searches queued in the database (PBEM_TASKS), one at a time,
     until stopped (SIGTERM waits for the search under way). Start one per core, on any machine
     that reaches the database and has the site's settings."""
-    from pbem.services.common import site_from_config
     from pbem.tasks.jobs import has_job_tables
     from pbem.tasks.worker import run_worker, worker_app, worker_name
 

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 import click
 
 from pbem.cli.common import checked_config, open_database
+from pbem.ratings.service import rebuild
 
 
 @click.group("ratings")
@@ -21,8 +22,6 @@ def ratings_group() -> None:
 def rebuild_command() -> None:
     """Rebuild every rating from the rated finished games, in the order they finished (after a
     correction to a game, or a change to how ratings are worked out)."""
-    from pbem.ratings.service import rebuild
-
     database = open_database(checked_config())
     with database.write() as session:
         games, players = rebuild(session, datetime.now(UTC))

@@ -9,6 +9,9 @@ from __future__ import annotations
 import click
 
 from pbem.cli.common import checked_config, open_database
+from pbem.tournaments.queries import points_text, standings_view
+from pbem.tournaments.service import all_tournaments
+from pbem.tournaments.tables import Tournament
 
 
 @click.group("tournament")
@@ -19,8 +22,6 @@ def tournament_group() -> None:
 @tournament_group.command("list")
 def list_command() -> None:
     """Every tournament, newest first."""
-    from pbem.tournaments.service import all_tournaments
-
     database = open_database(checked_config())
     with database.session() as session:
         for tournament in all_tournaments(session):
@@ -33,9 +34,6 @@ def list_command() -> None:
 @click.argument("tournament_id", type=int)
 def standings_command(tournament_id: int) -> None:
     """The standings of TOURNAMENT_ID: rank, points, tie-breaks, games played, name."""
-    from pbem.tournaments.queries import points_text, standings_view
-    from pbem.tournaments.tables import Tournament
-
     database = open_database(checked_config())
     with database.session() as session:
         tournament = session.get(Tournament, tournament_id)

@@ -37,6 +37,7 @@ from pbem.db import Database
 from pbem.logs import mask_secrets
 from pbem.mail.boards import board_png
 from pbem.mail.compose import UnsendableEmail, render_message
+from pbem.mail.dkim import sign_message
 from pbem.models import MailStatus, OutboxEmail, OutboxImage
 from pbem.models.mail import WAITING, Queued
 from pbem.reply_addresses import bounce_address, make_bounce_token
@@ -107,8 +108,6 @@ def dkim_signer(config: Mapping[str, Any]) -> Callable[[bytes], bytes] | None:
     key_file = config.get("DKIM_KEY_FILE") or ""
     if not (selector and domain and key_file):
         return None
-    from pbem.mail.dkim import sign_message
-
     key = Path(key_file).read_bytes()
     return partial(sign_message, selector=selector, domain=domain, private_key=key)
 

@@ -34,6 +34,8 @@ from apscheduler.schedulers.blocking import BlockingScheduler  # type: ignore[im
 from pbem.channels.delivery import deliver_channels
 from pbem.clock.wall import utc_now
 from pbem.db import Database
+from pbem.inbound.imap import describe_url, fetch_pass, url_password
+from pbem.inbound.service import receive
 from pbem.mail.outbox import DeliveryReport, SmtpSettings, deliver_pending
 from pbem.scheduler.bots import BotResult, play_bots
 from pbem.scheduler.job_states import (
@@ -201,9 +203,6 @@ class SchedulerJobs:
         now = now or self.clock()
         if not self.imap_url or not self.is_active(now):
             return None
-        from pbem.inbound.imap import describe_url, fetch_pass, url_password
-        from pbem.inbound.service import receive
-
         mailbox = describe_url(self.imap_url)
         try:
             result = fetch_pass(self.imap_url, lambda raw: log.info(

@@ -35,6 +35,7 @@ from pbem.models import (
     Player,
     Seat,
 )
+from pbem.reply_addresses import ReplyFields, make_reply_token, message_id, reply_address
 from pbem.services.common import Site, players_of, seats_of, shown_names
 from pbem.services.results import (
     ending_of,
@@ -314,8 +315,6 @@ def reply_headers(site: Site, row: GameRecord, seat: Seat | None, kind: str) -> 
     client drops the plus part of the address (through In-Reply-To and References)."""
     if not site.reply_address or seat is None or row.id is None:
         return "", make_msgid(idstring=kind, domain=site.mail_domain)
-    from pbem.reply_addresses import ReplyFields, make_reply_token, message_id, reply_address
-
     token = make_reply_token(site.links.secret_key,
                              ReplyFields("move", row.id, seat.seat, row.ply, seat.player_id))
     unique = make_msgid(idstring=kind).strip("<>").partition("@")[0]

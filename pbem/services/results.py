@@ -16,6 +16,7 @@ import engine
 from pbem.game_options import seat_colours
 from pbem.i18n import ENGLISH, Reader
 from pbem.models import GameRecord, GameStatus, Seat
+from pbem.positions import current_state
 from pbem.services.common import shown_names
 
 # Seat names the engine makes up when a game has no colours of its own (engine.base.Game).
@@ -320,8 +321,6 @@ def result_in(row: Any, seats: Sequence[Any], players: Mapping[int, Any],
     """A game row's result for ``reader`` (see :func:`shown_result`); pages use this. The
     labels are made for each language from ``players`` (by id): a computer's name is in the
     reader's language ("Computer (leicht)"), but the stored English has "Computer (easy)"."""
-    from pbem.positions import current_state
-
     stored = row.result or ""
     if reader == ENGLISH or not stored:
         return stored

@@ -35,6 +35,7 @@ from pbem.services.common import ServiceError, Site, audit, lock_game
 from pbem.services.events import GameFinished
 from pbem.services.games import abort_game, create_game
 from pbem.services.players import PlayerSpec, player_for
+from pbem.services.resignation import resign
 from pbem.tournaments.mail import send_rounds, send_standings, send_welcome, send_withdrawn
 from pbem.tournaments.pairing import PairingImpossible, Round, round_robin, swiss_round, table_round
 from pbem.tournaments.pairing import table_sizes as table_sizes_for
@@ -333,8 +334,6 @@ def withdraw_player(session: Session, now: datetime, site: Site, *, tournament_i
     """The player leaves: each of their games still running is forfeited (they resign it, the
     others win; rated games count as any resignation), and later rounds are paired without them.
     Their finished games keep counting, so their opponents' points and tie-breaks stay right."""
-    from pbem.services.resignation import resign  # its game over ends rounds: imports us
-
     running = _running_games_of(session, tournament_id, player_id)
     tournament = lock_tournament(session, tournament_id)
     if tournament.status not in (TournamentStatus.PENDING, TournamentStatus.RUNNING):

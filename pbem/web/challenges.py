@@ -35,7 +35,10 @@ from pbem.challenges.service import (
     players_by_id,
 )
 from pbem.challenges.tables import Challenge, ChallengePlayer, ChallengeStatus, SeatOrder
+from pbem.clock.controls import parse_time_control
+from pbem.clock.deadlines import policy_label
 from pbem.clock.wall import utc_now
+from pbem.clock.wording import describe_control
 from pbem.errors import ServiceError
 from pbem.game_options import game_name
 from pbem.links import DamagedLink
@@ -134,10 +137,6 @@ def _invitees(text: str) -> list[PlayerSpec]:
 def _form(info: engine.GameInfo | None, values: Any, error: str) -> str:
     """The form with ``values``; the rated box ticked as sent (ticked on a first visit), and
     unticked once a computer is among the invitees, as its game is never rated."""
-    from pbem.clock.controls import parse_time_control
-    from pbem.clock.deadlines import policy_label
-    from pbem.clock.wording import describe_control
-
     reader = current_reader()
     settings = rules()
     controls = {t: describe_control(parse_time_control(t), reader)

@@ -13,6 +13,7 @@ from pbem.positions import current_state
 from pbem.services import ServiceError, respond_to_invitation
 from pbem.services.common import players_of, seats_of, shown_names
 from pbem.web.csrf import check_csrf
+from pbem.web.games import clock_text
 from pbem.web.language import current_reader
 from pbem.web.support import (
     board_svg,
@@ -75,8 +76,6 @@ def _invitation_page(row: GameRecord, clock: GameClock, seat: Seat, token: str,
                      organiser: str) -> tuple[str, int]:
     """Everything a player weighs before accepting: who plays which colour, the clock and what
     happens when it runs out, who organises, the rules, and the board they will play on."""
-    from pbem.web.games import clock_text  # worded as on the game page
-
     game, state = current_state(row)  # drawn as the public sees it: no one's secrets
     reader = current_reader()
     names = seat_names(row.game_type, game.seat_names(state), reader=reader)

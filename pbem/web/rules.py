@@ -14,6 +14,7 @@ from __future__ import annotations
 from functools import cache
 
 from flask import Blueprint, Flask, abort, render_template
+from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 import engine
@@ -23,9 +24,10 @@ from pbem.resources import shipped
 from pbem.services.common import shown_name
 from pbem.services.notify import is_server_note, shown_note
 from pbem.web.fine_print import for_players
+from pbem.web.games import resign_title
 from pbem.web.language import current_reader
 from pbem.web.support import board_size
-from pbem.web.terms import status_word, terms_for, words
+from pbem.web.terms import move_label, status_word, terms_for, words
 
 bp = Blueprint("rules", __name__)
 
@@ -36,9 +38,6 @@ MAX_BOARDS = 12  # a picture per board choice; no game offers more, and pages st
 def init_app(app: Flask) -> None:
     """Register the rules pages (called from pbem.create_app), and the resign page's wording:
     the resign view is another blueprint's, and its template names game and opponents."""
-    from pbem.web.games import resign_title
-    from pbem.web.terms import move_label
-
     app.register_blueprint(bp)
     app.jinja_env.globals["resign_title"] = resign_title
     app.jinja_env.globals["move_label"] = lambda move: move_label(move, reader=current_reader())
@@ -66,10 +65,6 @@ def _fine_print(family: str, language: str = "en") -> tuple[Markup, str] | None:
     if language == "en" or not path.is_file():
         path, language = DOCS / f"{family}.md", "en"
     if not path.is_file():
-        return None
-    try:
-        from markdown_it import MarkdownIt
-    except ImportError:  # without the renderer the page still has everything a player needs
         return None
     # "js-default": CommonMark with raw HTML off and javascript:/data: links refused. The
     # players' part only: the files also cite the code and the sources for contributors.

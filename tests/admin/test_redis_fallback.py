@@ -144,7 +144,7 @@ def own_redis(tmp_path: Path) -> Iterator[tuple[str, Any]]:
         deadline = time.monotonic() + 10
         while not redis_answers(url):
             assert time.monotonic() < deadline, "redis-server did not start"
-            time.sleep(0.05)
+            time.sleep(0.05)  # a real redis-server is starting: no clock of ours to move
 
     running(True)
     yield url, running

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from engine import GAMES, new_game
 from engine.base import Game
 from engine.cli import main, play, split_moves
-from engine.png import png_size
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -82,7 +82,7 @@ def test_render_writes_a_png_of_the_position(tmp_path: Path) -> None:
         state = game.play(state, move)
     out = tmp_path / "board.png"
     assert main(["render", gid, "--moves", "; ".join(moves), "-o", str(out)]) == 0
-    width, height = png_size(out.read_bytes())
+    width, height = Image.open(out).size
     assert width > 200 and height > 200
     svg_out = tmp_path / "board.svg"
     assert main(["render", gid, "--moves", "; ".join(moves), "-o", str(svg_out)]) == 0

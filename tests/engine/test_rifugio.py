@@ -26,9 +26,26 @@ from engine.games.rifugio.state import (
     draw_order,
     score,
 )
-from engine.games.rifugio.tiles import EDITION, KINDS, START_TILE, side_letter, tile_id, tile_ids
+from engine.games.rifugio.tiles import EDITION, KINDS, SIDES, START_TILE
 
 GAMES = {n: Rifugio(players=n) for n in (2, 3, 4, 5)}
+
+
+def tile_id(name: str) -> int:
+    """The first tile id of a kind, by name."""
+    return [kind.name for kind in KINDS].index(name)
+
+
+def tile_ids(name: str) -> list[int]:
+    """Every tile id of a kind (a kind's tiles have consecutive ids)."""
+    first = tile_id(name)
+    return list(range(first, first + KINDS[first].count))
+
+
+def side_letter(tile: int, rot: int, d: int) -> str:
+    """The terrain letter that ``tile`` in rotation ``rot`` shows towards ``d`` (a pass side's
+    code is its terrain's plus four)."""
+    return "GFRS"[SIDES[tile][rot][d] % 4]
 Land = tuple[tuple[int, int, str, int], ...]
 
 

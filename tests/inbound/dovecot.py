@@ -190,7 +190,7 @@ def start(folder: Path) -> Dovecot:
                         server.started_in = time.monotonic() - began
                         return server
             except OSError:
-                time.sleep(0.02)
+                time.sleep(0.02)  # dovecot is starting
         server.stop()
         last_error = server.log()
     raise RuntimeError(f"dovecot did not start:\n{last_error}")

@@ -80,7 +80,7 @@ def test_pbem_inbound_plays_a_reply_and_refuses_strangers_at_rcpt(tmp_path: Path
                 break
             except OSError:
                 assert time.monotonic() < deadline, "pbem inbound did not start"
-                time.sleep(0.1)
+                time.sleep(0.1)  # the `pbem inbound` process is starting
         with client:
             client.ehlo()
             client.mail("someone@example.test")

@@ -86,7 +86,7 @@ def wait_for(condition: Callable[[], T], seconds: float = PATIENCE) -> T:
         value = condition()
         if value:
             return value
-        time.sleep(0.1)
+        time.sleep(0.1)  # the conditions are other processes' work (workers, PostgreSQL)
     raise AssertionError(f"timed out after {seconds} s waiting")
 
 

@@ -83,11 +83,11 @@ def test_the_running_scheduler_answers_a_move_within_seconds(
                                 bot_every=1)
     scheduler.start()
     try:
-        time.sleep(1.5)
+        time.sleep(1.5)  # the scheduler's own thread runs its start-up sweep and delivery
         _ann_moves(sqlite_database, site, game_id)
         waited = 0.0
         while _bot_moves(sqlite_database, game_id) == 0 and waited < 30:
-            time.sleep(0.2)
+            time.sleep(0.2)  # the bot job runs on the scheduler's thread, every second
             waited += 0.2
     finally:
         scheduler.shutdown(wait=True)

@@ -27,7 +27,7 @@ def _wait_for(condition: Callable[[], object], seconds: float = 20) -> object:
         value = condition()
         if value:
             return value
-        time.sleep(0.1)
+        time.sleep(0.1)  # the conditions are the scheduler processes' work
     raise AssertionError("timed out waiting")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import random
 import re
 from datetime import datetime, timedelta
@@ -10,10 +11,10 @@ from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
+from PIL import Image
 from sqlmodel import select
 
 import engine
-from engine.png import png_size
 from pbem.db import Database
 from pbem.mail.outbox import SmtpSettings, backoff, deliver_pending
 from pbem.models import BoardImage, GameRecord, OutboxEmail, Player
@@ -42,7 +43,7 @@ def test_a_turn_email_is_related_alternative_with_an_inline_board(
     tag = re.search(rf'<img src="cid:{re.escape(cid)}" width="(\d+)" height="(\d+)" alt="([^"]+)"',
                     html)
     assert tag, "the HTML shows the inline PNG by its Content-ID, with a size and alt text"
-    width, height = png_size(image.get_content())
+    width, height = Image.open(io.BytesIO(image.get_content())).size
     # Rendered at twice the display size, for sharp boards on dense screens.
     assert abs(width - 2 * int(tag[1])) <= 2 and abs(height - 2 * int(tag[2])) <= 2
     assert "board" in tag[3]

@@ -245,7 +245,7 @@ class Site:
             text = self.access_log.read_text()
             if text.endswith("\n"):
                 break
-            time.sleep(0.05)
+            time.sleep(0.05)  # nginx (another process) writes the line when it likes
         return text
 
 
@@ -319,7 +319,7 @@ def nginx_site(tmp_path: Path, sqlite_database: Database) -> Iterator[Site]:
                 break
             except OSError:
                 assert time.monotonic() < deadline, "nginx did not answer"
-                time.sleep(0.1)
+                time.sleep(0.1)  # nginx is starting
         yield site
     finally:
         process.terminate()

@@ -24,8 +24,6 @@ same determinizations for the same rng (``tests/engine/test_bots.py`` checks thi
 >>> guess = determinize(state, 0, random.Random(1))
 >>> sorted(guess.pile) == sorted(state.pile), guess.pile != state.pile
 (True, True)
->>> same_view(game, guess, state, 0)
-True
 """
 
 from __future__ import annotations
@@ -35,7 +33,7 @@ from collections.abc import Hashable
 from dataclasses import replace
 from typing import Any
 
-from engine.base import JSON, Game, Search
+from engine.base import Game, Search
 from engine.games.rifugio.state import State
 from engine.games.rifugio.tiles import BEAR, EDITION, KINDS, NUM_TILES, TOPS
 
@@ -106,18 +104,6 @@ def observe(state: State) -> Hashable:
     tiles of one kind are interchangeable). A node of the tree has one child per observation."""
     hand = None if state.hand is None else KINDS[state.hand].name
     return hand, tuple(KINDS[t].name for t in state.display)
-
-
-def public_view(game: Game[Any, Any], state: State, seat: int) -> JSON:
-    """``view(state, seat)`` without the seed's commitment, which a determinization replaces."""
-    seen = dict(game.view(state, seat))
-    seen.pop("seed_sha256", None)
-    return seen
-
-
-def same_view(game: Game[Any, Any], a: State, b: State, seat: int) -> bool:
-    """Whether ``seat`` sees ``a`` and ``b`` alike (ignoring the seed's commitment)."""
-    return public_view(game, a, seat) == public_view(game, b, seat)
 
 
 class RifugioSearch(Search[Game[State, Any], State, Any]):

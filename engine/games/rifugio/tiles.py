@@ -5,11 +5,11 @@ directions and axial steps are those of :mod:`engine.hexboard` (E, NE, NW, W, SW
 counter-clockwise from east; north is up). A tile's ``sides`` name the terrain on each side in
 rotation 0, east first; rotation k turns the tile k times 60 degrees clockwise.
 
->>> KINDS[tile_id("ibex")].sides, KINDS[tile_id("ibex")].points
+>>> names = [kind.name for kind in KINDS]   # a tile's id is its place in this table
+>>> KINDS[names.index("ibex")].sides, KINDS[names.index("ibex")].points
 ('RRRRRR', 2)
->>> [side_letter(tile_id("pass GF"), 1, d) for d in range(6)]   # r1: entrances SE and NW
-['R', 'R', 'F', 'R', 'R', 'G']
->>> fits(tile_id("grass"), 0, [side_code(tile_id("rock"), 0, 3), -1, -1, -1, -1, -1])
+>>> rock_west = SIDES[names.index("rock")][0][3]   # what a rock tile shows to its west
+>>> fits(names.index("grass"), 0, [rock_west, -1, -1, -1, -1, -1])   # grass west of rock
 False
 """
 
@@ -22,7 +22,6 @@ from functools import lru_cache
 from engine.hexboard import DIRECTIONS, STEPS  # E, NE, NW, W, SW, SE and their axial steps
 from engine.text import Text
 
-TERRAINS = {"G": "grass", "F": "forest", "R": "rock", "S": "summit"}
 SETS = ("flowers", "animals", "waterfalls", "passes", "mountain tops")
 BEAR = "bear"
 START = "start"
@@ -34,10 +33,10 @@ TOPS = "mountain tops"
 class Kind:
     """One row of the component table: ``count`` identical tiles.
 
-    ``sides`` has six letters from TERRAINS, east first then counter-clockwise; a pass has its two
-    entrances on sides 0 (E) and 3 (W) in rotation 0 and rock on the other four. ``group`` is a set
-    name, BEAR, START or "" (a plain tile); ``points`` is what its card is worth; ``code`` is the
-    short label drawn on the map.
+    ``sides`` has six letters, G (grass), F (forest), R (rock) or S (summit), east first then
+    counter-clockwise; a pass has its two entrances on sides 0 (E) and 3 (W) in rotation 0 and rock
+    on the other four. ``group`` is a set name, BEAR, START or "" (a plain tile); ``points`` is
+    what its card is worth; ``code`` is the short label drawn on the map.
     """
 
     name: str
@@ -178,30 +177,6 @@ def _compatible(a: int, b: int) -> bool:
 
 COMPAT: tuple[tuple[bool, ...], ...] = tuple(
     tuple(_compatible(a, b) for b in range(8)) for a in range(8))
-
-
-def tile_id(name: str) -> int:
-    """The first tile id of a kind, by name (case-insensitive)."""
-    key = name.strip().lower()
-    for t, kind in enumerate(KINDS):
-        if kind.name.lower() == key:
-            return t
-    raise ValueError(f"no tile called {name!r}")
-
-
-def tile_ids(name: str) -> list[int]:
-    """Every tile id of a kind."""
-    first = tile_id(name)
-    return list(range(first, first + KINDS[first].count))
-
-
-def side_code(tile: int, rot: int, d: int) -> int:
-    return SIDES[tile][rot][d]
-
-
-def side_letter(tile: int, rot: int, d: int) -> str:
-    """The terrain letter (G, F, R, S) that ``tile`` in rotation ``rot`` shows towards ``d``."""
-    return _LETTERS[SIDES[tile][rot][d] % _PASS]
 
 
 def fits(tile: int, rot: int, facing: Sequence[int]) -> bool:
