@@ -23,7 +23,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar, final
 
-from engine.text import ENGLISH, Text, Translator, and_list, marked
+from engine.text import ENGLISH, Text, Translator, Words, and_list, marked
 from engine.values import JSON, CellHref, Ending, NumberRange, Outcome
 
 Term = tuple[str, str]
@@ -65,7 +65,7 @@ class PlayerError(ValueError):
     """A refusal meant for a player: its message is a :class:`~engine.text.Text` (plain strings
     are kept, and read the same in every language)."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: Words) -> None:
         super().__init__(message)
 
     @property
@@ -382,7 +382,7 @@ class Game(ABC, Generic[S, M]):
         :class:`Presentation` draws it."""
         return self.presentation.render_text(state, viewer)
 
-    def piece_list(self, state: S, viewer: int | None = None) -> str:
+    def piece_list(self, state: S, viewer: int | None = None) -> Text:
         """Where the pieces are, in words, as ``viewer`` may know it: the board's text
         alternative, as the game's :class:`Presentation` says it."""
         return self.presentation.piece_list(state, viewer)
@@ -440,7 +440,7 @@ class Game(ABC, Generic[S, M]):
         """Whether ``move`` takes a piece on its last clicked cell (notation ``x``)."""
         return getattr(move, "capture", False) is True
 
-    def seat_names(self, state: S) -> tuple[str, ...]:
+    def seat_names(self, state: S) -> tuple[Text, ...]:
         """What each seat is called in this position, e.g. ("Light", "Dark"), as Texts with
         message ids; pages replace a generic "Player 2" by the seat's colour
         (:attr:`seat_colours`)."""
@@ -451,7 +451,7 @@ class Game(ABC, Generic[S, M]):
         through ``translator`` (a gettext catalog), for the pages that show them; [] for none."""
         return []
 
-    def describe(self, state: S, viewer: int | None = None) -> str:
+    def describe(self, state: S, viewer: int | None = None) -> Text:
         """One line about the position for a page or an email: scores, whose turn, as a Text
         with message ids (no English left once translated). While the game runs it says who
         is "to move" (or to take, walk, lay, swap, choose, name); once over, who won and why."""
@@ -480,7 +480,7 @@ class Game(ABC, Generic[S, M]):
         """
         return False
 
-    def hidden_effect(self, state: S, move: M) -> str:
+    def hidden_effect(self, state: S, move: M) -> Text:
         """What ``move`` will do, in words (a Text), for a preview that may not show its
         result."""
         return Text("%(move)s reveals something that is hidden now; you will see the result once "
@@ -607,7 +607,7 @@ class Presentation(ABC, Generic[G, S, M]):
         heading said through ``translator``; None (the default) for a picture without one."""
         return None
 
-    def piece_list(self, state: S, viewer: int | None = None) -> str:
+    def piece_list(self, state: S, viewer: int | None = None) -> Text:
         """Where the pieces are, in words, as ``viewer`` may know it: a translatable
         :class:`~engine.text.Text`; the default is the game's :meth:`Game.describe`."""
         return self.game.describe(state, viewer)

@@ -52,7 +52,7 @@ from engine.svg import (
     svg_root,
     to_string,
 )
-from engine.text import ENGLISH, Text, Translator, localize
+from engine.text import ENGLISH, Text, Translator, Words, localize
 
 STONE_KINDS = ("white", "black", "neutral")
 WHITE_FILL = "#f6f3ea"
@@ -76,16 +76,16 @@ def draw_hex_board(
     dots: Mapping[int, str] | None = None,
     edge_colours: Mapping[str, str] | None = None,
     cell_href: Callable[[str], str | None] | None = None,
-    header: Sequence[str] = (),
-    footer: Sequence[str] = (),
-    title: str = "",
+    header: Sequence[Words] = (),
+    footer: Sequence[Words] = (),
+    title: Words = "",
     radius: float = 18,
-    names: Mapping[str, str] | None = None,
+    names: Mapping[str, Words] | None = None,
     own: str | None = None,
-    dot_names: Mapping[str, str] | None = None,
+    dot_names: Mapping[str, Words] | None = None,
     chosen: Iterable[int] | None = None,
     targets: Mapping[int, bool] | None = None,
-    alt: str = "",
+    alt: Words = "",
     translator: Translator = ENGLISH,
 ) -> str:
     """A standalone SVG of ``board``.
@@ -396,7 +396,7 @@ def counted(singular: str, plural: str) -> tuple[str, str]:
     return singular, plural
 
 
-def stone_list(board: HexGrid, stones: Mapping[int, str], names: Mapping[str, str],
+def stone_list(board: HexGrid, stones: Mapping[int, str], names: Mapping[str, Words],
                lists: Mapping[str, tuple[str, str]] | None = None) -> Text:
     """Where the stones are, for a text alternative.
 

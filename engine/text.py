@@ -68,16 +68,16 @@ class Text(str):
     msgid: str
     plural: str | None
     number: int | None
-    values: dict[str, str | int | float]
+    values: dict[str, Words | int | float]
     parts: tuple[str, ...] | None
     separator: str
 
-    def __new__(cls, msgid: str, /, **values: str | int | float) -> Text:
+    def __new__(cls, msgid: str, /, **values: Words | int | float) -> Text:
         return cls._make(msgid, None, None, values)
 
     @classmethod
     def counted(cls, singular: str, plural: str, count: int, /,
-                **values: str | int | float) -> Text:
+                **values: Words | int | float) -> Text:
         """A message with plural forms; ``count`` picks the form and is the value ``count``."""
         return cls._make(singular, plural, count, {"count": count, **values})
 
@@ -97,7 +97,7 @@ class Text(str):
 
     @classmethod
     def _make(cls, msgid: str, plural: str | None, count: int | None,
-              values: dict[str, str | int | float]) -> Text:
+              values: dict[str, Words | int | float]) -> Text:
         english = msgid if plural is None or count == 1 else plural
         text = str.__new__(cls, english % values if values else english)
         text.msgid, text.plural, text.number, text.values = msgid, plural, count, values
@@ -123,7 +123,15 @@ class Text(str):
             return str(self)
 
 
-def localize(words: str, translator: Translator) -> str:
+NO_TEXT = Text.verbatim("")  # nothing to say (no reason given): empty in every language
+
+# Where a Text and a plain string are both right by design: a plain string is words that read the
+# same in every language (a move's notation, a player's name, a cell), a Text is translated.
+# Where only a sentence for players belongs, the type is Text, so that mypy refuses a plain str.
+Words = Text | str
+
+
+def localize(words: Words, translator: Translator) -> str:
     """``words`` for a reader: a Text is translated, any other string is returned as it is."""
     return words.render(translator) if isinstance(words, Text) else words
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from engine.text import NO_TEXT, Text
+
 JSON = dict[str, Any]
 """A JSON-safe dict: what ``encode`` and ``view`` return."""
 
@@ -50,7 +52,7 @@ class Outcome:
 
     winners: tuple[int, ...]
     scores: tuple[float, ...] | None = None
-    reason: str = ""
+    reason: Text = NO_TEXT
     ending: Ending = Ending.RULES
 
 

@@ -7,7 +7,7 @@ has to import another to say no.
 from __future__ import annotations
 
 import engine
-from engine.text import Text
+from engine.text import Text, Words
 from pbem.models import GameRecord
 
 
@@ -36,7 +36,7 @@ class GameNotActive(ServiceError):
     pass
 
 
-def reason_of(error: Exception) -> str:
+def reason_of(error: Exception) -> Words:
     """Why a move or a service was refused, untranslated: the engine's :class:`Text` for an
     illegal move, the message a service raised (a Text where the service wrote one) otherwise."""
     if isinstance(error, engine.IllegalMove):

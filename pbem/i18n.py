@@ -37,7 +37,7 @@ from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
 from babel.support import NullTranslations, Translations
 
-from engine.text import Text
+from engine.text import Text, Words
 
 LANGUAGES: dict[str, str] = {"en": "English", "nl": "Nederlands", "de": "Deutsch",
                              "it": "Italiano"}
@@ -200,7 +200,7 @@ class Reader:
         """The plural form for ``count`` (a value named ``count`` is filled in too)."""
         return self.catalog.ngettext(singular, plural, count) % {"count": count, **values}
 
-    def text(self, words: str) -> str:
+    def text(self, words: Words) -> str:
         """An engine :class:`Text` in this language; other strings as they are."""
         return words.render(self.catalog) if isinstance(words, Text) else words
 

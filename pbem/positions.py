@@ -14,7 +14,7 @@ from sqlmodel import Session, col, select
 
 import engine
 from engine import AnyGame, NumberRange
-from engine.text import N_, Text
+from engine.text import N_, NO_TEXT, Text
 from pbem.i18n import ENGLISH, Reader
 from pbem.models import GameRecord, Move
 
@@ -131,7 +131,7 @@ class TypedMove:
     the legal moves it could mean (``choices``) or a few legal ``examples``."""
 
     move: str | None
-    reason: str = ""  # a Text: the page says it in the player's language
+    reason: Text = NO_TEXT  # the page says it in the player's language
     choices: tuple[str, ...] = ()
     examples: tuple[str, ...] = ()
 
@@ -145,7 +145,7 @@ def resolve_typed(game: AnyGame, state: Any, text: str, *,
         why = game.why_illegal(state, parsed)
         if why is None:
             return TypedMove(str(parsed))
-        reason: str = why
+        reason = why
     except engine.IllegalMove as error:
         reason = without_hint(error.text)
     key = move_key(text)
@@ -219,9 +219,9 @@ def _spread(items: list[str], count: int) -> list[str]:
     return [items[int(i * step)] for i in range(count)]
 
 
-def _or(items: tuple[str, ...]) -> str:
+def _or(items: tuple[str, ...]) -> Text:
     if len(items) == 1:
-        return items[0]
+        return Text.verbatim(items[0])
     return Text("%(some)s or %(last)s", some=", ".join(items[:-1]), last=items[-1])
 
 

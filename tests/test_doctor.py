@@ -6,6 +6,8 @@ PostgreSQL, an SMTP relay with and without AUTH (aiosmtpd), a DNS server, Doveco
 
 from __future__ import annotations
 
+import functools
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,6 +18,9 @@ import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 
+import pbem.config
+import pbem.doctor
+import pbem.i18n
 from pbem.config import load_config
 from pbem.doctor import Finding, diagnose, run, system_dns_lookup
 from pbem.mail.dkim import generate_key
@@ -326,9 +331,7 @@ def test_redis_must_answer(migrated: str, smtp_server: SmtpServer, closed_port: 
 
 def test_missing_templates_fail(migrated: str, smtp_server: SmtpServer, tmp_path: Path,
                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    import pbem.templating
-
-    monkeypatch.setattr(pbem.templating, "TEMPLATES", tmp_path / "nowhere")
+    monkeypatch.setattr(pbem.doctor, "TEMPLATES", tmp_path / "nowhere")
     finding = _findings(_config(migrated, smtp_server))["templates"]
     assert finding.status == "fail" and "reinstall" in finding.fix
 
@@ -353,16 +356,12 @@ def test_the_reply_domain_needs_an_mx_record(migrated: str, smtp_server: SmtpSer
 def test_a_missing_catalog_fails(migrated: str, smtp_server: SmtpServer, tmp_path: Path,
                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """A documented install that never compiled the catalogs (Dutch players got English)."""
-    import functools
-    import shutil
-
-    import pbem.i18n
-
     copy = tmp_path / "translations"
     shutil.copytree(pbem.i18n.TRANSLATIONS, copy)
     (copy / "nl" / "LC_MESSAGES" / "messages.mo").unlink()
-    monkeypatch.setattr(pbem.i18n, "catalog_problems",
-                        functools.partial(pbem.i18n.catalog_problems, copy))
+    for module in (pbem.doctor, pbem.config):  # each imported it: the settings' check and ours
+        monkeypatch.setattr(module, "catalog_problems",
+                            functools.partial(pbem.i18n.catalog_problems, copy))
     finding = _findings(_config(migrated, smtp_server))["catalogs"]
     assert finding.status == "fail"
     assert f"{copy / 'nl' / 'LC_MESSAGES' / 'messages.mo'} is missing" in finding.detail

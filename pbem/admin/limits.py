@@ -41,7 +41,9 @@ from pbem.admin.account_forms import CodeForm, LoginForm, PasswordForm, TwoFacto
 from pbem.admin.devices import Device, recognised
 from pbem.admin.pending_code import code_page, pending_user_id
 from pbem.db import Database
-from pbem.ratelimit import take_back  # its import registers pbem-db:// and pbem-redis:// with limits
+from pbem.ratelimit import (
+    take_back,  # its import registers pbem-db:// and pbem-redis:// with limits
+)
 
 LOGIN_LIMIT = "5 per 15 minutes"
 ACCOUNT_SCOPE = "admin-login-account"

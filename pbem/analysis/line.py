@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine import AnyGame
-from engine.text import Text
+from engine.text import NO_TEXT, Text
 from pbem.positions import resolve_typed
 
 SEPARATOR = ";"
@@ -41,7 +41,7 @@ class DamagedLine(ValueError):
     """A step of the line in an address that is not a legal move where it stands (the address
     was changed by hand, or cut): ``number`` counts steps from 1, ``reason`` is a Text."""
 
-    def __init__(self, number: int, step: str, reason: str) -> None:
+    def __init__(self, number: int, step: str, reason: Text) -> None:
         super().__init__(f"step {number} ({step}): {reason}")
         self.number, self.step, self.reason = number, step, reason
 
@@ -86,13 +86,13 @@ def split_line(raw: str) -> list[str]:
     return [s.strip() for s in raw.split(SEPARATOR) if s.strip()]
 
 
-def stop_reason(game: AnyGame, state: Any, move: Any) -> str:
+def stop_reason(game: AnyGame, state: Any, move: Any) -> Text:
     """Why the line cannot go on after ``move`` (legal at ``state``): "" when it can."""
     if game.reveals_hidden(state, move):
         return game.hidden_effect(state, move)
     if game.info.hidden_information and game.to_move(game.apply(state, move)) is None:
         return Text("this move ends the game, whose result counts what is hidden from you")
-    return ""
+    return NO_TEXT
 
 
 def read_line(game: AnyGame, start: Any, raw: str) -> Line:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from engine.text import Text
+from engine.text import NO_TEXT, Text
 
 ZERO = timedelta(0)
 ONE_DAY = timedelta(days=1)
@@ -291,7 +291,7 @@ def days_in_year(absences: Iterable[Absence], year: int) -> int:
 class AbsenceCheck:
     """The answer of :func:`check_absence`: true when the absence fits, else the reason why not."""
 
-    reason: str = ""
+    reason: Text = NO_TEXT
 
     @property
     def ok(self) -> bool:

@@ -134,7 +134,7 @@ class Context:
         return why_held_back(self.session, self.now, sender=self.thread.sender, seat=self.seat,
                              holder=self.holder, refusal=refusal)
 
-    def refuse(self, reason: str, text: str, **values: Any) -> Handled:
+    def refuse(self, reason: str, text: Text, **values: Any) -> Handled:
         """Refuse with ``text`` (a :class:`Text`, said in the holder's language)."""
         if why := self.held_back(refusal=True):
             return self.done(ReplyOutcome.REFUSED, f"{reason}: {text} (not answered: {why})",
@@ -173,7 +173,7 @@ def run(context: Context, reply: Reply) -> Handled:
     return replace(handled, detail=f"{told}; {handled.detail}")
 
 
-def say(context: Context, text: str) -> str | None:
+def say(context: Context, text: str) -> Text | None:
     """Pass ``text`` on to the game's other players (:class:`ReplySaid`: pbem.chat writes it
     and mails it); why not, or None. Only from the seat holder's own address: a forwarded
     email may play a move, as the links do, but nobody writes in another's name."""

@@ -188,7 +188,7 @@ def dispatch(session: Session, now: datetime, site: Site, message: EmailMessage,
 
 
 def refuse(session: Session, now: datetime, site: Site, thread: Thread, reason: str,
-           text: str, *, row: GameRecord | None = None) -> Handled:
+           text: Text, *, row: GameRecord | None = None) -> Handled:
     """Answer with ``text`` (a :class:`Text`, in the sender's language) when the sender is a
     player of ours whom we have mailed before and has had no more than
     :data:`~pbem.inbound.answers.REFUSALS_PER_HOUR` refusals this hour. Anybody can write any

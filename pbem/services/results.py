@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import engine
+from engine.text import Words
 from pbem.game_options import seat_colours
 from pbem.i18n import ENGLISH, Reader
 from pbem.models import GameRecord, GameStatus, Seat
@@ -62,13 +63,13 @@ def labels_for(game: engine.AnyGame, state: Any, player_names: Sequence[str],
     return labels
 
 
-def seat_names_in(names: Sequence[str], reader: Reader = ENGLISH) -> list[str]:
+def seat_names_in(names: Sequence[Words], reader: Reader = ENGLISH) -> list[str]:
     """The engine's seat names as ``reader`` reads them (what :func:`with_labels` looks for in
     a text rendered for that reader)."""
     return [reader.text(name) for name in names]
 
 
-def in_words(text: str, seat_names: Sequence[str], labels: Sequence[str],
+def in_words(text: Words, seat_names: Sequence[Words], labels: Sequence[str],
              reader: Reader = ENGLISH) -> str:
     """An engine text (a :class:`engine.text.Text` or plain English) for ``reader``, its seat
     names replaced by ``labels`` (made for the same reader)."""

@@ -19,6 +19,7 @@ from sqlalchemy import or_
 from sqlmodel import col, select
 
 import engine
+from engine.text import Words
 from pbem.db import Database
 from pbem.errors import reason_of
 from pbem.i18n import Reader
@@ -241,7 +242,7 @@ def seat_labels(row: GameRecord, game: engine.AnyGame, state: Any) -> list[str]:
     return label_seats(seats, shown_names(seats, players, reader), names)
 
 
-def with_names(labels: list[str], text: str) -> str:
+def with_names(labels: list[str], text: Words) -> str:
     """The engine's words, in the page's language, with "Player 2" replaced by that seat's
     label."""
     return name_numbered_players(current_reader().text(text), labels)

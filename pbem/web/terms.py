@@ -17,7 +17,7 @@ from functools import cache
 
 import engine
 from engine import Term
-from engine.text import N_
+from engine.text import N_, Words
 from pbem.game_options import seat_colours
 from pbem.i18n import ENGLISH, Reader
 from pbem.models import Seat
@@ -49,7 +49,7 @@ def status_word(status: str, *, reader: Reader = ENGLISH) -> str:
     return reader.gettext(word) if word else status
 
 
-def seat_names(game_id: str, names: Sequence[str], *, reader: Reader = ENGLISH) -> list[str]:
+def seat_names(game_id: str, names: Sequence[Words], *, reader: Reader = ENGLISH) -> list[str]:
     """The engine's seat names, with generic "Player 2" replaced by the seat's colour."""
     colours = seat_colours(game_id)
     named = []

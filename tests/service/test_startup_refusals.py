@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import pbem.config
 import pbem.i18n
 from pbem.cli import main
 from pbem.config import ConfigError, check_config, load_config
@@ -114,7 +115,7 @@ def without_dutch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     shutil.copytree(pbem.i18n.TRANSLATIONS, copy)
     missing = copy / "nl" / "LC_MESSAGES" / "messages.mo"
     missing.unlink()
-    monkeypatch.setattr(pbem.i18n, "catalog_problems",
+    monkeypatch.setattr(pbem.config, "catalog_problems",  # where the settings' check reads it
                         functools.partial(pbem.i18n.catalog_problems, copy))
     return missing
 

@@ -42,7 +42,7 @@ class MoseyPresentation(Presentation["MoseyGame", MoseyState, HexMove]):
         stones.update({i: "black" for i in range(size) if (state.dark >> i) & 1})
         return stones
 
-    def piece_list(self, state: MoseyState, viewer: int | None = None) -> str:
+    def piece_list(self, state: MoseyState, viewer: int | None = None) -> Text:
         return stone_list(self.game.board, self._stones(state), STONE_NAMES, STONE_LISTS)
 
     def render_svg(

@@ -48,7 +48,7 @@ class RefugiaPresentation(Presentation["Refugia", RefugiaState, HexMove]):
         occupant = self.game.occupant
         return {i: kinds[k] for i in range(self.game.board.size) if (k := occupant(state, i))}
 
-    def piece_list(self, state: RefugiaState, viewer: int | None = None) -> str:
+    def piece_list(self, state: RefugiaState, viewer: int | None = None) -> Text:
         return stone_list(self.game.board, self._stones(state), STONE_NAMES, STONE_LISTS)
 
     def render_svg(self, state: RefugiaState, viewer: int | None = None,

@@ -169,13 +169,13 @@ class Refugia(Game[RefugiaState, HexMove]):
         discs = (own, opp) if me == 0 else (opp, own)
         return RefugiaState(discs, neutral, 1 - me, 0)
 
-    def seat_names(self, state: RefugiaState) -> tuple[str, ...]:
+    def seat_names(self, state: RefugiaState) -> tuple[Text, ...]:
         return SEATS
 
     def move_cells(self, move: HexMove) -> tuple[str, ...]:
         return move.cells
 
-    def describe(self, state: RefugiaState, viewer: int | None = None) -> str:
+    def describe(self, state: RefugiaState, viewer: int | None = None) -> Text:
         if state.passes >= 2:
             return super().describe(state, viewer)
         if state.passes:

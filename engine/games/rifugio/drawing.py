@@ -44,7 +44,7 @@ from engine.svg import (
     svg_root,
     to_string,
 )
-from engine.text import ENGLISH, N_, Text, Translator, localize
+from engine.text import ENGLISH, N_, Text, Translator, Words, localize
 
 if TYPE_CHECKING:  # the rules make their presentation from this module
     from engine.games.rifugio.rules import (
@@ -170,7 +170,7 @@ def _texture(shapes: Shapes, terrain: str, cx: float, cy: float, radius: float) 
                        fill="none")
 
 
-def draw(view: JSON, caption: str, title: str, *, cell_href: CellHref | None = None,
+def draw(view: JSON, caption: Words, title: Words, *, cell_href: CellHref | None = None,
          mark: str | None = None, chosen: Sequence[str] | None = None,
          targets: Mapping[str, bool] | None = None, translator: Translator = ENGLISH) -> str:
     """The whole picture: caption, map, open tiles, the players' table, the commitment.
@@ -396,7 +396,7 @@ class RifugioPresentation(Presentation["Rifugio", State, "RifugioMove"]):
     def render_text(self, state: State, viewer: int | None = None) -> str:
         return text_view(self.game.view(state, viewer))
 
-    def piece_list(self, state: State, viewer: int | None = None) -> str:
+    def piece_list(self, state: State, viewer: int | None = None) -> Text:
         return piece_list_view(self.game.view(state, viewer))
 
     def side_table(self, state: State, viewer: int | None = None, *,

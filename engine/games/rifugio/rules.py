@@ -224,7 +224,7 @@ class Rifugio(Game[State, RifugioMove]):
             return False
         return self.apply(state, move).pile != state.pile
 
-    def hidden_effect(self, state: State, move: RifugioMove) -> str:
+    def hidden_effect(self, state: State, move: RifugioMove) -> Text:
         if move.verb == "take":
             return Text("you will draw the top tile of the blind pile; you see it once your move "
                         "is played")
@@ -343,7 +343,7 @@ class Rifugio(Game[State, RifugioMove]):
             data.update(seed=state.seed, winners=list(result.winners))
         return data
 
-    def describe(self, state: State, viewer: int | None = None) -> str:
+    def describe(self, state: State, viewer: int | None = None) -> Text:
         return describe_view(self.view(state, viewer))
 
 

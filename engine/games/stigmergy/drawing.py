@@ -59,7 +59,7 @@ class StigmergyPresentation(Presentation["Stigmergy", StigmergyState, StigmergyM
         return {c: "black" if ch == "B" else "white" for c, ch in enumerate(state.board)
                 if ch != "."}
 
-    def piece_list(self, state: StigmergyState, viewer: int | None = None) -> str:
+    def piece_list(self, state: StigmergyState, viewer: int | None = None) -> Text:
         return stone_list(self.game.board, self._stones(state), STONE_NAMES, STONE_LISTS)
 
     def render_svg(

@@ -99,13 +99,13 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
                 if capital else
                 Text("komi %(komi)d, button held by %(seat)s", komi=state.komi, seat=holder))
 
-    def seat_names(self, state: StigmergyState) -> tuple[str, ...]:
+    def seat_names(self, state: StigmergyState) -> tuple[Text, ...]:
         if state.black_seat is None:
             return SEATS_BEFORE_SIDES
         black, white = COLOUR_NAMES[BLACK], COLOUR_NAMES[WHITE]
         return (black, white) if state.black_seat == 0 else (white, black)
 
-    def describe(self, state: StigmergyState, viewer: int | None = None) -> str:
+    def describe(self, state: StigmergyState, viewer: int | None = None) -> Text:
         if state.passes >= 2:
             return super().describe(state, viewer)
         names = self.seat_names(state)
