@@ -82,7 +82,7 @@ class Text(str):
         return cls._make(singular, plural, count, {"count": count, **values})
 
     @classmethod
-    def joined(cls, parts: Iterable[str], separator: str = " ") -> Text:
+    def joined(cls, parts: Iterable[Words], separator: str = " ") -> Text:
         """Sentences side by side, each translated on its own."""
         items = tuple(parts)
         text = str.__new__(cls, separator.join(items))
@@ -136,7 +136,7 @@ def localize(words: Words, translator: Translator) -> str:
     return words.render(translator) if isinstance(words, Text) else words
 
 
-def and_list(names: Sequence[str]) -> Text:
+def and_list(names: Sequence[Words]) -> Text:
     """Names joined by "and", each pair a sentence part that translators can reorder.
 
     >>> and_list(["Light"]), and_list(["Red", "Blue", "Green"])

@@ -32,7 +32,7 @@ def seat_label(player_name: str, seat_name: str, reader: Reader = ENGLISH) -> st
     return f"{player_name} ({reader.text(seat_name)})"
 
 
-def seat_role(seat_name: str, reader: Reader = ENGLISH) -> str:
+def seat_role(seat_name: Words, reader: Reader = ENGLISH) -> str:
     """What a player plays, for "you play ...": the colour, or "" where there is none."""
     return "" if not seat_name or _GENERIC.fullmatch(seat_name) else reader.text(seat_name)
 
@@ -342,7 +342,7 @@ def outcome_for(winners: Sequence[int] | None, seat: int | None) -> str:
     return "won" if len(winners) == 1 else "shared"
 
 
-def name_generic_seats(text: str, seat_names: Sequence[str], player_names: Sequence[str],
+def name_generic_seats(text: str, seat_names: Sequence[Words], player_names: Sequence[str],
                        reader: Reader = ENGLISH) -> str:
     """``text`` (written for ``reader``) with made-up seat names ("Player 1") replaced by the
     players' names; colours stay, since diagrams and their keys use them."""

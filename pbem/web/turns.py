@@ -20,7 +20,7 @@ from flask_babel import gettext as _
 from markupsafe import Markup
 
 import engine
-from engine.text import Text
+from engine.text import NO_TEXT, Text
 from pbem.models import GameRecord, GameStatus
 from pbem.positions import MoveMenu, move_menu, resolve_typed
 from pbem.web.language import current_reader
@@ -195,7 +195,7 @@ def _missing(game: engine.AnyGame, state: Any, menu: MoveMenu) -> list[str]:
         if turn in offered:
             continue
         try:
-            why: str = game.why_illegal(state, game.parse_move(f"{base} r{turn}")) or ""
+            why: Text = game.why_illegal(state, game.parse_move(f"{base} r{turn}")) or NO_TEXT
         except engine.IllegalMove as error:
             why = error.text
         reasons.append(current_reader().gettext("%(step)s: %(reason)s", step=f"r{turn}",
