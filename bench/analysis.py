@@ -33,18 +33,19 @@ rays), made again for every position::
     rifugio          defaults           3          7.3     7.7          12.4    12.7
 
 After: a placement or replacement is checked from its own cell's rays (the whole map is made
-only where the page shows it, at the position shown)::
+only where the page shows it, at the position shown); the page builds the address of its
+line once, not once a step; the reader's language is chosen once a request (load ~11)::
 
     game             options        steps analysis cpu  (wall) move page cpu  (wall)
-    mosey            order=6           87         13.8    29.6          22.1   115.9
-    dont-mosey       order=6           87         15.0    77.0          21.3    99.5
-    keep-a-riding    order=6          102         16.2    74.8          16.7    35.6
-    firestorm        order=6          102         16.4   124.2          17.3    41.5
-    conflagration    order=6           79         13.4    45.2          21.0    57.7
-    backfire         order=6           55         11.6    32.6          18.1    40.0
-    refugia          board=6-7        114         15.2    51.4          21.6    82.0
-    stigmergy        size=10          286         33.6    96.2          17.7    46.4
-    rifugio          defaults           3          8.5    24.5          14.3    46.4
+    mosey            order=6           87         12.0    28.3          20.4    56.7
+    dont-mosey       order=6           87         11.3    27.1          19.4    46.7
+    keep-a-riding    order=6          102         11.4    27.6          17.1    44.3
+    firestorm        order=6          102         11.4    27.2          17.4    41.6
+    conflagration    order=6           79         10.8    26.6          21.0    52.9
+    backfire         order=6           55          9.1    21.2          18.4    47.5
+    refugia          board=6-7        114         11.5    27.3          22.4    58.5
+    stigmergy        size=10          286         23.3    59.1          17.7    45.3
+    rifugio          defaults           3          7.8    19.7          14.4    34.0
 """
 
 from __future__ import annotations
