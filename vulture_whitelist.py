@@ -126,6 +126,7 @@ _.variants  # catalogue.Card.variants: _game_cards.html
 _.by_server  # notify.ShownMove.by_server: email/_since.txt, email/_since.html
 _.pbem_reader  # g.pbem_reader: base.html
 _.pbem_reader_id  # base.html
+_.pbem_chosen_reader  # g.pbem_chosen_reader, read back with g.get (pbem.web.language)
 _.on_game_over  # PlayerChannel's news: _channels.html, and by name in pbem.channels.messages
 _.on_reminder
 _.on_turn

@@ -13,7 +13,39 @@ or a move that would reveal something hidden (a Rifugio draw) ends them.
 answers them): the public analysis page of each game with the longest line the game allows, up
 to ``--steps`` (300 by default; each game on the option choice whose random games last longest),
 beside the move page of the same game as the baseline. The target is 50 ms an analysis page.
-Medians of ``--repeat`` requests after a warm-up; numbers to compare by eye, not a test.
+Medians of ``--repeat`` requests after a warm-up, in CPU time (the server's own work, what
+the target is about) and wall time (which also counts whatever else the machine runs); numbers
+to compare by eye, not a test.
+
+Baseline (2 shared cores, load ~10, ``nice -n 10 python bench/analysis.py --pages --steps 300``).
+Before: Stigmergy checked each step against a map of the whole board's control (271 cells'
+rays), made again for every position::
+
+    game             options        steps analysis cpu  (wall) move page cpu  (wall)
+    mosey            order=6           87         13.9    25.9          19.3    42.8
+    dont-mosey       order=6           87         14.7    40.6          19.3    32.6
+    keep-a-riding    order=6          102         15.4    29.5          20.0    59.9
+    firestorm        order=6          102         16.2    91.0          17.5    32.4
+    conflagration    order=6           79         13.8    29.7          21.5    45.8
+    backfire         order=6           55         11.9    29.5          18.9    51.1
+    refugia          board=6-7        114         15.5    37.9          22.8    64.7
+    stigmergy        size=10          286        107.8   215.3          15.7    16.9
+    rifugio          defaults           3          7.3     7.7          12.4    12.7
+
+After: a placement or replacement is checked from its own cell's rays (the whole map is made
+only where the page shows it, at the position shown); the page builds the address of its
+line once, not once a step; the reader's language is chosen once a request (load ~11)::
+
+    game             options        steps analysis cpu  (wall) move page cpu  (wall)
+    mosey            order=6           87         12.0    28.3          20.4    56.7
+    dont-mosey       order=6           87         11.3    27.1          19.4    46.7
+    keep-a-riding    order=6          102         11.4    27.6          17.1    44.3
+    firestorm        order=6          102         11.4    27.2          17.4    41.6
+    conflagration    order=6           79         10.8    26.6          21.0    52.9
+    backfire         order=6           55          9.1    21.2          18.4    47.5
+    refugia          board=6-7        114         11.5    27.3          22.4    58.5
+    stigmergy        size=10          286         23.3    59.1          17.7    45.3
+    rifugio          defaults           3          7.8    19.7          14.4    34.0
 """
 
 from __future__ import annotations
@@ -110,14 +142,18 @@ def _longest(game_id: str, steps: int, seed: int) -> tuple[dict[str, Any], list[
     return best
 
 
-def _median_ms(work: Callable[[], object], repeat: int) -> float:
+def _median_ms(work: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """(CPU, wall) milliseconds of ``work``, medians of ``repeat`` runs after a warm-up. The
+    CPU time is the server's own work; the wall time also counts whatever else the machine
+    runs meanwhile."""
     work()  # warm-up: templates, engine caches
-    times = []
+    cpu, wall = [], []
     for _ in range(repeat):
-        began = time.perf_counter()
+        began, began_cpu = time.perf_counter(), time.process_time()
         work()
-        times.append(time.perf_counter() - began)
-    return statistics.median(times) * 1000
+        cpu.append(time.process_time() - began_cpu)
+        wall.append(time.perf_counter() - began)
+    return statistics.median(cpu) * 1000, statistics.median(wall) * 1000
 
 
 def _get(client: Any, path: str, query: dict[str, Any]) -> None:
@@ -136,7 +172,8 @@ def pages(steps: int, repeat: int, seed: int) -> None:
     client = app.test_client()
     print(f"analysis page with the longest line up to {steps} steps (public, at its end), "
           f"median of {repeat}; target {PAGE_TARGET_MS:.0f} ms")
-    print(f"{'game':16} {'options':14} {'steps':>5} {'analysis ms':>12} {'move page ms':>13}")
+    print(f"{'game':16} {'options':14} {'steps':>5} {'analysis cpu':>12} {'(wall)':>7} "
+          f"{'move page cpu':>13} {'(wall)':>7}")
     for game_id in GAMES:
         options, line = _longest(game_id, steps, seed)
         count = new_game(game_id, **options).num_players
@@ -157,8 +194,9 @@ def pages(steps: int, repeat: int, seed: int) -> None:
         move_path = site.links.move_url(pk, row.to_move, 0).removeprefix(BASE)
         move = partial(_get, client, move_path, {})
         shown = ",".join(f"{k}={v}" for k, v in options.items()) or "defaults"
-        print(f"{game_id:16} {shown:14} {len(line):5d} {_median_ms(analysis, repeat):12.1f} "
-              f"{_median_ms(move, repeat):13.1f}")
+        analysed, moved = _median_ms(analysis, repeat), _median_ms(move, repeat)
+        print(f"{game_id:16} {shown:14} {len(line):5d} {analysed[0]:12.1f} {analysed[1]:7.1f} "
+              f"{moved[0]:13.1f} {moved[1]:7.1f}")
     database.dispose()
 
 

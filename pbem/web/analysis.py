@@ -26,6 +26,7 @@ import engine
 from engine.text import Text
 from pbem.addresses import has_control_characters
 from pbem.analysis.line import (
+    MAX_STEPS,
     SEPARATOR,
     DamagedLine,
     Line,
@@ -68,6 +69,7 @@ from pbem.web.terms import seat_names
 bp = Blueprint("analysis", __name__)
 
 MAX_ECHO = 40  # characters of a bad step or number the page repeats
+_UNSHOWN = MAX_STEPS + 1  # no step of any line: marks where a step's number goes in its address
 _NUMBER = re.compile(r"[0-9]{1,9}")
 
 
@@ -100,6 +102,15 @@ class Board:
             return url_for(self.endpoint, **self.address, id=self.kept[0], at=at, **query)
         return url_for(self.endpoint, **self.address, line=SEPARATOR.join(steps) or None,
                        at=at, **query)
+
+    def step_url(self, steps: tuple[str, ...]) -> Callable[[int], str]:
+        """``lambda at: self.url(steps, at)``, the address built once (a page links each step
+        of a line of hundreds, and each address holds the whole line)."""
+        end = self.url(steps)
+        marked = self.url(steps, _UNSHOWN)
+        before, mark, after = marked.rpartition(f"at={_UNSHOWN}")
+        assert mark, marked
+        return lambda at: end if at == len(steps) else f"{before}at={at}{after}"
 
     def keeping(self, line_id: str, steps: tuple[str, ...]) -> Board:
         """This board showing the kept line ``line_id`` of ``steps``."""
@@ -371,15 +382,16 @@ def _render(board: Board, line: Line, at: int, menu: MoveMenu, *, status: int = 
                                                 chosen=menu.prefix if running else None))
     first = line.steps[0] if line.steps else None
     zoom = "zoom" in board.address
+    step_url = board.step_url(line.steps)
     return render_template(
         "analysis.html", row=board.row, info=game.info, viewer=viewer, board=board_picture,
         names=seat_names(board.row.game_type, game.seat_names(shown), reader=reader),
         labels=labels, line=line, at=at, played=played, menu=menu, running=running,
         steps=[(labels[mover] if mover < len(labels) else str(mover + 1), step,
-                board.url(line.steps, number))
+                step_url(number))
                for number, (mover, step) in enumerate(zip(line.movers, line.steps, strict=True),
                                                        1)],
-        start_url=board.url(line.steps, 0), step_url=lambda n: board.url(line.steps, n),
+        start_url=step_url(0), step_url=step_url,
         fields=board.form_fields(line.steps, at), action=url_for(board.endpoint,
                                                                  **board.address),
         clear_url=board.url(line.steps, at), restart_url=board.beside(None).url(),

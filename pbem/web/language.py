@@ -38,7 +38,12 @@ def current_reader() -> Reader:
     reader = g.get("pbem_reader")
     if isinstance(reader, Reader):
         return reader
-    return Reader(choose_language())
+    # Chosen once a request: a page asks for every move it names (an analysis line: hundreds),
+    # and the choice reads the cookie and the Accept-Language header.
+    chosen = g.get("pbem_chosen_reader")
+    if not isinstance(chosen, Reader):
+        chosen = g.pbem_chosen_reader = Reader(choose_language())
+    return chosen
 
 
 def choose_language() -> str:

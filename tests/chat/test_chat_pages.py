@@ -198,7 +198,7 @@ def test_a_message_written_on_the_move_page_stays_on_the_move_page(table: Table)
     assert len(chat_mail(table.mailbox.deliver())) == 2
 
 
-def test_the_conversation_shows_notes_and_messages_in_the_order_they_were_written(
+def test_the_conversation_shows_notes_and_messages_in_the_order_they_were_written_each_once(
         table: Table) -> None:
     from datetime import UTC, datetime
 
@@ -222,6 +222,10 @@ def test_the_conversation_shows_notes_and_messages_in_the_order_they_were_writte
                  ("before the move", "a note with the move", "after the move")]
     assert positions == sorted(positions)
     assert "with move 1," in section
+    # The note is said once on the seat page: in the conversation, not again in the moves.
+    assert page.count("a note with the move") == 1
+    public = table.client.get(f"/g/{row.public_id}").text
+    assert public.count("a note with the move") == 1  # no conversation there: in the moves
 
 
 def test_a_replaced_player_can_no_longer_write_and_keeps_their_name_on_what_they_wrote(

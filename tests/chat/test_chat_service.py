@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 import pytest
-from sqlmodel import select
+from sqlmodel import col, select
 
 from pbem.chat.service import (
     NotAPlayer,
@@ -18,7 +18,9 @@ from pbem.chat.service import (
 )
 from pbem.chat.tables import ChatMessage
 from pbem.db import Database
-from pbem.models import GameRecord, OutboxEmail
+from pbem.models import GameRecord, MailStatus, OutboxEmail, Player
+from pbem.notifications.service import choose, mute
+from pbem.notifications.tables import Mode
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site
 from pbem.services.players import bot_spec
@@ -120,3 +122,28 @@ def test_the_hourly_limit_is_a_setting_of_at_least_one() -> None:
     assert load_config({}, read_dotenv=False)["CHAT_PER_HOUR"] == 20
     with pytest.raises(ConfigError, match="PBEM_CHAT_PER_HOUR must be 1 or more"):
         check_config(load_config({"PBEM_CHAT_PER_HOUR": "0"}, read_dotenv=False))
+
+
+def test_a_message_reaches_each_player_by_their_mail_settings(
+        database: Database, now: datetime, site: Site) -> None:
+    game = mosey(database, now, site)
+    with database.session() as session:
+        bob = session.exec(select(Player).where(Player.email == "bob@example.test")).one()
+    assert bob.id is not None
+    statuses = []
+    for mode, muted in ((Mode.ALL, False), (Mode.TURNS, False), (Mode.DIGEST, False),
+                        (Mode.ALL, True)):
+        with database.write() as session:
+            choose(session, now, player_id=bob.id, mode=mode)
+            mute(session, now, player_id=bob.id, game_id=game, muted=muted)
+        with database.write() as session:
+            post_message(session, now, site, game_id=game, seat=0, text=f"{mode} {muted}")
+        with database.session() as session:
+            email = session.exec(select(OutboxEmail).where(OutboxEmail.kind == "chat")
+                                 .order_by(col(OutboxEmail.id).desc())).first()
+            assert email is not None and email.to_address == "bob@example.test"
+            statuses.append(email.status)
+    # Every message is an event: "turns only", a digest (which lists it) or a muted game keep
+    # its email back; the page shows it all the same.
+    assert statuses == [MailStatus.QUEUED, MailStatus.WITHHELD, MailStatus.WITHHELD,
+                        MailStatus.WITHHELD]

@@ -106,6 +106,8 @@ def test_the_opponent_never_sees_them_and_only_the_owner_sees_them_marked_once_p
         pages = [client.get(opponent_url).text, client.get(f"/g/{public_id}").text]
         pages += [client.get(f"/games/{public_id}/record.{kind}").text
                   for kind in ("json", "txt")]
+        pages += [client.get(f"/games/{public_id}/replay", query_string={"ply": ply}).text
+                  for ply in range(len(moves_of(sqlite_database, game_id)) + 1)]
         return pages
 
     for page in others_pages():  # before: no trace of the tree
@@ -116,6 +118,12 @@ def test_the_opponent_never_sees_them_and_only_the_owner_sees_them_marked_once_p
     for page in others_pages():  # after: the answer is a move like any other
         assert "conditional" not in page.lower() and "you play" not in page
         assert line[1] in page and line[3] not in page
+    # The opponent's turn: their move page and its analysis board (which list their own legal
+    # moves, so only the words are looked for).
+    move_url = local(site, site.links.move_url(game_id, mover, 2))
+    for answer in (client.get(move_url), client.get(f"{move_url}/analysis")):
+        assert answer.status_code == 200, answer.text
+        assert "conditional" not in answer.text.lower() and ", you play" not in answer.text
     owner = text_of(client.get(owner_url).text)
     assert f"{line[1]} (your conditional move)" in " ".join(owner.split())
     assert f"plays {line[2]}, you play {line[3]}" in owner

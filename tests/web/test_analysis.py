@@ -14,10 +14,12 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from flask.testing import FlaskClient
+from markupsafe import escape
 from sqlmodel import col, select
 
 import engine
 from engine import AnyGame
+from pbem.analysis import tables as _kept_lines  # noqa: F401  (in the schema made from models)
 from pbem.analysis.line import start_for, stop_reason
 from pbem.db import Database
 from pbem.models import GameRecord, Move, Player
@@ -63,6 +65,15 @@ def _expected_text(game: AnyGame, position: Any, viewer: int | None, game_type: 
     names = seat_names(game_type, game.seat_names(position))
     labels = [seat_label(f"P{n}", names[n]) for n in range(game.num_players)]
     return name_numbered_players(str(game.render_text(position, viewer)), labels)
+
+
+def _described(page: str, game: AnyGame, position: Any, viewer: int | None,
+               game_type: str) -> bool:
+    """Whether ``page`` says the position's description in words, its players named."""
+    names = seat_names(game_type, game.seat_names(position))
+    labels = [seat_label(f"P{n}", names[n]) for n in range(game.num_players)]
+    described = name_numbered_players(str(game.describe(position, viewer)), labels)
+    return str(escape(described)) in page
 
 
 def _open_moves(game: AnyGame, position: Any) -> list[str]:
@@ -126,6 +137,7 @@ def test_analysis_plays_every_side_steps_back_and_forward_and_branches_in_every_
             page = client.get(url)
             assert page.status_code == 200
             assert _text_board(page.text) == _expected_text(game, positions[-1], None, game_id)
+            assert _described(page.text, game, positions[-1], None, game_id)
             for step in line:
                 assert f": {html.escape(shown_move(step))}</a>" in page.text
         if not game.info.hidden_information and len(line) == STEPS:
@@ -438,3 +450,31 @@ def test_the_whole_turn_page_opens_the_analysis_with_the_steps_so_far(
     assert link and _query(html.unescape(link[1])) == {"line": step}
     analysis = client.get(html.unescape(link[1]))
     assert analysis.status_code == 200 and f": {step}</a>" in analysis.text
+
+
+TAMPERED: list[dict[str, str]] = [
+    {"line": ";;;"}, {"line": "G5xF4;" * 600}, {"line": "\u202eG5xF4"}, {"line": "x" * 5000},
+    {"line": "G5xF4", "cells": "Z9.Q1.\u00e9"}, {"line": "G5xF4", "cells": "." * 300},
+    {"line": "G5xF4", "play": "\U0001f600" * 50}, {"line": "G5xF4", "play": "A1\nA2"},
+    {"line": "G5xF4", "at": "0", "play": "G5xF4", "was": "Z9;;G5"},
+    {"was": "G5xF4;" * 500}, {"id": "A" * 22}, {"id": "../../etc"}, {"id": ""},
+    {"ply": "1e3"}, {"ply": "99999999999999999999"}, {"at": "-0"}, {"zoom": "\x00"},
+]
+
+
+def test_a_tampered_address_gets_a_clear_page_never_a_server_error(
+    client: FlaskClient, sqlite_database: Database, now: datetime, site: Site,
+) -> None:
+    pk = start_a_game(sqlite_database, now, site, "mosey", {"order": 4})
+    row = _row(sqlite_database, pk)
+    assert row.to_move is not None
+    urls = (f"/g/{row.public_id}/analysis",
+            _path(site.links.seat_view_url(pk, row.to_move)) + "/analysis",
+            _path(site.links.move_url(pk, row.to_move, row.ply)) + "/analysis")
+    for url, query in ((url, query) for url in urls for query in TAMPERED):
+        answer = client.get(url, query_string=query)
+        assert answer.status_code in (200, 302, 400, 404, 422), (query, answer.status_code)
+        assert "Traceback" not in answer.text, query
+        if answer.status_code >= 400:
+            assert 'role="alert"' in answer.text or "<h1>" in answer.text, query
+    assert _moves_in_db(sqlite_database, pk) == 0

@@ -332,5 +332,5 @@ def test_the_computers_note_is_shown_in_the_players_language(
                     text=str(game.legal_moves(state)[0]), source=MoveSource.BOT)
     page = html.unescape(client.get(
         site.links.seat_view_url(row.id, 0)[len(site.links.base_url):]).text)
-    assert page.count("“I expect to win”") == 2  # hers: in the moves and in the conversation
+    assert page.count("“I expect to win”") == 1  # hers, once: in the conversation
     assert "“Ich rechne mit einem Sieg”" in page  # the computer's, in her language

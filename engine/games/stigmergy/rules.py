@@ -203,15 +203,19 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
             return Text("%(cell)s is not a cell of this board", cell=label)
         c = self.board.index(label)
         colour = state.colour_to_move
-        black, white, black_ctrl, white_ctrl = self.analyse(state)
+        found = self._control_cache.get(state.board)
+        if found is None:  # one cell's rays, not the whole board's map (an analysis line
+            black, white = state.masks()  # checks hundreds of moves, one per position)
+            controller = self.sight.controller(c, black, white)
+        else:
+            black, white, black_ctrl, white_ctrl = found
+            controller = BLACK if black_ctrl >> c & 1 else WHITE if white_ctrl >> c & 1 else EMPTY
         mine, theirs = (black, white) if colour == BLACK else (white, black)
-        mine_ctrl, theirs_ctrl = ((black_ctrl, white_ctrl) if colour == BLACK
-                                  else (white_ctrl, black_ctrl))
         if not move.capture:
             if (black | white) >> c & 1:
                 return Text("%(cell)s is occupied (replace with %(replace)s if you control it)",
                             cell=label, replace=f"{label}x")
-            if theirs_ctrl >> c & 1:
+            if controller not in (colour, EMPTY):
                 if colour == BLACK:
                     return Text("%(cell)s is controlled by White", cell=label)
                 return Text("%(cell)s is controlled by Black", cell=label)
@@ -220,7 +224,7 @@ class Stigmergy(Game[StigmergyState, StigmergyMove]):
             return Text("%(cell)s holds your own stone", cell=label)
         if not theirs >> c & 1:
             return Text("%(cell)s is empty (place with %(place)s)", cell=label, place=label)
-        if not mine_ctrl >> c & 1:
+        if controller != colour:
             return Text("you do not control %(cell)s", cell=label)
         return None
 

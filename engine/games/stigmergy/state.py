@@ -135,6 +135,13 @@ class Sight:
         seen = self.seen(c, black | white)
         return (seen & black).bit_count(), (seen & white).bit_count()
 
+    def controller(self, c: int, black: int, white: int) -> int:
+        """Who controls cell ``c``: BLACK, WHITE or EMPTY (nobody), as :meth:`control` says,
+        from ``c``'s own rays alone (checking one move need not map the whole board)."""
+        seen_black, seen_white = self.sees(c, black, white)
+        need = self.need[c]
+        return BLACK if seen_black >= need else WHITE if seen_white >= need else EMPTY
+
     def control(self, black: int, white: int) -> tuple[int, int]:
         """The cells (empty or not) Black controls and those White controls, as bitboards."""
         occupied = black | white
