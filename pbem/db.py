@@ -16,6 +16,8 @@ the right BEGIN ourselves.
 
 from __future__ import annotations
 
+import os
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,11 +40,27 @@ def make_engine(url: str, *, search_path: str | None = None) -> Engine:
             Path(database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 15})
         _configure_sqlite(engine)
-        return engine
-    connect_args: dict[str, Any] = {}
-    if search_path:
-        connect_args["options"] = f"-csearch_path={search_path}"
-    return create_engine(url, connect_args=connect_args, pool_pre_ping=True)
+    else:
+        connect_args: dict[str, Any] = {}
+        if search_path:
+            connect_args["options"] = f"-csearch_path={search_path}"
+        engine = create_engine(url, connect_args=connect_args, pool_pre_ping=True)
+    _forget_connections_after_fork(engine)
+    return engine
+
+
+def _forget_connections_after_fork(engine: Engine) -> None:
+    """A forked child (``gunicorn --preload``'s workers, a process pool) must not use the
+    parent's pooled connections: two processes on one socket or SQLite handle corrupt each
+    other's traffic. The child drops them without closing them, which would close the
+    parent's too, and opens its own."""
+    reference = weakref.ref(engine)  # a strong one would keep every test's engine alive
+
+    def after_fork() -> None:
+        if (alive := reference()) is not None:
+            alive.dispose(close=False)
+
+    os.register_at_fork(after_in_child=after_fork)
 
 
 def _configure_sqlite(engine: Engine) -> None:

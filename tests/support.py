@@ -438,7 +438,9 @@ def _start_gunicorn(database_url: str, *, workers: int, smtp_port: int | None,
                 "PYTHONPATH": str(root), **(env or {})}
     gunicorn = Path(sys.executable).with_name("gunicorn")
     process = subprocess.Popen(
-        [str(gunicorn), "--workers", str(workers), "--bind", f"127.0.0.1:{port}",
+        # --preload: the app is made once and the workers forked from it (pbem.db gives each its
+        # own connections), instead of each worker importing pbem again: 1.5 s of CPU apiece.
+        [str(gunicorn), "--workers", str(workers), "--bind", f"127.0.0.1:{port}", "--preload",
          "--timeout", "60", "--graceful-timeout", "5", "pbem.wsgi:app"],
         env=settings, cwd=folder or root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     server = Gunicorn(f"http://127.0.0.1:{port}", process, database_url, settings)
