@@ -94,6 +94,13 @@ def load_config(
         # Scheduler: seconds between sweeps (reminders, timeouts) and between mail deliveries.
         "SWEEP_EVERY": sweep_every,
         "DELIVER_EVERY": whole("DELIVER_EVERY", "5"),
+        # Whether `pbem scheduler` delivers mail too (on: the lease holder does); off when
+        # `pbem deliver --loop` processes, on any hosts, do it (`pbem scheduler --no-deliver`).
+        "SCHEDULER_DELIVERS": _flag(get("SCHEDULER_DELIVERS", "on")),
+        # Seconds a delivery process holds the emails it claimed (renewed before each one is
+        # sent); a process that dies or is cut off leaves them to another after this long.
+        # More than the SMTP timeout (30 s).
+        "DELIVER_CLAIM_SECONDS": whole("DELIVER_CLAIM_SECONDS", "600"),
         # Seconds between looks for a computer player to move: its reply comes within seconds.
         "BOT_EVERY": whole("BOT_EVERY", "2"),
         # Computer players' searches at once (worker processes of the scheduler; cores to use).
@@ -242,6 +249,7 @@ def _check_database_url(config: Mapping[str, Any]) -> None:
 
 def _check_numbers(config: Mapping[str, Any]) -> None:
     for name, lowest in (("SWEEP_EVERY", 1), ("DELIVER_EVERY", 1), ("VACATION_DAYS", 0),
+                         ("DELIVER_CLAIM_SECONDS", 1),
                          ("TRUSTED_PROXIES", 0), ("FETCH_EVERY", 0), ("CHALLENGE_DAYS", 1),
                          ("HEALTH_MAX_LEASE_AGE", 1), ("HEALTH_MAX_MAIL_AGE", 1),
                          ("HEALTH_MAX_BACKLOG", 1), ("MAX_OPEN_CHALLENGES", 0),
