@@ -137,7 +137,8 @@ def load_config(
         "HEALTH_MAX_LEASE_AGE": whole("HEALTH_MAX_LEASE_AGE", str(5 * sweep_every)),
         "HEALTH_MAX_MAIL_AGE": whole("HEALTH_MAX_MAIL_AGE", "900"),
         "HEALTH_MAX_BACKLOG": whole("HEALTH_MAX_BACKLOG", "1000"),
-        # Prometheus metrics on /metrics (off: 404). Counts come from the database at each scrape.
+        # Prometheus metrics on /metrics (off: 404). Counts come from the database at each scrape
+        # (the moves and emails partly counted again only every 10 minutes: pbem.monitoring).
         "METRICS": _flag(get("METRICS", "off")),
         # Who may get an account by signing in (docs/challenges.md): open (anyone), invite (only
         # addresses someone invited to a game) or closed (no new accounts at all).
