@@ -75,9 +75,9 @@ class Player(SQLModel, table=True):
 
 class GameRecord(SQLModel, table=True):
     __tablename__ = "games"
-    # The archive's order, with and without its game filter (migration 0026).
-    __table_args__ = (Index("ix_games_status_finished_at", "status", "finished_at"),
-                      Index("ix_games_game_type_status_finished_at", "game_type", "status",
+    # The archive's order and count, with and without its game filter (migration 0028).
+    __table_args__ = (Index("ix_games_archive", "status", "listed", "finished_at"),
+                      Index("ix_games_archive_game", "game_type", "status", "listed",
                             "finished_at"))
 
     id: int | None = Field(default=None, primary_key=True)
