@@ -113,9 +113,13 @@ def archive_page(session: Session, filters: Filters) -> tuple[list[GameRecord], 
     query = archive_query(filters)
     total = session.exec(select(func.count()).select_from(
         query.with_only_columns(col(GameRecord.id)).limit(COUNT_CAP + 1).subquery())).one()
-    rows = session.exec(query.order_by(col(GameRecord.finished_at).desc(),
-                                       col(GameRecord.id).desc())
-                        .offset((filters.page - 1) * PAGE_SIZE).limit(PAGE_SIZE)).all()
+    newest_first = (col(GameRecord.finished_at).desc(), col(GameRecord.id).desc())
+    # The page's ids first, from ix_games_archive_rows alone, then only their rows: a filter
+    # by player matches thousands of games, whose whole rows (positions) were read to sort them.
+    page = (query.with_only_columns(col(GameRecord.id)).order_by(*newest_first)
+            .offset((filters.page - 1) * PAGE_SIZE).limit(PAGE_SIZE).subquery())
+    rows = session.exec(select(GameRecord).where(col(GameRecord.id).in_(select(page.c.id)))
+                        .order_by(*newest_first)).all()
     return list(rows), int(total)
 
 
