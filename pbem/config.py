@@ -97,9 +97,9 @@ def load_config(
         # Whether `pbem scheduler` delivers mail too (on: the lease holder does); off when
         # `pbem deliver --loop` processes, on any hosts, do it (`pbem scheduler --no-deliver`).
         "SCHEDULER_DELIVERS": _flag(get("SCHEDULER_DELIVERS", "on")),
-        # Seconds a delivery process holds the emails it claimed (renewed before each one is
-        # sent); a process that dies or is cut off leaves them to another after this long.
-        # More than the SMTP timeout (30 s).
+        # Seconds a delivery process holds the emails it claimed (an email is sent with at
+        # least half of it left, renewed first otherwise); a process that dies or is cut off
+        # leaves them to another after this long. More than twice the SMTP timeout (30 s).
         "DELIVER_CLAIM_SECONDS": whole("DELIVER_CLAIM_SECONDS", "600"),
         # Seconds between looks for a computer player to move: its reply comes within seconds.
         "BOT_EVERY": whole("BOT_EVERY", "2"),

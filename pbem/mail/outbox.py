@@ -12,9 +12,10 @@ scheduler): each first *claims* its rows in a short write transaction (``FOR UPD
 on PostgreSQL; on SQLite the transaction's BEGIN IMMEDIATE and a conditional UPDATE). A claim
 expires after the claim time (:data:`CLAIM_FOR`, ``PBEM_DELIVER_CLAIM_SECONDS``), so a process
 that dies or is cut off mid-pass only delays its emails: another one takes them over. A process
-sends an email only after renewing its claim on it (:func:`hold_claim`: still its own, not
-expired) and records the attempt only while the claim is still its own, so a process that was
-too slow and lost its claim neither sends nor marks those emails. A crash between the relay's
+sends an email only while its claim on it is its own with at least half the claim time left
+(renewing it first otherwise, :func:`hold_claim`) and records the attempt only while the claim
+is still its own, so a process that was too slow and lost its claim neither sends nor marks
+those emails. A crash between the relay's
 "250 OK" and the marking can still send an email twice, never zero times. The hosts' clocks
 must agree (NTP) to well within the claim time.
 """
@@ -50,8 +51,8 @@ log = logging.getLogger(__name__)
 FIRST_RETRY = timedelta(minutes=1)
 LONGEST_WAIT = timedelta(hours=6)
 MAX_ATTEMPTS = 12  # about a day of retries (1, 2, 4, ... minutes, then every 6 hours)
-# A claim's length, renewed before each email is sent: longer than sending one email can take
-# (the SMTP timeout), short enough that a dead process's emails are not held up for long.
+# A claim's length: half of it is longer than sending one email can take (the SMTP timeout),
+# and a dead process's emails are not held up for long.
 CLAIM_FOR = timedelta(minutes=10)
 
 
@@ -309,14 +310,17 @@ def deliver_pending(
     behind: set[str] = set()
     try:
         for position, email_id in enumerate(ids):
-            prepared = _prepare(database, email_id, smtp, now, pngs, mark, report)
+            prepared = _prepare(database, email_id, smtp, now, pngs, mark, report, holder)
             if prepared is None:
                 continue
-            recipient, raw = prepared
+            recipient, raw, held_until = prepared
             if recipient.lower() in behind:
                 _release(database, email_id, moment(), holder)
                 continue
-            if not hold_claim(database, email_id, holder, moment(), claim_for):
+            # Sent while at least half the claim time is left (far more than one email takes),
+            # renewed first otherwise: no write per email where claims are long.
+            if held_until - moment() < claim_for / 2 and not hold_claim(
+                    database, email_id, holder, moment(), claim_for):
                 # Too slow: the claim ran out and the email may be another process's now.
                 log.warning("outbox: the claim on email %s ran out before it was sent", email_id)
                 behind.add(recipient.lower())  # its later emails must not overtake it
@@ -377,8 +381,10 @@ def _release(database: Database, email_id: int, now: datetime, holder: str) -> N
 def _prepare(
     database: Database, email_id: int, smtp: SmtpSettings, now: datetime,
     pngs: dict[tuple[int, int, int, str], bytes], mark: Any, report: DeliveryReport,
-) -> tuple[str, bytes] | None:
-    """(recipient, message bytes) for a claimed row, or None when it is not to be sent now.
+    holder: str,
+) -> tuple[str, bytes, datetime] | None:
+    """(recipient, message bytes, until when ``holder``'s claim lasts) for a claimed row, or
+    None when it is not to be sent now (nor by ``holder``, whose claim was taken over).
 
     A row that can never be sent (a bad address or header that slipped in) is marked failed with
     its reason; any other failure (the board picture, the database) only defers it. Either way
@@ -389,7 +395,7 @@ def _prepare(
             email = session.get(OutboxEmail, email_id)
             more = list(session.exec(select(OutboxImage).where(OutboxImage.email_id == email_id)
                                      .order_by(col(OutboxImage.id))))
-        if email is None or email.status != MailStatus.SENDING:
+        if email is None or not holds(email, holder) or email.claimed_until is None:
             return None
 
         def picture(key: tuple[int, int, int, str]) -> bytes:
@@ -406,7 +412,7 @@ def _prepare(
                   for image in more]
         recipient, raw = render_message(email, mail_from=smtp.mail_from, now=now, png=png,
                                         images=images)
-        return recipient, smtp.sign(raw) if smtp.sign else raw
+        return recipient, smtp.sign(raw) if smtp.sign else raw, email.claimed_until
     except UnsendableEmail as error:
         mark(email_id, error=f"cannot be sent: {error}", permanent=True)
         report.errors.append(f"email {email_id}: {error}")

@@ -132,7 +132,7 @@ def test_two_deliverers_on_postgresql_send_each_email_once_though_one_is_killed_
     try:
         with database.session() as session:
             schema = str(session.execute(text("SELECT current_schema()")).scalar())
-        expected = _queue(database, 300, now, stall_at=40)
+        expected = _queue(database, 200, now, stall_at=40)
         processes = _deliverers({"PBEM_DATABASE_URL": database.url,
                                  "PBEM_DATABASE_SEARCH_PATH": schema}, port, tmp_path)
         try:
@@ -158,7 +158,7 @@ def test_two_deliverers_on_sqlite_send_each_email_once(
     handler, port = sink
     database, remove = make_database("sqlite", tmp_path, migrate=True)
     try:
-        expected = _queue(database, 200, now)
+        expected = _queue(database, 100, now)
         processes = _deliverers({"PBEM_DATABASE_URL": database.url}, port, tmp_path)
         try:
             _wait_for(lambda: handler.received() == len(expected), seconds=60)
