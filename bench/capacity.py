@@ -12,7 +12,34 @@ moves: the archive lists rows and never reads them). Then it prints, for the sma
 big one side by side: the sweep with nothing due and with 10 and 100 games due (the real
 :func:`pbem.scheduler.sweep` with ``now``; reminders), a player's home with 200 games, the archive
 and its filters, ``/metrics`` and ``/healthz`` (p50/p95/p99 over ``--repeat`` requests through
-the Flask test client), each with its number of SQL statements.
+the Flask test client), each with its number of SQL statements; for the big site also the
+database's size per active and per finished game, the pool's connections per process and the
+slowest statements with their plans (timed client-side: pg_stat_statements needs
+shared_preload_libraries and a server restart).
+
+Finished games beyond the first 2,000 are copies made inside the server (INSERT ... SELECT over
+generate_series): a million in 6.5 minutes on the 2-core machine under load, where multi-row
+inserts made about 500 games a second.
+
+Baseline (2026-11-28, 2 cores shared with other jobs, load 9-14, so p95s are noisy): 35,000
+active games (the build of 100,000 was stopped there) + 1,002,000 finished, 20,000 players;
+p50 / p95 ms.
+
+                        before (load ~14)    after (load ~12)     after (load ~9)
+    sweep, 0 due          43 /   32           10 /   15            3 /    3
+    sweep, 100 due      1885 / 2421         (noisy)               377 /  394
+    home, 200 games      629 / 1438          257 / 1151           76 /  195
+    archive             2375 / 2901           47 /  135           15 /   19
+    archive, page 50    2614 / 3524           55 /  138           17 /   24
+    archive, game       2908 / 3547           47 /   84           15 /   18
+    archive, player     2073 / 3280         1157 / 1824          141 /  224
+    archive, days        152 /  263           51 /   97           32 /   46
+    /metrics            1368 / 2275           30 /  134           15 /   21
+    /metrics, recount    821 /  871         1255 / 1365          549 /  557  (once per 10 min)
+    /healthz              31 /   48           30 /   98            5 /    7
+
+Database: 34 kB per active game (its moves with their positions are most of it), 1.3 kB per
+finished game without moves (a finished game keeps its moves: add an active game's share).
 """
 
 from __future__ import annotations
