@@ -12,7 +12,34 @@ moves: the archive lists rows and never reads them). Then it prints, for the sma
 big one side by side: the sweep with nothing due and with 10 and 100 games due (the real
 :func:`pbem.scheduler.sweep` with ``now``; reminders), a player's home with 200 games, the archive
 and its filters, ``/metrics`` and ``/healthz`` (p50/p95/p99 over ``--repeat`` requests through
-the Flask test client), each with its number of SQL statements.
+the Flask test client), each with its number of SQL statements; for the big site also the
+database's size per active and per finished game, the pool's connections per process and the
+slowest statements with their plans (timed client-side: pg_stat_statements needs
+shared_preload_libraries and a server restart).
+
+Finished games beyond the first 2,000 are copies made inside the server (INSERT ... SELECT over
+generate_series): a million in 6.5 minutes on the 2-core machine under load, where multi-row
+inserts made about 500 games a second.
+
+Baseline (2026-11-28, 2 cores shared with other jobs, load 9-14, so p95s are noisy): 35,000
+active games (the build of 100,000 was stopped there) + 1,002,000 finished, 20,000 players;
+p50 / p95 ms.
+
+                        before (load ~14)    after (load ~12)     after (load ~9)
+    sweep, 0 due          43 /   32           10 /   15            3 /    3
+    sweep, 100 due      1885 / 2421         (noisy)               377 /  394
+    home, 200 games      629 / 1438          257 / 1151           76 /  195
+    archive             2375 / 2901           47 /  135           15 /   19
+    archive, page 50    2614 / 3524           55 /  138           17 /   24
+    archive, game       2908 / 3547           47 /   84           15 /   18
+    archive, player     2073 / 3280         1157 / 1824          141 /  224
+    archive, days        152 /  263           51 /   97           32 /   46
+    /metrics            1368 / 2275           30 /  134           15 /   21
+    /metrics, recount    821 /  871         1255 / 1365          549 /  557  (once per 10 min)
+    /healthz              31 /   48           30 /   98            5 /    7
+
+Database: 34 kB per active game (its moves with their positions are most of it), 1.3 kB per
+finished game without moves (a finished game keeps its moves: add an active game's share).
 """
 
 from __future__ import annotations
@@ -24,7 +51,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -43,6 +70,7 @@ from pbem.features import connect
 from pbem.links import Links
 from pbem.migrate import upgrade
 from pbem.models import GameRecord, GameStatus, Move, MoveSource, Player, Seat
+from pbem.monitoring import Tallies
 from pbem.scheduler import sweep
 from pbem.scheduler.bots import bot_turns
 from pbem.services import Site
@@ -181,13 +209,70 @@ class Builder:
             self._insert(Move, moves)
 
 
-def site_url(games: int) -> str:
-    return f"{SERVER}/pbem_capacity_{games}"
+    def add_finished_copies(self, count: int, templates: int = 2_000) -> None:
+        """``count`` finished, listed games: ``templates`` of them built as above, the rest
+        copied from those inside the server (``INSERT ... SELECT`` over ``generate_series``),
+        each copy with its own public id, dates spread over two years and random players: the
+        archive reads rows, not how they were made, and a million rows go in minutes instead of
+        an hour of multi-row inserts."""
+        first = self.next_game
+        self.add_games(min(count, templates), finished=True)
+        copies = count - min(count, templates)
+        if copies <= 0:
+            return
+        kinds = self.next_game - first
+        game_columns = [c.name for c in GameRecord.__table__.columns  # type: ignore[attr-defined]
+                        if c.name not in ("id", "public_id", "seed", "created_at", "started_at",
+                                          "finished_at")]
+        clock_columns = [c.name for c in GameClock.__table__.columns  # type: ignore[attr-defined]
+                         if c.name not in ("id", "game_id")]
+        seat_columns = [c.name for c in Seat.__table__.columns  # type: ignore[attr-defined]
+                        if c.name not in ("id", "game_id", "player_id")]
+        spread = ("timestamptz '{now}' - (n % 730) * interval '1 day'"
+                  " - (n % 1440) * interval '1 minute'")
+        for start in range(0, copies, 100_000):
+            end = min(copies, start + 100_000)
+            began = self.next_game
+            with self.database.write() as session:
+                # Copy n of template (n % kinds): its id is first + n % kinds.
+                finished_at = spread.format(now=NOW.isoformat())
+                session.execute(text(
+                    f"INSERT INTO games (public_id, seed, created_at, started_at, finished_at, "
+                    f"{', '.join(game_columns)}) "
+                    f"SELECT 'c' || lpad(n::text, 9, '0'), 'seed' || n, {finished_at} - interval "
+                    f"'30 days', {finished_at} - interval '30 days', {finished_at}, "
+                    f"{', '.join('t.' + c for c in game_columns)} "
+                    f"FROM generate_series(:start, :end - 1) AS n "
+                    f"JOIN games t ON t.id = :first + n % :kinds ORDER BY n"),
+                    {"start": start, "end": end, "first": first, "kinds": kinds})
+                session.execute(text(
+                    f"INSERT INTO game_clocks (game_id, {', '.join(clock_columns)}) "
+                    f"SELECT g.id, {', '.join('c.' + c for c in clock_columns)} FROM games g "
+                    f"JOIN game_clocks c ON c.game_id = :first + "
+                    f"substr(g.public_id, 2)::int % :kinds "
+                    f"WHERE g.public_id LIKE 'c%' AND g.id >= :began"),
+                    {"first": first, "kinds": kinds, "began": began})
+                session.execute(text(
+                    f"INSERT INTO seats (game_id, player_id, {', '.join(seat_columns)}) "
+                    f"SELECT g.id, {HEAVY_PLAYERS + 1} + (hashint4(g.id * 8 + s.seat) & "
+                    f"2147483647) % {self.players - HEAVY_PLAYERS}, "
+                    f"{', '.join('s.' + c for c in seat_columns)} FROM games g "
+                    f"JOIN seats s ON s.game_id = :first + substr(g.public_id, 2)::int % :kinds "
+                    f"WHERE g.public_id LIKE 'c%' AND g.id >= :began"),
+                    {"first": first, "kinds": kinds, "began": began})
+                self.next_game = int(session.execute(text(
+                    "SELECT max(id) + 1 FROM games")).scalar_one())
+            print(f"  {end + min(count, templates):,} finished games", flush=True)
+
+
+def site_url(games: int, prefix: str = "pbem_capacity") -> str:
+    """The site's database: ``prefix`` keeps two people's runs on one server apart."""
+    return f"{SERVER}/{prefix}_{games}"
 
 
 def build_site(games: int, finished: int, players: int, kinds: list[tuple[Sample, int]],
-               keep: bool) -> Database:
-    url = site_url(games)
+               keep: bool, prefix: str = "pbem_capacity") -> Database:
+    url = site_url(games, prefix)
     admin = create_engine(f"{SERVER}/postgres", isolation_level="AUTOCOMMIT")
     name = url.rpartition("/")[2]
     with admin.connect() as connection:
@@ -207,7 +292,7 @@ def build_site(games: int, finished: int, players: int, kinds: list[tuple[Sample
     builder = Builder(database, kinds, random.Random(games), max(players, 200))
     builder.add_players()
     builder.add_games(games, finished=False)
-    builder.add_games(finished, finished=True)
+    builder.add_finished_copies(finished)
     # As autovacuum would have by then: statistics, and the visibility map that lets counts
     # be read from an index alone.
     with database.engine.execution_options(isolation_level="AUTOCOMMIT").connect() as connection:
@@ -244,6 +329,80 @@ class Measure:
                 f"{self.statements:6d}")
 
 
+@dataclass
+class Slowest:
+    """The statements that took longest, timed client-side (pg_stat_statements needs the
+    server's shared_preload_libraries and a restart): the longest run of each, with its
+    parameters for EXPLAIN."""
+
+    runs: dict[str, tuple[float, Any]]
+    hooks: list[tuple[str, Callable[..., None]]] = field(default_factory=list)
+
+    def listen(self, engine_: Engine) -> None:
+        def before(conn: Any, _cursor: Any, _statement: str, _parameters: Any, *_: Any) -> None:
+            conn.info.setdefault("bench_began", []).append(time.perf_counter())
+
+        def after(conn: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
+            took = time.perf_counter() - conn.info["bench_began"].pop()
+            # The pages' reads; the bench's own resets of due games are not the site's work.
+            if not statement.lstrip().upper().startswith("SELECT"):
+                return
+            if took > self.runs.get(statement, (0.0, None))[0]:
+                self.runs[statement] = (took, parameters)
+
+        self.hooks = [("before_cursor_execute", before), ("after_cursor_execute", after)]
+        for name, hook in self.hooks:
+            event.listen(engine_, name, hook)
+
+    def report(self, engine_: Engine, count: int = 5) -> None:
+        for name, hook in self.hooks:  # the report's own statements are not the site's
+            event.remove(engine_, name, hook)
+        print("\nslowest statements (longest run, client-side), with their plans:")
+        worst = sorted(self.runs.items(), key=lambda item: -item[1][0])[:count]
+        for statement, (took, parameters) in worst:
+            print(f"\n{took * 1000:8.1f} ms  {' '.join(statement.split())[:300]}")
+            with engine_.connect() as connection:
+                plan = connection.exec_driver_sql(f"EXPLAIN (ANALYZE, BUFFERS) {statement}",
+                                                  parameters).scalars().all()
+            for line in plan[:14]:
+                print(f"            {line}")
+
+
+def database_report(database: Database, peak_connections: int) -> None:
+    """Size per active and per finished game (each game table's size shared out by its rows'
+    bytes), and connections: SQLAlchemy's pool per process and what the measures used."""
+    tables = {"games": "g.id", "game_clocks": "t.game_id", "seats": "t.game_id",
+              "moves": "t.game_id"}
+    with database.session() as session:
+        count = dict(session.execute(text(
+            "SELECT status = 'finished', count(*) FROM games GROUP BY 1")).all())
+        per = {True: 0.0, False: 0.0}
+        for table, key in tables.items():
+            size = session.execute(text(f"SELECT pg_total_relation_size('{table}')")).scalar_one()
+            join = "" if table == "games" else f" JOIN games g ON g.id = {key}"
+            source = "games g" if table == "games" else f"{table} t"
+            shares = dict(session.execute(text(
+                f"SELECT g.status = 'finished', sum(pg_column_size({source.split()[1]}.*)) "
+                f"FROM {source}{join} GROUP BY 1")).all())
+            whole = sum(float(v) for v in shares.values()) or 1.0
+            for finished, part in shares.items():
+                per[bool(finished)] += size * float(part) / whole
+            print(f"  {table:12} {size / 2**20:9.1f} MB")
+        total = session.execute(text("SELECT pg_database_size(current_database())")).scalar_one()
+    active, finished = count.get(False, 0), count.get(True, 0)
+    print(f"  database     {total / 2**20:9.1f} MB in all")
+    if active:
+        print(f"  per active game:   {per[False] / active / 1024:6.1f} kB (games, clock, seats, "
+              f"moves with their positions)")
+    if finished:
+        print(f"  per finished game: {per[True] / finished / 1024:6.1f} kB (moves not built: "
+              f"add an active game's moves for a real one)")
+    pool = database.engine.pool
+    print(f"  connections: pool {type(pool).__name__} of {getattr(pool, 'size', lambda: '?')()}"
+          f" + {getattr(pool, '_max_overflow', '?')} overflow per process; at most "
+          f"{peak_connections} open to this database during the measures")
+
+
 def timed(engine_: Engine, action: Callable[[], Any], repeat: int) -> Measure:
     action()  # warm: the first request compiles templates and queries
     took = []
@@ -271,9 +430,14 @@ def make_due(database: Database, due: int) -> None:
             {"due": NOW - timedelta(seconds=1), "deadline": NOW + timedelta(hours=1), "n": due})
 
 
-def measure_site(database: Database, repeat: int) -> dict[str, Measure]:
+def measure_site(database: Database, repeat: int, report: bool = False) -> dict[str, Measure]:
+    """The measures of one site; with ``report``, its sizes, connections and slowest
+    statements too."""
     site = Site(Links("bench-secret", "http://localhost"), "pbem@example.test")
     results: dict[str, Measure] = {}
+    slowest = Slowest({})
+    if report:
+        slowest.listen(database.engine)
     for due in (0, 10, 100):
         def one_sweep(due: int = due) -> None:
             make_due(database, due)
@@ -315,6 +479,22 @@ def measure_site(database: Database, repeat: int) -> dict[str, Measure]:
                         ("archive, days", "/archive?from=2025-10-01&to=2025-10-07"),
                         ("/metrics", "/metrics"), ("/healthz", "/healthz")):
         results[label] = timed(database.engine, page(path), repeat)
+
+    def recount() -> None:
+        """What a web process's first scrape (and one every RECOUNT seconds) counts."""
+        tallies = Tallies()
+        with database.session() as reading:
+            tallies.moves(reading)
+            tallies.outbox(reading)
+
+    results["/metrics, recount"] = timed(database.engine, recount, 3)
+    if report:
+        with database.session() as reading:
+            peak = reading.execute(text("SELECT count(*) FROM pg_stat_activity "
+                                        "WHERE datname = current_database()")).scalar_one()
+        slowest.report(database.engine)
+        print(f"\n{database.url.rpartition('/')[2]}:")
+        database_report(database, int(peak))
     return results
 
 
@@ -327,14 +507,16 @@ def main() -> None:
     parser.add_argument("--baseline", type=int, default=1_000, help="the small site's games")
     parser.add_argument("--repeat", type=int, default=30)
     parser.add_argument("--keep", action="store_true", help="reuse sites an earlier run built")
+    parser.add_argument("--prefix", default="pbem_capacity",
+                        help="the databases' names: PREFIX_GAMES")
     args = parser.parse_args()
     kinds = samples()
     sites = [(args.baseline, args.baseline * 10, min(args.players, args.baseline * 2)),
              (args.games, args.finished, args.players)]
     found = []
     for games, finished, players in sites:
-        database = build_site(games, finished, players, kinds, args.keep)
-        found.append(measure_site(database, args.repeat))
+        database = build_site(games, finished, players, kinds, args.keep, args.prefix)
+        found.append(measure_site(database, args.repeat, report=games == args.games))
         database.dispose()
     small, big = sites[0], sites[1]
     print()

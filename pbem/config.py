@@ -100,6 +100,13 @@ def load_config(
         # Scheduler: seconds between sweeps (reminders, timeouts) and between mail deliveries.
         "SWEEP_EVERY": sweep_every,
         "DELIVER_EVERY": whole("DELIVER_EVERY", "5"),
+        # Whether `pbem scheduler` delivers mail too (on: the lease holder does); off when
+        # `pbem deliver --loop` processes, on any hosts, do it (`pbem scheduler --no-deliver`).
+        "SCHEDULER_DELIVERS": _flag(get("SCHEDULER_DELIVERS", "on")),
+        # Seconds a delivery process holds the emails it claimed (an email is sent with at
+        # least half of it left, renewed first otherwise); a process that dies or is cut off
+        # leaves them to another after this long. More than twice the SMTP timeout (30 s).
+        "DELIVER_CLAIM_SECONDS": whole("DELIVER_CLAIM_SECONDS", "600"),
         # Seconds between looks for a computer player to move: its reply comes within seconds.
         "BOT_EVERY": whole("BOT_EVERY", "2"),
         # Computer players' searches at once (worker processes of the scheduler; cores to use).
@@ -136,7 +143,8 @@ def load_config(
         "HEALTH_MAX_LEASE_AGE": whole("HEALTH_MAX_LEASE_AGE", str(5 * sweep_every)),
         "HEALTH_MAX_MAIL_AGE": whole("HEALTH_MAX_MAIL_AGE", "900"),
         "HEALTH_MAX_BACKLOG": whole("HEALTH_MAX_BACKLOG", "1000"),
-        # Prometheus metrics on /metrics (off: 404). Counts come from the database at each scrape.
+        # Prometheus metrics on /metrics (off: 404). Counts come from the database at each scrape
+        # (the moves and emails partly counted again only every 10 minutes: pbem.monitoring).
         "METRICS": _flag(get("METRICS", "off")),
         # Who may get an account by signing in (docs/challenges.md): open (anyone), invite (only
         # addresses someone invited to a game) or closed (no new accounts at all).
@@ -245,6 +253,7 @@ def _check_database_url(config: Mapping[str, Any]) -> None:
 
 def _check_numbers(config: Mapping[str, Any]) -> None:
     for name, lowest in (("SWEEP_EVERY", 1), ("DELIVER_EVERY", 1), ("VACATION_DAYS", 0),
+                         ("DELIVER_CLAIM_SECONDS", 1),
                          ("TRUSTED_PROXIES", 0), ("FETCH_EVERY", 0), ("CHALLENGE_DAYS", 1),
                          ("HEALTH_MAX_LEASE_AGE", 1), ("HEALTH_MAX_MAIL_AGE", 1),
                          ("HEALTH_MAX_BACKLOG", 1), ("MAX_OPEN_CHALLENGES", 0),

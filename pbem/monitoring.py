@@ -2,9 +2,14 @@
 
 Both read the database at request time rather than counting in memory: gunicorn runs several
 worker processes and the scheduler runs in another, so any one process's counters would be a
-fraction of the truth (and reset at every restart). The scheduler's jobs record how they last
-went in the database for the same reason (:mod:`pbem.scheduler.job_states`). Redis, when set, is
-asked at each request. See docs/deploy.md, "Monitoring".
+fraction of the truth (and reset at every restart). Neither counts the tables that only grow at
+each request: /healthz counts the emails waiting (from the outbox's status index), and /metrics
+counts the moves and emails in two parts (:class:`Tallies`): the rows up to a mark, counted once
+every :data:`RECOUNT` per process, and the rows after it, counted at each scrape. A scrape thus
+reads the rows written since the last recount, not every move and email of the site's life.
+The scheduler's jobs record how they last went in the database for the same reason
+(:mod:`pbem.scheduler.job_states`). Redis, when set, is asked at each request. See
+docs/deploy.md, "Monitoring".
 
 Nothing secret is shown: errors are stored cleaned of passwords, tokens and addresses, and the
 relay, mailbox and Redis are named by host and port only.
@@ -12,8 +17,10 @@ relay, mailbox and Redis are named by host and port only.
 
 from __future__ import annotations
 
+import threading
+import time as monotonic_time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -21,7 +28,7 @@ from flask import Blueprint, Flask, Response, current_app, jsonify
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
-from sqlalchemy import func, text
+from sqlalchemy import case, func, text
 from sqlmodel import Session, col, select
 
 from pbem.clock.wall import utc_now
@@ -35,6 +42,7 @@ from pbem.scheduler.stats import last_sweep
 
 bp = Blueprint("monitoring", __name__)
 PENDING = (MailStatus.QUEUED, MailStatus.RETRYING, MailStatus.SENDING)
+RECOUNT = 600.0  # seconds between full counts of the moves and emails, per web process
 
 
 @dataclass(frozen=True)
@@ -65,13 +73,101 @@ class OutboxCounts:
         return sum(self.by_status.get(status, 0) for status in PENDING)
 
 
-def outbox_counts(session: Session) -> OutboxCounts:
-    by_status = {str(status): int(count) for status, count in session.exec(
-        select(OutboxEmail.status, func.count()).group_by(col(OutboxEmail.status)))}
-    retries = session.exec(select(func.coalesce(func.sum(col(OutboxEmail.attempts) - 1), 0))
-                           .where(col(OutboxEmail.attempts) > 1)).one()
-    return OutboxCounts(by_status, int(retries), _oldest(session, MailStatus.QUEUED),
+def outbox_counts(session: Session, tallies: Tallies | None = None) -> OutboxCounts:
+    """Every email by status, and the retries: counted in two parts by ``tallies`` (see the
+    module docstring); without them, only the emails waiting are counted (what /healthz needs),
+    from the status index."""
+    if tallies is None:
+        by_status = {str(status): int(count) for status, count in session.exec(
+            select(OutboxEmail.status, func.count())
+            .where(col(OutboxEmail.status).in_(PENDING)).group_by(col(OutboxEmail.status)))}
+        retries = 0
+    else:
+        by_status, retries = tallies.outbox(session)
+    return OutboxCounts(by_status, retries, _oldest(session, MailStatus.QUEUED),
                         _oldest(session, MailStatus.RETRYING))
+
+
+def _outbox_tally(session: Session, above: int, through: int | None) -> dict[str, int]:
+    """Emails by status with ids in (above, through], and their retries under ``""``."""
+    query = select(OutboxEmail.status, func.count(), func.coalesce(func.sum(
+        case((col(OutboxEmail.attempts) > 1, col(OutboxEmail.attempts) - 1), else_=0)), 0)
+    ).where(col(OutboxEmail.id) > above)
+    if through is not None:
+        query = query.where(col(OutboxEmail.id) <= through)
+    found: dict[str, int] = {"": 0}
+    for status, count, retries in session.exec(query.group_by(col(OutboxEmail.status))):
+        found[str(status)] = int(count)
+        found[""] += int(retries)
+    return found
+
+
+def _moves_tally(session: Session, above: int, through: int | None) -> dict[str, int]:
+    """Moves by source with ids in (above, through]."""
+    query = select(Move.source, func.count()).where(col(Move.id) > above)
+    if through is not None:
+        query = query.where(col(Move.id) <= through)
+    return {str(source): int(count)
+            for source, count in session.exec(query.group_by(col(Move.source)))}
+
+
+def _add(first: dict[str, int], second: dict[str, int]) -> dict[str, int]:
+    return {key: first.get(key, 0) + second.get(key, 0) for key in {*first, *second}}
+
+
+@dataclass
+class Tally:
+    """Counts of the rows with ids up to ``through``, made at ``made`` (monotonic seconds)."""
+
+    through: int
+    counts: dict[str, int]
+    made: float
+
+
+@dataclass
+class Tallies:
+    """The moves and emails counted for /metrics in two parts: the rows up to a mark, counted
+    once every ``recount`` seconds, and the rows after it, at each scrape.
+
+    Moves never change source, so their mark is the highest id at the recount. An email's
+    status changes until it is sent or given up on, so the emails' mark is below the oldest one
+    still waiting: the part counted at each scrape holds every email that may still change.
+    What the recount cannot see at once: an email sent long ago that bounces later moves from
+    ``sent`` to ``bounced`` at the next recount, and a row written by a transaction still open
+    at a recount (with an id below the mark) is counted from the next one."""
+
+    recount: float = RECOUNT
+    moves_part: Tally | None = None
+    outbox_part: Tally | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def _stale(self, part: Tally | None) -> bool:
+        return part is None or monotonic_time.monotonic() - part.made >= self.recount
+
+    def moves(self, session: Session) -> dict[str, int]:
+        with self.lock:
+            if self._stale(self.moves_part):
+                through = session.exec(select(func.max(Move.id))).one() or 0
+                self.moves_part = Tally(through, _moves_tally(session, 0, through),
+                                        monotonic_time.monotonic())
+            part = self.moves_part
+        assert part is not None
+        return _add(part.counts, _moves_tally(session, part.through, None))
+
+    def outbox(self, session: Session) -> tuple[dict[str, int], int]:
+        with self.lock:
+            if self._stale(self.outbox_part):
+                waiting = session.exec(select(func.min(OutboxEmail.id))
+                                       .where(col(OutboxEmail.status).in_(PENDING))).one()
+                through = (waiting - 1 if waiting is not None else session.exec(
+                    select(func.max(OutboxEmail.id))).one() or 0)
+                self.outbox_part = Tally(through, _outbox_tally(session, 0, through),
+                                         monotonic_time.monotonic())
+            part = self.outbox_part
+        assert part is not None
+        found = _add(part.counts, _outbox_tally(session, part.through, None))
+        retries = found.pop("")
+        return found, retries
 
 
 def _oldest(session: Session, status: str) -> datetime | None:
@@ -197,18 +293,19 @@ def healthz() -> Response:
 
 
 class DatabaseCollector(Collector):
-    """Prometheus metrics computed from the tables at each scrape (right across processes)."""
+    """Prometheus metrics computed from the tables at each scrape (right across processes; the
+    moves and emails in two parts, see :class:`Tallies`)."""
 
     def __init__(self, database: Database, parts: Parts | None = None) -> None:
         self.database = database
         self.parts = parts or Parts()
+        self.tallies = Tallies()
 
     def collect(self) -> Iterator[Metric]:
         now = utc_now()
         with self.database.session() as session:
-            moves = dict(session.exec(select(Move.source, func.count())
-                                      .group_by(col(Move.source))).all())
-            outbox = outbox_counts(session)
+            moves = self.tallies.moves(session)
+            outbox = outbox_counts(session, self.tallies)
         sweep = last_sweep(self.database)
         jobs = job_states(self.database)
 

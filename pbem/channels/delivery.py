@@ -15,7 +15,7 @@ import logging
 import re
 import time
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from apprise import Apprise
 
@@ -27,10 +27,13 @@ from pbem.db import Database
 from pbem.i18n import Reader
 from pbem.links import Links
 from pbem.mail.outbox import (
+    CLAIM_FOR,
     MAX_ATTEMPTS,
     DeliveryReport,
     claim_due,
     default_holder,
+    hold_claim,
+    holds,
     record_attempt,
 )
 from pbem.models import GameRecord, MailStatus, Player
@@ -107,7 +110,7 @@ def message_words(message: ChannelMessage, player: Player, row: GameRecord | Non
 def deliver_channels(
     database: Database, site: Site, now: datetime, *, limit: int = PASS_LIMIT,
     holder: str | None = None, max_attempts: int = MAX_ATTEMPTS, sender: Sender = send,
-    seconds: float = PASS_SECONDS,
+    seconds: float = PASS_SECONDS, claim_for: timedelta = CLAIM_FOR,
 ) -> DeliveryReport:
     """Send the channel messages that are due, up to ``limit`` of them or for about
     ``seconds``; see the module docstring for failures."""
@@ -115,11 +118,12 @@ def deliver_channels(
     began, holder = time.monotonic(), holder or default_holder()
     while report.attempted < limit and time.monotonic() - began < seconds:
         claimed = claim_due(database, now, min(BATCH, limit - report.attempted), holder,
-                            ChannelMessage)
+                            ChannelMessage, claim_for)
         if not claimed:
             break
         for message_id in claimed:
-            _deliver(database, site, now, message_id, sender, max_attempts, report)
+            if hold_claim(database, message_id, holder, now, claim_for, ChannelMessage):
+                _deliver(database, site, now, message_id, sender, max_attempts, report, holder)
     if report.attempted:
         log.info("channels: sent %s, deferred %s, failed %s", report.sent, report.deferred,
                  report.failed)
@@ -127,15 +131,16 @@ def deliver_channels(
 
 
 def _deliver(database: Database, site: Site, now: datetime, message_id: int, sender: Sender,
-             max_attempts: int, report: DeliveryReport) -> None:
-    """One claimed message: tried, and the attempt recorded by the outbox's policy."""
+             max_attempts: int, report: DeliveryReport, holder: str) -> None:
+    """One claimed message: tried, and the attempt recorded by the outbox's policy while
+    ``holder`` still holds the claim."""
     outcome = _attempt(database, site, message_id, sender)
     if outcome is None:  # its channel was removed meanwhile
         return
     sent, error, permanent = outcome
     with database.write() as session:
-        message = session.get(ChannelMessage, message_id)
-        if message is None:
+        message = session.get(ChannelMessage, message_id, with_for_update=True)
+        if message is None or not holds(message, holder):
             return
         status = record_attempt(message, now, sent=sent, error=error, permanent=permanent,
                                 max_attempts=max_attempts)

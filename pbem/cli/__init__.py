@@ -9,7 +9,9 @@
     pbem start-game 12          # start it although not everyone has accepted
     pbem abort-game 12 --reason "a player left"
     pbem deliver
+    pbem deliver --loop [--every 5]     # a deliverer, on any number of hosts at once
     pbem scheduler      # reminders, timeouts, mail delivery (run one or two, under systemd)
+    pbem scheduler --no-deliver         # leaving mail to the deliverers
     pbem worker         # computer players' searches, with PBEM_TASKS (pbem.cli.operators)
     pbem sweep [--now 2025-03-01T12:00:00Z]     # one sweep (pbem.cli.operators)
     pbem backup /var/backups/pbem/pbem.db       # an online copy of a SQLite database
@@ -251,23 +253,52 @@ def abort_game_command(game: str, reason: str) -> None:
 
 
 @main.command()
-def deliver() -> None:
+@click.option("--loop", is_flag=True,
+              help="Keep delivering until stopped (SIGTERM, Ctrl-C), without the scheduler's "
+                   "lease: run one on each delivery host.")
+@click.option("--every", default=None, type=click.IntRange(min=1),
+              help="With --loop: seconds between passes when nothing more is due "
+                   "[PBEM_DELIVER_EVERY, default 5].")
+def deliver(loop: bool, every: int | None) -> None:
     """Send the emails that are due (one pass over the outbox), then the messages to players'
-    other channels."""
+    other channels; with --loop, go on doing so."""
     from pbem.channels.delivery import deliver_channels
     from pbem.mail.outbox import SmtpSettings, deliver_pending
 
     config = _config()
     database = open_database(config)
+    smtp = SmtpSettings.from_config(config)
+    claim_for = timedelta(seconds=int(config["DELIVER_CLAIM_SECONDS"]))
+    if loop:
+        _deliver_loop(database, config, smtp, every or int(config["DELIVER_EVERY"]), claim_for)
+        return
     now = datetime.now(UTC)
-    report = deliver_pending(database, SmtpSettings.from_config(config), now)
+    report = deliver_pending(database, smtp, now, claim_for=claim_for)
     click.echo(f"sent {report.sent}, deferred {report.deferred}, failed {report.failed}")
     for error in report.errors[:5]:
         click.echo(f"  {mask_secrets(error)}", err=True)
-    channels = deliver_channels(database, site_from_config(database, config), now)
+    channels = deliver_channels(database, site_from_config(database, config), now,
+                                claim_for=claim_for)
     if channels.attempted:
         click.echo(f"channels: sent {channels.sent}, deferred {channels.deferred}, "
                    f"failed {channels.failed}")
+
+
+def _deliver_loop(database: Database, config: dict[str, Any], smtp: Any, every: int,
+                  claim_for: timedelta) -> None:
+    """``pbem deliver --loop``: until SIGTERM or Ctrl-C, each finishing the pass under way."""
+    import signal
+
+    from pbem.scheduler.deliverer import Deliverer
+
+    deliverer = Deliverer(database, site_from_config(database, config), smtp, every=every,
+                          claim_for=claim_for)
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, lambda *_: deliverer.stop.set())
+    click.echo(f"pbem deliver {deliverer.holder}: via {smtp.relay}, every {every}s when idle, "
+               f"claims of {int(claim_for.total_seconds())}s")
+    deliverer.run()
+    click.echo(f"pbem deliver {deliverer.holder}: stopped")
 
 
 def seed_demo(database: Database, config: dict[str, Any]) -> tuple[str, list[str]]:
@@ -331,7 +362,9 @@ def start_background_scheduler(database: Database, config: dict[str, Any]) -> An
               help="Seconds between sweeps [PBEM_SWEEP_EVERY, default 60].")
 @click.option("--deliver-every", default=None, type=int,
               help="Seconds between deliveries [PBEM_DELIVER_EVERY, default 5].")
-def scheduler(sweep_every: int | None, deliver_every: int | None) -> None:
+@click.option("--no-deliver", is_flag=True,
+              help="Leave mail to `pbem deliver --loop` processes [PBEM_SCHEDULER_DELIVERS=off].")
+def scheduler(sweep_every: int | None, deliver_every: int | None, no_deliver: bool) -> None:
     """Run the scheduler: reminders, timeouts and mail delivery (one active process at a time;
     a second one stands by and takes over if the first stops)."""
     from pbem.scheduler.runner import build_scheduler
@@ -340,11 +373,14 @@ def scheduler(sweep_every: int | None, deliver_every: int | None) -> None:
     sweep_every = sweep_every or int(config["SWEEP_EVERY"])
     deliver_every = deliver_every or int(config["DELIVER_EVERY"])
     jobs = scheduler_jobs(open_database(config), config)
+    jobs.delivers = jobs.delivers and not no_deliver
     runner = build_scheduler(jobs, blocking=True, sweep_every=sweep_every,
                              deliver_every=deliver_every, fetch_every=int(config["FETCH_EVERY"]),
                              bot_every=int(config["BOT_EVERY"]))
-    click.echo(f"pbem scheduler {jobs.holder}: sweep every {sweep_every}s, deliver every"
-               f" {deliver_every}s, computer players every {config['BOT_EVERY']}s")
+    delivery = (f"deliver every {deliver_every}s" if jobs.delivers
+                else "delivery left to `pbem deliver --loop`")
+    click.echo(f"pbem scheduler {jobs.holder}: sweep every {sweep_every}s, {delivery}, "
+               f"computer players every {config['BOT_EVERY']}s")
     # systemd stops with SIGTERM: leave through `finally`, releasing the lease for the standby.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:

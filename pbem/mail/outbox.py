@@ -7,11 +7,17 @@ the row keeps its attempt count, last error and the time of the next try, with e
 still not accepted after :data:`MAX_ATTEMPTS` tries. Failed mail stays in the table for the mail
 log and :func:`failed_mail` lists it for organisers.
 
-Two delivery processes never send one email twice: each first *claims* its rows in a short write
-transaction (``FOR UPDATE SKIP LOCKED`` on PostgreSQL; on SQLite the transaction's BEGIN IMMEDIATE
-and a conditional UPDATE), and a claim expires after :data:`CLAIM_FOR`, so a process that dies
-mid-pass only delays its emails. A crash between sending and marking can still send an email
-twice, never zero times.
+Any number of delivery processes, on any hosts, share the outbox (``pbem deliver --loop``, the
+scheduler): each first *claims* its rows in a short write transaction (``FOR UPDATE SKIP LOCKED``
+on PostgreSQL; on SQLite the transaction's BEGIN IMMEDIATE and a conditional UPDATE). A claim
+expires after the claim time (:data:`CLAIM_FOR`, ``PBEM_DELIVER_CLAIM_SECONDS``), so a process
+that dies or is cut off mid-pass only delays its emails: another one takes them over. A process
+sends an email only while its claim on it is its own with at least half the claim time left
+(renewing it first otherwise, :func:`hold_claim`) and records the attempt only while the claim
+is still its own, so a process that was too slow and lost its claim neither sends nor marks
+those emails. A crash between the relay's
+"250 OK" and the marking can still send an email twice, never zero times. The hosts' clocks
+must agree (NTP) to well within the claim time.
 """
 
 from __future__ import annotations
@@ -46,7 +52,9 @@ log = logging.getLogger(__name__)
 FIRST_RETRY = timedelta(minutes=1)
 LONGEST_WAIT = timedelta(hours=6)
 MAX_ATTEMPTS = 12  # about a day of retries (1, 2, 4, ... minutes, then every 6 hours)
-CLAIM_FOR = timedelta(minutes=10)  # longer than any one pass; then another process may retry
+# A claim's length: half of it is longer than sending one email can take (the SMTP timeout),
+# and a dead process's emails are not held up for long.
+CLAIM_FOR = timedelta(minutes=10)
 
 
 def backoff(attempts: int) -> timedelta:
@@ -165,10 +173,10 @@ def _in_turn(table: Any, now: datetime) -> Any:
 
 
 def claim_due(database: Database, now: datetime, limit: int, holder: str,
-              table: type[Queued] = OutboxEmail) -> list[int]:
+              table: type[Queued] = OutboxEmail, claim_for: timedelta = CLAIM_FOR) -> list[int]:
     """Claim up to ``limit`` due rows of ``table`` (the outbox's emails, or another channel's
     messages with the same delivery columns) for ``holder``; others skip them until the claim
-    expires."""
+    expires, ``claim_for`` from ``now``."""
     with database.write() as session:
         ids = [i for i in session.exec(
             select(table.id).where(_due(table, now), _in_turn(table, now))
@@ -179,13 +187,34 @@ def claim_due(database: Database, now: datetime, limit: int, holder: str,
             return []
         session.execute(
             update(table).where(col(table.id).in_(ids), _due(table, now))
-            .values(status=MailStatus.SENDING, claimed_by=holder, claimed_until=now + CLAIM_FOR)
+            .values(status=MailStatus.SENDING, claimed_by=holder, claimed_until=now + claim_for)
             .execution_options(synchronize_session=False)
         )
         claimed = session.exec(select(table.id).where(
             col(table.id).in_(ids), table.claimed_by == holder,
             table.status == MailStatus.SENDING))
         return sorted(i for i in claimed if i is not None)
+
+
+def hold_claim(database: Database, row_id: int, holder: str, now: datetime,
+               claim_for: timedelta = CLAIM_FOR, table: type[Queued] = OutboxEmail) -> bool:
+    """Whether ``holder`` still holds its claim on row ``row_id`` at ``now``, renewed then for
+    ``claim_for``: asked right before sending, so that what is sent is held for a whole claim
+    time. False when the claim ran out (another process may have taken it over) or the row
+    was released or marked meanwhile: then the row is not to be sent by ``holder``."""
+    with database.write() as session:
+        result = session.execute(
+            update(table).where(col(table.id) == row_id, col(table.status) == MailStatus.SENDING,
+                                col(table.claimed_by) == holder, col(table.claimed_until) > now)
+            .values(claimed_until=now + claim_for)
+            .execution_options(synchronize_session=False))
+        return bool(getattr(result, "rowcount", 0))
+
+
+def holds(row: Queued, holder: str) -> bool:
+    """Whether ``row`` (read in the transaction that is to record an attempt) is still claimed
+    by ``holder``: one whose claim was taken over records nothing."""
+    return row.status == MailStatus.SENDING and row.claimed_by == holder
 
 
 def release_claims(session: Session, holder: str, now: datetime) -> int:
@@ -228,12 +257,13 @@ def record_attempt(row: Queued, now: datetime, *, sent: bool = False, error: str
     return row.status
 
 
-def _mark(database: Database, email_id: int, now: datetime, *, sent: bool = False,
+def _mark(database: Database, email_id: int, now: datetime, holder: str, *, sent: bool = False,
           error: str = "", permanent: bool = False, max_attempts: int = MAX_ATTEMPTS) -> str:
-    """Record one attempt; returns the new status."""
+    """Record one attempt while ``holder`` still holds the claim; returns the new status, ""
+    when the claim was lost (the row is another process's now)."""
     with database.write() as session:
-        email = session.get(OutboxEmail, email_id)
-        if email is None:
+        email = session.get(OutboxEmail, email_id, with_for_update=True)
+        if email is None or not holds(email, holder):
             return ""
         status = record_attempt(email, now, sent=sent, error=error, permanent=permanent,
                                 max_attempts=max_attempts)
@@ -244,15 +274,25 @@ def _mark(database: Database, email_id: int, now: datetime, *, sent: bool = Fals
 def deliver_pending(
     database: Database, smtp: SmtpSettings, now: datetime, *, limit: int = 500,
     holder: str | None = None, max_attempts: int = MAX_ATTEMPTS,
+    claim_for: timedelta = CLAIM_FOR, clock: Callable[[], datetime] | None = None,
 ) -> DeliveryReport:
-    """Send what is due over one SMTP connection; see the module docstring for failures."""
+    """Send what is due at ``now`` over one SMTP connection; see the module docstring for
+    failures. ``clock`` tells the time as the pass goes on, for claims and the attempts'
+    times (a long pass outlives ``now``); by default it stays ``now``."""
     report = DeliveryReport()
-    ids = claim_due(database, now, limit, holder or default_holder())
+    holder = holder or default_holder()
+    ids = claim_due(database, now, limit, holder, claim_for=claim_for)
     if not ids:
         return report
+    moment = clock or (lambda: now)
 
     def mark(email_id: int, **outcome: Any) -> None:
-        report.count(_mark(database, email_id, now, max_attempts=max_attempts, **outcome))
+        status = _mark(database, email_id, moment(), holder, max_attempts=max_attempts,
+                       **outcome)
+        if status:
+            report.count(status)
+        else:
+            log.warning("outbox: email %s was taken over by another process", email_id)
 
     try:
         server = smtp.connect()
@@ -269,12 +309,20 @@ def deliver_pending(
     behind: set[str] = set()
     try:
         for position, email_id in enumerate(ids):
-            prepared = _prepare(database, email_id, smtp, now, pngs, mark, report)
+            prepared = _prepare(database, email_id, smtp, now, pngs, mark, report, holder)
             if prepared is None:
                 continue
-            recipient, raw = prepared
+            recipient, raw, held_until = prepared
             if recipient.lower() in behind:
-                _release(database, email_id, now)
+                _release(database, email_id, moment(), holder)
+                continue
+            # Sent while at least half the claim time is left (far more than one email takes),
+            # renewed first otherwise: no write per email where claims are long.
+            if held_until - moment() < claim_for / 2 and not hold_claim(
+                    database, email_id, holder, moment(), claim_for):
+                # Too slow: the claim ran out and the email may be another process's now.
+                log.warning("outbox: the claim on email %s ran out before it was sent", email_id)
+                behind.add(recipient.lower())  # its later emails must not overtake it
                 continue
             behind.add(recipient.lower())  # until it is sent, below
             sender = smtp.return_path(email_id) if smtp.return_path else envelope_from
@@ -318,12 +366,13 @@ def deliver_pending(
     return report
 
 
-def _release(database: Database, email_id: int, now: datetime) -> None:
+def _release(database: Database, email_id: int, now: datetime, holder: str) -> None:
     """Give back a claimed email unsent and untried, due again at once: an earlier email to
     its address could not be sent in this pass, and it must not overtake that one."""
     with database.write() as session:
         session.execute(update(OutboxEmail).where(col(OutboxEmail.id) == email_id,
-                                                  col(OutboxEmail.status) == MailStatus.SENDING)
+                                                  col(OutboxEmail.status) == MailStatus.SENDING,
+                                                  col(OutboxEmail.claimed_by) == holder)
                         .values(claimed_until=now - timedelta(microseconds=1))
                         .execution_options(synchronize_session=False))
 
@@ -331,8 +380,10 @@ def _release(database: Database, email_id: int, now: datetime) -> None:
 def _prepare(
     database: Database, email_id: int, smtp: SmtpSettings, now: datetime,
     pngs: dict[tuple[int, int, int, str], bytes], mark: Any, report: DeliveryReport,
-) -> tuple[str, bytes] | None:
-    """(recipient, message bytes) for a claimed row, or None when it is not to be sent now.
+    holder: str,
+) -> tuple[str, bytes, datetime] | None:
+    """(recipient, message bytes, until when ``holder``'s claim lasts) for a claimed row, or
+    None when it is not to be sent now (nor by ``holder``, whose claim was taken over).
 
     A row that can never be sent (a bad address or header that slipped in) is marked failed with
     its reason; any other failure (the board picture, the database) only defers it. Either way
@@ -343,7 +394,7 @@ def _prepare(
             email = session.get(OutboxEmail, email_id)
             more = list(session.exec(select(OutboxImage).where(OutboxImage.email_id == email_id)
                                      .order_by(col(OutboxImage.id))))
-        if email is None or email.status != MailStatus.SENDING:
+        if email is None or not holds(email, holder) or email.claimed_until is None:
             return None
 
         def picture(key: tuple[int, int, int, str]) -> bytes:
@@ -360,7 +411,7 @@ def _prepare(
                   for image in more]
         recipient, raw = render_message(email, mail_from=smtp.mail_from, now=now, png=png,
                                         images=images)
-        return recipient, smtp.sign(raw) if smtp.sign else raw
+        return recipient, smtp.sign(raw) if smtp.sign else raw, email.claimed_until
     except UnsendableEmail as error:
         mark(email_id, error=f"cannot be sent: {error}", permanent=True)
         report.errors.append(f"email {email_id}: {error}")

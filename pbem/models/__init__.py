@@ -75,10 +75,12 @@ class Player(SQLModel, table=True):
 
 class GameRecord(SQLModel, table=True):
     __tablename__ = "games"
-    # The archive's order, with and without its game filter (migration 0026).
-    __table_args__ = (Index("ix_games_status_finished_at", "status", "finished_at"),
-                      Index("ix_games_game_type_status_finished_at", "game_type", "status",
-                            "finished_at"))
+    # The archive's order and count, with and without its game filter, and its page of games
+    # found by id (its player filter), all read from the indexes alone (migration 0028).
+    __table_args__ = (Index("ix_games_archive", "status", "listed", "finished_at"),
+                      Index("ix_games_archive_game", "game_type", "status", "listed",
+                            "finished_at"),
+                      Index("ix_games_archive_rows", "id", "status", "listed", "finished_at"))
 
     id: int | None = Field(default=None, primary_key=True)
     public_id: str = Field(index=True, unique=True)  # unguessable; the game page's URL
@@ -107,7 +109,10 @@ class GameRecord(SQLModel, table=True):
 
 class Seat(SQLModel, table=True):
     __tablename__ = "seats"
-    __table_args__ = (UniqueConstraint("game_id", "seat"),)
+    # ix_seats_player_game: a player's games from the index alone (the archive's player filter,
+    # migration 0028).
+    __table_args__ = (UniqueConstraint("game_id", "seat"),
+                      Index("ix_seats_player_game", "player_id", "game_id"))
 
     id: int | None = Field(default=None, primary_key=True)
     game_id: int = Field(foreign_key="games.id", index=True)

@@ -36,7 +36,7 @@ from pbem.clock.wall import utc_now
 from pbem.db import Database
 from pbem.inbound.imap import describe_url, fetch_pass, url_password
 from pbem.inbound.service import receive
-from pbem.mail.outbox import DeliveryReport, SmtpSettings, deliver_pending
+from pbem.mail.outbox import CLAIM_FOR, DeliveryReport, SmtpSettings, deliver_pending
 from pbem.scheduler.bots import BotResult, play_bots
 from pbem.scheduler.job_states import (
     DELIVER,
@@ -76,6 +76,9 @@ class SchedulerJobs:
     holder: str = field(default_factory=new_holder_id)
     clock: Callable[[], datetime] = utc_now
     lease_time: Any = LEASE_TIME
+    # False when `pbem deliver --loop` processes deliver (PBEM_SCHEDULER_DELIVERS, --no-deliver).
+    delivers: bool = True
+    claim_for: timedelta = CLAIM_FOR  # PBEM_DELIVER_CLAIM_SECONDS
     imap_url: str = ""  # play by reply: the mailbox the fetch job reads (PBEM_IMAP_URL)
     # The bots' searches run here, out of this process (whose threads, and under pbem dev the
     # web app, would otherwise wait on the interpreter lock for seconds at a time).
@@ -170,33 +173,13 @@ class SchedulerJobs:
         now = now or self.clock()
         if not self.is_active(now):
             return None
-        report = deliver_pending(self.database, self.smtp, now, holder=self.holder)
+        report = deliver_pending(self.database, self.smtp, now, holder=self.holder,
+                                 claim_for=self.claim_for)
         if report.attempted:  # nothing was due: nothing to say, nor to write
-            self._record_delivery(report, now)
-        deliver_channels(self.database, self.site, now, holder=self.holder)
+            record_delivery(self.database, self.smtp, self.holder, self.job_log, report, now)
+        deliver_channels(self.database, self.site, now, holder=self.holder,
+                         claim_for=self.claim_for)
         return report
-
-    def _record_delivery(self, report: DeliveryReport, now: datetime) -> None:
-        """Delivery fails when the relay could not be used, or took none of the emails and
-        deferred some (a relay that answers "later" to everything is down too); one email
-        refused for good is that email's problem, not the relay's."""
-        secrets = (self.smtp.password,)
-        last = report.relay_error or (report.errors[-1] if report.errors else "")
-        stalled = report.relay_error or (last if not report.sent and report.deferred else "")
-        error = public_error(last, *secrets) if last else None
-        record_run(self.database, DELIVER, self.holder, now, error, failing=bool(stalled))
-        relay = self.smtp.relay
-        if stalled:
-            if self.job_log.failed(DELIVER):
-                log.warning("delivery via %s fails: %s (%s emails wait for a retry)", relay,
-                            public_error(stalled, *secrets), report.deferred)
-            if not report.sent and not report.failed:
-                return  # said once; the emails' own rows keep the rest
-        elif self.job_log.worked(DELIVER):
-            log.info("delivery via %s works again", relay)
-        if report.sent or report.failed or report.errors:
-            log.info("delivery via %s: sent %s, deferred %s, failed %s%s", relay, report.sent,
-                     report.deferred, report.failed, f"; last error: {error}" if error else "")
 
     def fetch_tick(self, now: datetime | None = None) -> int | None:
         """One pass over the IMAP mailbox if this process holds the lease; messages handled."""
@@ -227,10 +210,39 @@ class SchedulerJobs:
         self.searches.close()
 
 
+def record_delivery(database: Database, smtp: SmtpSettings, holder: str, job_log: StateLog,
+                    report: DeliveryReport, now: datetime) -> None:
+    """Record and log how a delivery pass went, for /healthz, /metrics and the operator.
+
+    Delivery fails when the relay could not be used, or took none of the emails and
+    deferred some (a relay that answers "later" to everything is down too); one email
+    refused for good is that email's problem, not the relay's."""
+    secrets = (smtp.password,)
+    last = report.relay_error or (report.errors[-1] if report.errors else "")
+    stalled = report.relay_error or (last if not report.sent and report.deferred else "")
+    error = public_error(last, *secrets) if last else None
+    record_run(database, DELIVER, holder, now, error, failing=bool(stalled))
+    relay = smtp.relay
+    if stalled:
+        if job_log.failed(DELIVER):
+            log.warning("delivery via %s fails: %s (%s emails wait for a retry)", relay,
+                        public_error(stalled, *secrets), report.deferred)
+        if not report.sent and not report.failed:
+            return  # said once; the emails' own rows keep the rest
+    elif job_log.worked(DELIVER):
+        log.info("delivery via %s works again", relay)
+    if report.sent or report.failed or report.errors:
+        log.info("delivery via %s: sent %s, deferred %s, failed %s%s", relay, report.sent,
+                 report.deferred, report.failed, f"; last error: {error}" if error else "")
+
+
 def jobs_from_config(database: Database, config: Mapping[str, Any]) -> SchedulerJobs:
     return SchedulerJobs(database, site_from_config(database, config),
                          SmtpSettings.from_config(config), imap_url=str(config.get("IMAP_URL", "")),
-                         searches=SearchProcess(int(config.get("BOT_WORKERS", 2))))
+                         searches=SearchProcess(int(config.get("BOT_WORKERS", 2))),
+                         delivers=bool(config.get("SCHEDULER_DELIVERS", True)),
+                         claim_for=timedelta(seconds=int(config.get("DELIVER_CLAIM_SECONDS",
+                                                                    600))))
 
 
 def build_scheduler(jobs: SchedulerJobs, *, blocking: bool,
@@ -248,8 +260,9 @@ def build_scheduler(jobs: SchedulerJobs, *, blocking: bool,
                                 else BackgroundScheduler(timezone=UTC))
     defaults = {"coalesce": True, "max_instances": 1, "misfire_grace_time": 30}
     ticks: list[tuple[str, Callable[[], object], float]] = [
-        ("sweep", jobs.sweep_tick, sweep_every), ("deliver", jobs.delivery_tick, deliver_every),
-        ("bots", jobs.bots_tick, bot_every)]
+        ("sweep", jobs.sweep_tick, sweep_every), ("bots", jobs.bots_tick, bot_every)]
+    if jobs.delivers:
+        ticks.append(("deliver", jobs.delivery_tick, deliver_every))
     if fetch_every > 0 and jobs.imap_url:
         ticks.append(("fetch", jobs.fetch_tick, fetch_every))
     for name, tick, every in ticks:

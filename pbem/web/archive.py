@@ -34,6 +34,9 @@ bp = Blueprint("archive", __name__)
 PAGE_SIZE = 20
 MAX_PAGE = 100_000  # beyond any real archive; keeps OFFSET a sane number
 MAX_NAME = 100
+# Matches counted at most: counting a million finished games for every page took longer than the
+# page; beyond this the page says "more than" and offers the next page while pages are full.
+COUNT_CAP = 10_000
 
 
 @dataclass
@@ -105,12 +108,18 @@ def archive_query(filters: Filters) -> Any:
 
 
 def archive_page(session: Session, filters: Filters) -> tuple[list[GameRecord], int]:
-    """One page of the archive, newest first, and how many games match in all."""
+    """One page of the archive, newest first, and how many games match in all, counted up to
+    ``COUNT_CAP + 1`` (more than :data:`COUNT_CAP`)."""
     query = archive_query(filters)
-    total = session.exec(select(func.count()).select_from(query.subquery())).one()
-    rows = session.exec(query.order_by(col(GameRecord.finished_at).desc(),
-                                       col(GameRecord.id).desc())
-                        .offset((filters.page - 1) * PAGE_SIZE).limit(PAGE_SIZE)).all()
+    total = session.exec(select(func.count()).select_from(
+        query.with_only_columns(col(GameRecord.id)).limit(COUNT_CAP + 1).subquery())).one()
+    newest_first = (col(GameRecord.finished_at).desc(), col(GameRecord.id).desc())
+    # The page's ids first, from ix_games_archive_rows alone, then only their rows: a filter
+    # by player matches thousands of games, whose whole rows (positions) were read to sort them.
+    page = (query.with_only_columns(col(GameRecord.id)).order_by(*newest_first)
+            .offset((filters.page - 1) * PAGE_SIZE).limit(PAGE_SIZE).subquery())
+    rows = session.exec(select(GameRecord).where(col(GameRecord.id).in_(select(page.c.id)))
+                        .order_by(*newest_first)).all()
     return list(rows), int(total)
 
 
@@ -143,11 +152,15 @@ def archive() -> tuple[str, int]:
         with database().session() as session:
             rows, total = archive_page(session, filters)
             lines = _lines(session, rows)
-    pages = max(1, -(-total // PAGE_SIZE))
+    capped = total > COUNT_CAP
+    # Past the cap the last page is unknown: another one is offered while this one is full.
+    pages = (filters.page + (len(lines) == PAGE_SIZE) if capped
+             else max(1, -(-total // PAGE_SIZE)))
     kept: dict[str, Any] = {k: v for k, v in filters.typed.items() if v and k != "page"}
     reader = current_reader()
     return render_template(
         "archive.html", filters=filters, lines=lines, total=total, page=filters.page,
+        capped=capped, cap=COUNT_CAP,
         pages=pages, games=[(game_id, words(reader, info.name))
                             for game_id, info in engine.GAMES.items()],
         page_url=lambda number: url_for("archive.archive", **kept, page=number),

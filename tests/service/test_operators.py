@@ -270,3 +270,30 @@ def test_metrics_count_moves_and_mail_from_the_database(
 
 def test_metrics_are_off_unless_switched_on(app: Any) -> None:
     assert app.test_client().get("/metrics").status_code == 404
+
+
+def test_metrics_between_recounts_follow_the_emails_written_and_changed_since(
+    monitored: Any, sqlite_database: Any,
+) -> None:
+    """A scrape counts only the emails after the oldest waiting one again (the rest every ten
+    minutes): an email sent after the first scrape and new ones still show at the second."""
+    from sqlalchemy import update
+
+    from pbem.models import OutboxEmail
+
+    _mail(sqlite_database, NOW - timedelta(hours=1), count=2, status="sent", attempts=1)
+    _mail(sqlite_database, NOW - timedelta(minutes=30), count=1, status="retrying", attempts=2)
+    client = monitored.test_client()
+    text = client.get("/metrics").text
+    assert _metric(text, "pbem_emails_sent_total") == 2
+    assert _metric(text, 'pbem_outbox_backlog{status="retrying"}') == 1
+    with sqlite_database.write() as session:
+        session.execute(update(OutboxEmail).where(OutboxEmail.status == "retrying")
+                        .values(status="sent", attempts=3))
+    _mail(sqlite_database, NOW, count=3, status="sent", attempts=1)
+    _mail(sqlite_database, NOW, count=1)
+    text = client.get("/metrics").text
+    assert _metric(text, "pbem_emails_sent_total") == 2 + 1 + 3
+    assert _metric(text, "pbem_emails_retried_total") == 2
+    assert _metric(text, 'pbem_outbox_backlog{status="retrying"}') == 0
+    assert _metric(text, 'pbem_outbox_backlog{status="queued"}') == 1

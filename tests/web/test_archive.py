@@ -156,6 +156,12 @@ def test_pages_newest_first_keeping_the_filters(
     beyond = client.get("/archive?player=pat&page=7")
     assert beyond.status_code == 200 and shown(beyond.text) == []
     assert "There are no games on this page." in beyond.text
+    # Past the counting cap, the page says "more than" and offers older pages while they are full.
+    monkeypatch.setattr(pbem.web.archive, "COUNT_CAP", 3)
+    page = client.get("/archive", query_string={"player": "pat"}).text
+    assert "More than 3 finished games. Page 1." in page and shown(page) == newest_first[:2]
+    last = client.get("/archive?player=pat&page=3").text
+    assert shown(last) == newest_first[4:] and 'rel="next"' not in last
 
 
 def test_the_page_works_on_a_phone_without_javascript(client: FlaskClient) -> None:
