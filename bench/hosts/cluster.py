@@ -100,6 +100,12 @@ def prerequisites() -> str:
     for tool in ("/usr/sbin/ip", NGINX, SOCAT, GUNICORN):
         if not Path(tool).exists():
             return f"{tool} is missing"
+    # Root in a container may still lack CAP_NET_ADMIN: try one namespace.
+    probe = f"{PREFIX}probe-{os.getpid()}"
+    made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
+    if made.returncode != 0:
+        return f"cannot make a network namespace: {made.stderr.strip()}"
+    sh("ip", "netns", "del", probe, check=False)
     return ""
 
 
@@ -660,7 +666,7 @@ def queue_emails(database_url: str, count: int, tag: str) -> list[str]:
     return ids
 
 
-def wait_sent(database_url: str, sink_file: Path, ids: list[str], seconds: float) -> float:
+def wait_sent(sink_file: Path, ids: list[str], seconds: float) -> float:
     """Seconds until every one of ``ids`` reached the sink (or ``seconds`` passed)."""
     began = time.monotonic()
     wanted = set(ids)
@@ -719,7 +725,7 @@ def measure_delivery(
     time.sleep(3)  # each deliverer's first (empty) pass
     try:
         ids = queue_emails(url, emails, tag)
-        took = wait_sent(url, sink, ids, 600)
+        took = wait_sent(sink, ids, 600)
         doubles, losses = mail_problems(sink, ids)
         marked(url, ids, 60)
         return len(ids) / took, doubles, losses
@@ -745,7 +751,7 @@ def delivery_fault(
             time.sleep(0.01)
         cut("deliver1")
         cut_at = time.monotonic() - began
-        took = wait_sent(url, sink, ids, takeover_seconds)
+        took = wait_sent(sink, ids, takeover_seconds)
         doubles, losses = mail_problems(sink, ids)
         # The host is dead: it never comes back with what it held.
         cluster.stop("deliver1")
@@ -766,8 +772,9 @@ def delivery_fault(
 
 
 def measure_replies(cluster: Cluster, url: str, games: int, replies: int) -> tuple[float, int]:
-    """(replies per second, replies not applied): replies to turn emails sent over SMTP to the
-    two inbound hosts in turn by 4 senders, each counted when its move is in the database."""
+    """(replies per second, replies not applied): replies to turn emails sent over SMTP by 4
+    senders, two to each inbound host; the host answers 250 once the move is committed, and the
+    games' plies are checked against the replies sent at the end."""
     database = Database(url)
     site = Site(
         Links(SECRET, cluster.base_url, seat_holder=seat_holder_for(database)),
