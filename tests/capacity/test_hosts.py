@@ -1,0 +1,88 @@
+"""The small version of bench/hosts/run.py: a site of 1,000 games on hosts of their own (Linux
+network namespaces), two web hosts behind one nginx, a scheduler and two deliverers, under
+real pages and confirms. Nothing may fail, every confirm is played once, every email arrives
+once; also when a deliverer's link goes down mid-batch (that part needs ``pbem deliver
+--loop``).
+
+Needs root, nginx, socat and the machine's PostgreSQL; skipped with the reason otherwise. The
+1,000-game site is built once by bench/capacity.py (and kept); each run copies it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from bench.hosts.cluster import (
+    applied_once,
+    built_site,
+    copy_site,
+    delivery_fault,
+    drop_site,
+    hosts,
+    load_plan,
+    outbox_waiting,
+    pbem_help,
+    prerequisites,
+    received,
+    run_load,
+)
+from tests.support import postgres_url
+
+GAMES = 1_000
+
+
+@pytest.fixture
+def site_copy() -> Iterator[str]:
+    why = prerequisites()
+    if why:
+        pytest.skip(why)
+    url, why = postgres_url()
+    if url is None or "127.0.0.1:5432" not in url:
+        pytest.skip(why or "the machine's PostgreSQL is not on 127.0.0.1:5432")
+    template = built_site(GAMES, GAMES * 10, GAMES * 2, keep=True)
+    copy = copy_site(template, "pbem_hosts_test")
+    yield copy
+    drop_site(copy)
+
+
+def test_two_web_hosts_and_two_deliverers_lose_and_double_nothing(site_copy: str) -> None:
+    with hosts(site_copy) as cluster:
+        sink = cluster.start_sink()
+        cluster.start_web(workers=1)
+        cluster.start_schedulers(1)  # for /healthz: a scheduler holds the lease
+        cluster.start_deliverers(2)
+        cluster.wait_ready()
+        plan = load_plan(
+            site_copy, cluster.base_url, rate=20, seconds=3, confirm_share=0.2, used=set()
+        )
+        before = {game: ply for game, ply, _, _ in plan["confirms"]}
+        assert len(before) >= 10
+
+        result = run_load(plan, cluster.folder)
+
+        assert result["errors"] == []
+        assert sorted(result["applied"]) == sorted(before)
+        assert applied_once(site_copy, before, result["applied"]) == []
+        assert {"/healthz", "/metrics", "home, 200 games", "archive", "confirm"} <= set(
+            result["took"]
+        )
+        deadline = time.monotonic() + 20
+        while outbox_waiting(site_copy) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        with create_engine(site_copy).connect() as connection:
+            written = connection.execute(text("SELECT message_id FROM outbox_emails")).scalars()
+            queued = list(written)
+        assert queued  # the moves mailed the next players
+        seen = received(sink)
+        assert {m: seen[m] for m in queued if seen[m] != 1} == {}
+
+        if "--loop" not in pbem_help("deliver"):
+            return  # the takeover of a dead deliverer's claims comes with `pbem deliver --loop`
+        for n in (1, 2):
+            cluster.stop(f"deliver{n}")
+        fault = delivery_fault(cluster, site_copy, sink, 300, takeover_seconds=30)
+        assert (fault["doubles"], fault["losses"]) == (0, 0), fault
