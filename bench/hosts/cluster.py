@@ -184,6 +184,9 @@ class Cluster:
     folder: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="pbem-hosts-")))
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    # Short, so that a cut-off deliverer's emails go out through another within the fault's wait;
+    # a site keeps the default (minutes), sized to its relay's timeouts.
+    claim_seconds: int = 8
 
     @property
     def base_url(self) -> str:
@@ -211,6 +214,7 @@ class Cluster:
             "PBEM_METRICS": "on",
             "PBEM_SWEEP_EVERY": "5",
             "PBEM_DELIVER_EVERY": "1",
+            "PBEM_DELIVER_CLAIM_SECONDS": str(self.claim_seconds),
         }
 
     def start(self, name: str, command: list[str], host: str | None = None) -> None:
