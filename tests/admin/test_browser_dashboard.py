@@ -28,6 +28,7 @@ from tests.browser_support import (
     needs_chromium,
     new_page,
     open_mail_to,
+    put_back,
     screenshot,
     serving_with_mail,
 )
@@ -56,7 +57,7 @@ def page(server: Server, request: pytest.FixtureRequest) -> Iterator[Any]:
     with chromium() as browser:
         opened = new_page(browser, script=request.param)
         yield opened
-        opened.context.close()
+        put_back(opened)
 
 
 def _axe_finds_nothing(page: Any, name: str) -> None:

@@ -29,6 +29,7 @@ from tests.browser_support import (
     needs_chromium,
     new_page,
     open_mail_to,
+    put_back,
     serving_with_mail,
 )
 from tests.support import two_player_game
@@ -162,5 +163,5 @@ def test_challenge_accept_play_resign_rematch(browser: Any, server: Server, scri
         assert rematch.status == ChallengeStatus.STARTED and rematch.game_id is not None
         new = session.get(GameRecord, rematch.game_id)
         assert new is not None and new.status == GameStatus.ACTIVE
-    ann.context.close()
-    bob.context.close()
+    put_back(ann)
+    put_back(bob)

@@ -29,6 +29,7 @@ from tests.browser_support import (
     migrated,
     needs_chromium,
     new_page,
+    put_back,
     screenshot,
     serving,
 )
@@ -135,7 +136,7 @@ def new_page_fixture(browser: Any) -> Iterator[Callable[[int], Any]]:
 
     yield make
     for page in pages:
-        page.context.close()
+        put_back(page)
 
 
 def open_my_games(page: Any, served: Site_) -> None:

@@ -40,6 +40,7 @@ from tests.browser_support import (
     migrated,
     needs_chromium,
     new_page,
+    put_back,
     serving,
 )
 from tests.support import free_port, start_a_game
@@ -133,7 +134,7 @@ def page_at(browser: Any) -> Iterator[Any]:
 
     yield make
     for page in pages:
-        page.context.close()
+        put_back(page)
 
 
 def _fits(page: Any, name: str) -> None:

@@ -31,6 +31,7 @@ from tests.browser_support import (
     needs_chromium,
     new_page,
     open_mail_to,
+    put_back,
     serving_with_mail,
 )
 from tests.web.sessions import newest_sign_in_path
@@ -102,11 +103,11 @@ def test_a_hostile_next_ends_on_this_site_and_a_local_one_is_kept(
         page = new_page(browser, script=script)
         landed = _sign_in(page, server, target)
         assert landed == f"{server.base}/account", (target, landed)
-        page.context.close()
+        put_back(page)
     page = new_page(browser, script=script)
     kept = _sign_in(page, server, "/rules?from=sign-in#top", by_mail=True)
     assert kept == f"{server.base}/rules?from=sign-in#top"
-    page.context.close()
+    put_back(page)
 
 
 def test_chromium_resolves_what_the_rule_keeps_on_this_site(browser: Any, server: Server) -> None:
@@ -124,6 +125,7 @@ def test_chromium_resolves_what_the_rule_keeps_on_this_site(browser: Any, server
     # And the issue's own: Chromium sends it away, which is why the rule refuses it.
     away = page.evaluate("(base) => new URL('/\\t/evil.test', base).host", base)
     assert away == "evil.test"
+    put_back(page)
 
 
 @pytest.mark.parametrize("script", list(WAYS), ids=list(WAYS.values()))
@@ -171,5 +173,5 @@ def test_the_games_link_from_the_mail_opens_the_games_after_a_fresh_sign_in(
     stranger.goto(f"{server.base}{newest_sign_in_path(server.database)}")
     stranger.get_by_role("button", name="Sign in").click()
     expect(stranger).to_have_url(f"{server.base}/account")
-    page.context.close()
-    stranger.context.close()
+    put_back(page)
+    put_back(stranger)
