@@ -3,6 +3,8 @@
 The server runs in a thread on a free loopback port with a migrated SQLite file; mail goes over
 SMTP to the real development catcher (aiosmtpd), which stores it in the database for /dev/mail.
 Screenshots of the main pages go to artifacts/screenshots/ (not committed) for people to look at.
+The flow runs with JavaScript and without (issue 34), each way on the same server, and axe-core
+finds no violation on the pages it passes either way.
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,11 +21,14 @@ import engine
 from pbem.admin.accounts import create_admin
 from pbem.models import GameRecord
 from tests.browser_support import (
+    WAYS,
     Server,
+    axe_violations,
     chromium,
     needs_chromium,
     new_page,
     open_mail_to,
+    put_back,
     screenshot,
     serving_with_mail,
 )
@@ -40,18 +44,25 @@ def _an_organiser(session: Session) -> None:
     create_admin(session, datetime.now(UTC), ADMIN, PASSWORD)
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    with serving_with_mail(tmp_path / "browser.db", "browser-secret", _an_organiser) as served:
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    folder = tmp_path_factory.mktemp("browser-dashboard")
+    with serving_with_mail(folder / "browser.db", "browser-secret", _an_organiser) as served:
         yield served
 
 
-@pytest.fixture
-def page(server: Server) -> Iterator[Any]:
+@pytest.fixture(params=list(WAYS), ids=list(WAYS.values()))
+def page(server: Server, request: pytest.FixtureRequest) -> Iterator[Any]:
+    server.forget_limits()
     with chromium() as browser:
-        opened = new_page(browser, bypass_csp=False)
+        opened = new_page(browser, script=request.param)
         yield opened
-        opened.context.close()
+        put_back(opened)
+
+
+def _axe_finds_nothing(page: Any, name: str) -> None:
+    found = [f"{v['id']}: {node['target']}" for v in axe_violations(page) for node in v["nodes"]]
+    assert not found, f"{name}: {found}"
 
 
 def _click_link_in_mail(page: Any, text: str) -> None:
@@ -75,6 +86,7 @@ def test_an_organiser_runs_a_game_in_the_browser(page: Any, server: Server) -> N
     page.keyboard.press("Tab")
     page.keyboard.type(PASSWORD)
     screenshot(page, "01-login")
+    _axe_finds_nothing(page, "the login page")
     page.keyboard.press("Enter")
     expect(page.get_by_role("heading", name="Games")).to_be_visible()
     page.keyboard.press("Tab")  # the first stop is the skip link, then the menu
@@ -95,6 +107,7 @@ def test_an_organiser_runs_a_game_in_the_browser(page: Any, server: Server) -> N
     expect(page.get_by_text("The game was not created")).to_be_visible()
     expect(page.get_by_label("Player 1: name")).to_have_value("Ann")  # kept
     screenshot(page, "02-create-game-errors")
+    _axe_finds_nothing(page, "the create form with errors")
     page.get_by_label("Player 2: email").fill("bob@example.test")
     page.get_by_role("button", name=re.compile("Create the game")).click()
     expect(page.locator(".flash")).to_contain_text("Game created")
@@ -121,6 +134,7 @@ def test_an_organiser_runs_a_game_in_the_browser(page: Any, server: Server) -> N
     open_mail_to(page, server, addresses[mover], "Make your move")
     _click_link_in_mail(page, "Make your move")
     screenshot(page, "04-move-page")
+    _axe_finds_nothing(page, "the move page")
     clicked: list[str] = []
     for _ in range(6):  # a move is one or a few clicks, depending on the game
         if "/confirm" in page.url:
@@ -143,6 +157,7 @@ def test_an_organiser_runs_a_game_in_the_browser(page: Any, server: Server) -> N
         assert row is not None and row.ply == 1
     expect(page.locator("#moves li")).to_have_count(1)
     screenshot(page, "05-game-detail")
+    _axe_finds_nothing(page, "the game page")
 
     # Extend the deadline, with its confirm page.
     before = page.locator("#deadline").inner_text()
@@ -174,6 +189,7 @@ def test_an_organiser_runs_a_game_in_the_browser(page: Any, server: Server) -> N
     assert response is not None and response.status == 410
     expect(page.get_by_role("heading", name="This link is no longer yours")).to_be_visible()
     screenshot(page, "07-replaced-link")
+    _axe_finds_nothing(page, "a replaced link")
     server.deliver()
     open_mail_to(page, server, "cat@example.test", "Make your move")
     _click_link_in_mail(page, "Make your move")

@@ -2,7 +2,8 @@
 page, at 1280, 390 and 360 px, in every language. axe-core finds no violation, nothing scrolls
 sideways, no word of a row or a card is broken over two lines, the player's sections come in
 the order of attention, and on a phone the visitors' home is short with "Sign in" on the first
-screen.
+screen. Both with JavaScript and without (issue 34): the page without starts with the cookies of
+the page with, signed in as it is.
 
 Playwright drives Debian's Chromium (never a downloaded one) against the app served in a thread,
 as tests/web/test_browser_pages.py does; the page heights measured are printed (``-s``).
@@ -22,11 +23,19 @@ from pbem.challenges.rules import ChallengeRules
 from pbem.challenges.service import create_challenge
 from pbem.db import Database
 from pbem.i18n import LANGUAGES
-from pbem.migrate import upgrade
 from pbem.models import Player
 from pbem.services import PlayerSpec, Site, create_game, resign
 from pbem.web.player_sessions import issue_link
-from tests.browser_support import axe_violations, chromium, needs_chromium, new_page, serving
+from tests.browser_support import (
+    WAYS,
+    axe_violations,
+    chromium,
+    migrated,
+    needs_chromium,
+    new_page,
+    put_back,
+    serving,
+)
 from tests.support import free_port, start_a_game
 
 pytestmark = needs_chromium
@@ -92,8 +101,7 @@ def _seed(database: Database, site: Site) -> int:
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     folder = tmp_path_factory.mktemp("browser-home")
-    url = f"sqlite:///{folder / 'home.db'}"
-    upgrade(url)
+    url = migrated(folder / "home.db")
     database = Database(url)
     with serving(database, url, "browser-home-secret", free_port()) as app:
         yield Served(app.config["BASE_URL"], database, _seed(database, app.extensions[
@@ -111,13 +119,14 @@ def browser() -> Iterator[Any]:
 def page_at(browser: Any) -> Iterator[Any]:
     pages: list[Any] = []
 
-    def make(width: int) -> Any:
-        pages.append(new_page(browser, width, timeout=15_000))
+    def make(width: int, *, script: bool = True, cookies_of: Any = None) -> Any:
+        pages.append(new_page(browser, width, timeout=15_000, script=script,
+                              cookies_of=cookies_of))
         return pages[-1]
 
     yield make
     for page in pages:
-        page.context.close()
+        put_back(page)
 
 
 def _sign_in(page: Any, served: Served) -> None:
@@ -150,7 +159,7 @@ def _fits(page: Any, width: int, name: str, *, axe: bool = True) -> None:
 
 def _at_width(page: Any, width: int) -> None:
     """The same page on another screen: the layout follows the viewport, as on a turned phone
-    or a resized window, without signing in again."""
+    or a resized window, without loading the page again."""
     page.set_viewport_size({"width": width, "height": 900})
 
 
@@ -158,41 +167,47 @@ def _at_width(page: Any, width: int) -> None:
 def test_the_players_home_fits_and_passes_axe(served: Served, page_at: Any,
                                               language: str) -> None:
     _speaks(served, language)
-    page = page_at(WIDTHS[0])
-    _sign_in(page, served)
-    assert page.locator("html").get_attribute("lang") == language
-    for width in WIDTHS:
-        _at_width(page, width)
-        page.reload()
-        name = f"/account at {width} px in {language}"
-        sections = page.evaluate("""() => ['your-turn', 'answers', 'waiting', 'finished']
-            .map(id => document.getElementById(id).getBoundingClientRect().top)""")
-        assert sections == sorted(sections), f"{name}: the sections are out of order"
-        assert page.locator("#your-turn + ul.home li").count() == 2
-        assert page.locator("#answers + ul.home li").count() == 2  # Bob's challenge, Cleo's game
-        assert not page.locator("details.finished ul.home").is_visible()  # collapsed
-        # axe skips what is hidden: run once, with the finished games open (all there is).
-        _fits(page, width, name, axe=False)
-        page.locator("details.finished summary").click()
-        _fits(page, width, f"{name}, finished games open")
-        height = page.evaluate("document.documentElement.scrollHeight")
-        print(f"\n{name}: {height} px tall")
+    signed_in = page_at(WIDTHS[0])
+    _sign_in(signed_in, served)
+    for script, way in WAYS.items():
+        page = signed_in if script else page_at(WIDTHS[0], script=False, cookies_of=signed_in)
+        if not script:
+            page.goto(f"{served.base}/account")
+        assert page.locator("html").get_attribute("lang") == language
+        for width in WIDTHS:
+            _at_width(page, width)
+            name = f"/account at {width} px in {language} {way}"
+            sections = page.evaluate("""() => ['your-turn', 'answers', 'waiting', 'finished']
+                .map(id => document.getElementById(id).getBoundingClientRect().top)""")
+            assert sections == sorted(sections), f"{name}: the sections are out of order"
+            assert page.locator("#your-turn + ul.home li").count() == 2
+            # Bob's challenge, Cleo's game.
+            assert page.locator("#answers + ul.home li").count() == 2
+            finished = page.locator("details.finished summary")
+            assert not page.locator("details.finished ul.home").is_visible()  # collapsed
+            # axe skips what is hidden: run once, with the finished games open (all there is).
+            _fits(page, width, name, axe=False)
+            finished.click()
+            _fits(page, width, f"{name}, finished games open")
+            height = page.evaluate("document.documentElement.scrollHeight")
+            print(f"\n{name}: {height} px tall")
+            finished.click()  # closed again, as the page opens
 
 
 @pytest.mark.parametrize("language", list(LANGUAGES))
 def test_the_visitors_home_is_short_and_passes_axe(served: Served, page_at: Any,
                                                    language: str) -> None:
-    page = page_at(WIDTHS[0])
-    page.goto(f"{served.base}/language/{language}?next=/")
-    for width in WIDTHS:
-        _at_width(page, width)
-        page.reload()
-        name = f"/ at {width} px in {language}"
+    for script, way in WAYS.items():
+        page = page_at(WIDTHS[0], script=script)
+        page.goto(f"{served.base}/language/{language}?next=/")
         assert page.locator("html").get_attribute("lang") == language
-        _fits(page, width, name)
-        sign_in = page.locator("main a.button").first.bounding_box()
-        height = page.evaluate("document.documentElement.scrollHeight")
-        print(f"\n{name}: {height} px tall, sign-in at {sign_in['y']:.0f} px")
-        if width < 400:
-            assert sign_in["y"] + sign_in["height"] < PHONE_SCREEN, f"{name}: sign in is below"
-            assert height < 1600, f"{name}: {height} px tall"
+        for width in WIDTHS:
+            _at_width(page, width)
+            name = f"/ at {width} px in {language} {way}"
+            _fits(page, width, name)
+            sign_in = page.locator("main a.button").first.bounding_box()
+            height = page.evaluate("document.documentElement.scrollHeight")
+            print(f"\n{name}: {height} px tall, sign-in at {sign_in['y']:.0f} px")
+            if width < 400:
+                assert sign_in["y"] + sign_in["height"] < PHONE_SCREEN, f"{name}: sign in is below"
+                assert height < 1600, f"{name}: {height} px tall"

@@ -2,8 +2,8 @@
 screen with cells big enough to tap, and a click lands back on its cell (issue #16).
 
 Playwright drives Debian's Chromium (never a downloaded one) against the app served in a thread,
-as tests/admin/test_browser_dashboard.py does. The pages send script-src 'self' (board.js), so the
-browser context bypasses the CSP to inject axe-core; the pages themselves work without script.
+as tests/admin/test_browser_dashboard.py does. Every page is opened with JavaScript and without
+(issue 34): static/board.js runs on the pages of a board, and every page works without it.
 """
 
 from __future__ import annotations
@@ -19,15 +19,17 @@ import pytest
 from sqlmodel import select
 
 from pbem.db import Database
-from pbem.migrate import upgrade
 from pbem.models import GameRecord, Player
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, create_game
 from tests.browser_support import (
+    WAYS,
     axe_violations,
     chromium,
+    migrated,
     needs_chromium,
     new_page,
+    put_back,
     screenshot,
     serving,
 )
@@ -108,8 +110,7 @@ def _games(database: Database, site: Site, base: str) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site_]:
     folder = tmp_path_factory.mktemp("browser-pages")
-    url = f"sqlite:///{folder / 'pages.db'}"
-    upgrade(url)
+    url = migrated(folder / "pages.db")
     database = Database(url)
     with serving(database, url, "browser-pages-secret", free_port()) as app:
         site: Site = app.extensions["pbem.site"]
@@ -128,13 +129,14 @@ def browser() -> Iterator[Any]:
 def new_page_fixture(browser: Any) -> Iterator[Callable[[int], Any]]:
     pages: list[Any] = []
 
-    def make(width: int = 1280) -> Any:
-        pages.append(new_page(browser, width, timeout=15_000))
+    def make(width: int = 1280, *, script: bool = True, cookies_of: Any = None) -> Any:
+        pages.append(new_page(browser, width, timeout=15_000, script=script,
+                              cookies_of=cookies_of))
         return pages[-1]
 
     yield make
     for page in pages:
-        page.context.close()
+        put_back(page)
 
 
 def open_my_games(page: Any, served: Site_) -> None:
@@ -177,20 +179,24 @@ PAGES = ["home", "invitation", "games link", "my games", "unsubscribe", "damaged
 
 @pytest.mark.parametrize("name", PAGES)
 def test_axe_finds_no_violations(name: str, served: Site_, new_page: Any) -> None:
-    page = new_page(1280)
-    if name == "405":  # a form sent to a page that only shows
-        page.route(f"{served.base}/", lambda route: route.continue_(method="DELETE"))
-        response = page.goto(f"{served.base}/")
-        assert response is not None and response.status == 405
-    else:
-        if name not in served.urls:
-            pytest.skip(f"{name}: that game has no board move in its opening")
-        response = page.goto(served.urls[name])
-        assert response is not None and response.status in (200, 400, 404, 422), name
-        if name == "my games":
-            open_my_games(page, served)
-    around, inside = _split(axe_violations(page))
-    assert not around and not inside, f"{name}:\n" + "\n".join([*around, *inside])
+    if name != "405" and name not in served.urls:
+        pytest.skip(f"{name}: that game has no board move in its opening")
+    first = None
+    for script, way in WAYS.items():
+        # Without JavaScript: the same address, in the same session as the page with.
+        page = new_page(1280) if script else new_page(1280, script=False, cookies_of=first)
+        if name == "405":  # a form sent to a page that only shows
+            page.route(f"{served.base}/", lambda route: route.continue_(method="DELETE"))
+            response = page.goto(f"{served.base}/")
+            assert response is not None and response.status == 405
+        else:
+            response = page.goto(served.urls[name] if first is None else first.url)
+            assert response is not None and response.status in (200, 400, 404, 422), name
+            if name == "my games" and first is None:
+                open_my_games(page, served)
+        around, inside = _split(axe_violations(page))
+        assert not around and not inside, f"{name} {way}:\n" + "\n".join([*around, *inside])
+        first = page
 
 
 DASHBOARD = ["/admin/login", "/admin/", "/admin/games/new", "/admin/games/new?game=rifugio",
@@ -202,21 +208,30 @@ def test_axe_finds_no_violations_on_the_dashboard(served: Site_, new_page: Any) 
 
     with served.database.write() as session:
         create_admin(session, datetime.now(UTC), "axe@example.test", "a long enough password")
-    page = new_page(1280)
-    found: dict[str, list[str]] = {}
-    page.goto(f"{served.base}/admin/login")
-    found["/admin/login"] = [line for part in _split(axe_violations(page)) for line in part]
-    page.fill("input[name=email]", "axe@example.test")
-    page.fill("input[name=password]", "a long enough password")
-    page.click("button[type=submit]")
     with served.database.session() as session:
         game = session.exec(select(GameRecord)).first()
     assert game is not None
-    for path in [*DASHBOARD[1:], f"/admin/games/{game.id}", f"/admin/games/{game.id}/extend",
-                 f"/admin/games/{game.id}/replace"]:
-        response = page.goto(f"{served.base}{path}")
-        assert response is not None and response.status == 200, path
-        found[path] = [line for part in _split(axe_violations(page)) for line in part]
+    found: dict[str, list[str]] = {}
+    logged_in = None
+    for script, way in WAYS.items():
+        page = new_page(1280, script=script)
+        page.goto(f"{served.base}/admin/login")
+        found[f"/admin/login {way}"] = [line for part in _split(axe_violations(page))
+                                        for line in part]
+        if logged_in is None:
+            page.fill("input[name=email]", "axe@example.test")
+            page.fill("input[name=password]", "a long enough password")
+            page.click("button[type=submit]")
+            page.get_by_role("heading", name="Games").wait_for()
+            logged_in = page
+        else:  # the same session as the page with JavaScript
+            page = new_page(1280, script=False, cookies_of=logged_in)
+        for path in [*DASHBOARD[1:], f"/admin/games/{game.id}",
+                     f"/admin/games/{game.id}/extend", f"/admin/games/{game.id}/replace"]:
+            response = page.goto(f"{served.base}{path}")
+            assert response is not None and response.status == 200, path
+            found[f"{path} {way}"] = [line for part in _split(axe_violations(page))
+                                      for line in part]
     assert {path: lines for path, lines in found.items() if lines} == {}
 
 
@@ -230,10 +245,11 @@ def _board_width(page: Any) -> float:
     return float(page.locator(".board svg").bounding_box()["width"])
 
 
+@pytest.mark.parametrize("script", list(WAYS), ids=list(WAYS.values()))
 def test_boards_fill_the_screen_and_cells_are_big_enough_to_tap(
-    served: Site_, new_page: Any,
+    served: Site_, new_page: Any, script: bool,
 ) -> None:
-    phone = new_page(390)
+    phone = new_page(390, script=script)
     phone.goto(served.urls["stigmergy-10 move"])
     # Size 10's cells would be too small to tap at phone width: the board starts wider than
     # the page, with cells big enough (issue 33), and pans inside its box; the zoom is bigger.
@@ -247,7 +263,7 @@ def test_boards_fill_the_screen_and_cells_are_big_enough_to_tap(
         # The board scrolls inside its box; the page itself stays phone-wide.
         assert phone.evaluate("document.documentElement.scrollWidth") <= 391
     screenshot(phone, "20-phone-zoomed-board")
-    desktop = new_page(1280)
+    desktop = new_page(1280, script=script)
     for name in ("refugia move", "stigmergy-10 move", "mosey move"):
         desktop.goto(served.urls[name])
         width = _board_width(desktop)
@@ -263,10 +279,11 @@ def test_boards_fill_the_screen_and_cells_are_big_enough_to_tap(
     screenshot(desktop, "22-whole-turn")
 
 
+@pytest.mark.parametrize("script", list(WAYS), ids=list(WAYS.values()))
 def test_a_click_on_a_cell_lands_on_that_cell_and_the_skip_link_passes_the_board(
-    served: Site_, new_page: Any,
+    served: Site_, new_page: Any, script: bool,
 ) -> None:
-    page = new_page(1280)
+    page = new_page(1280, script=script)
     page.goto(served.urls["mosey move"])
     link = page.locator(".board svg a[href]").first
     anchor = link.get_attribute("id")
@@ -288,7 +305,8 @@ def test_a_click_on_a_cell_lands_on_that_cell_and_the_skip_link_passes_the_board
                                   "rules stigmergy"])
 def test_nothing_overflows_a_360_px_phone(name: str, served: Site_, new_page: Any) -> None:
     """Long hashes, tokens and tables wrap: the page never scrolls sideways (issue 16)."""
-    page = new_page(360)
-    page.goto(served.urls[name])
-    width = page.evaluate("() => document.documentElement.scrollWidth")
-    assert width <= 360, f"{name} is {width} px wide on a 360 px screen"
+    for script, way in WAYS.items():
+        page = new_page(360, script=script)
+        page.goto(served.urls[name])
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= 360, f"{name} is {width} px wide on a 360 px screen {way}"

@@ -5,7 +5,9 @@ Nothing scrolls sideways (the document is no wider than the window), tables beco
 than clip, every navigation link is a 24 px target (measured with getBoundingClientRect), a skip
 link leads to the content, Rifugio's players' table is HTML text with the game's own values, its
 glossary starts closed, a small board's caption is not blown up to the window's width, and a
-large board's cells can be tapped. axe-core finds nothing on each page touched.
+large board's cells can be tapped. axe-core finds nothing on each page touched. Each test walks
+its pages with JavaScript and without (issue 34); the page without starts signed in as the page
+with is.
 
 Playwright drives Debian's Chromium against the app served in a thread, as
 tests/web/test_browser_pages.py does; mail goes over SMTP to the development catcher, as in
@@ -25,7 +27,6 @@ from sqlmodel import select
 from pbem.admin.accounts import create_admin
 from pbem.db import Database
 from pbem.mail.outbox import SmtpSettings, deliver_pending
-from pbem.migrate import upgrade
 from pbem.models import GameRecord, Player, Seat
 from pbem.positions import current_state
 from pbem.services import PlayerSpec, Site, resign
@@ -33,10 +34,13 @@ from pbem.tournaments.service import create_tournament, start_tournament
 from pbem.web.player_sessions import issue_link
 from tests.browser_support import (
     MAIL_FROM,
+    WAYS,
     axe_violations,
     chromium,
+    migrated,
     needs_chromium,
     new_page,
+    put_back,
     serving,
 )
 from tests.support import free_port, start_a_game
@@ -99,8 +103,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     from pbem.mail.catcher import database_store, start_catcher
 
     folder = tmp_path_factory.mktemp("browser-phone")
-    url = f"sqlite:///{folder / 'phone.db'}"
-    upgrade(url)
+    url = migrated(folder / "phone.db")
     database = Database(url)
     smtp_port = free_port()
     catcher = start_catcher(database_store(database), host="127.0.0.1", port=smtp_port)
@@ -124,13 +127,14 @@ def browser() -> Iterator[Any]:
 def page_at(browser: Any) -> Iterator[Any]:
     pages: list[Any] = []
 
-    def make(width: int) -> Any:
-        pages.append(new_page(browser, width, timeout=15_000))
+    def make(width: int, *, script: bool = True, cookies_of: Any = None) -> Any:
+        pages.append(new_page(browser, width, timeout=15_000, script=script,
+                              cookies_of=cookies_of))
         return pages[-1]
 
     yield make
     for page in pages:
-        page.context.close()
+        put_back(page)
 
 
 def _fits(page: Any, name: str) -> None:
@@ -160,29 +164,35 @@ def _log_in_as_organiser(page: Any, served: Served) -> None:
 
 
 def test_the_challenge_form_fits_a_360_px_phone(served: Served, page_at: Any) -> None:
-    page = page_at(360)
-    _sign_in(page, served)
-    page.goto(f"{served.base}/challenges/new?game=rifugio")
-    page.get_by_role("button", name="Send the challenge").wait_for()
-    _fits(page, "/challenges/new?game=rifugio at 360 px")
+    signed_in = page_at(360)
+    _sign_in(signed_in, served)
+    for script, way in WAYS.items():
+        page = signed_in if script else page_at(360, script=False, cookies_of=signed_in)
+        page.goto(f"{served.base}/challenges/new?game=rifugio")
+        page.get_by_role("button", name="Send the challenge").wait_for()
+        _fits(page, f"/challenges/new?game=rifugio at 360 px {way}")
 
 
 def test_the_tournament_form_fits_a_360_px_phone(served: Served, page_at: Any) -> None:
-    page = page_at(360)
-    _log_in_as_organiser(page, served)
-    page.goto(f"{served.base}/admin/tournaments/new?game=rifugio")
-    _fits(page, "/admin/tournaments/new?game=rifugio at 360 px")
-    assert _small_targets(page) == []  # the dashboard's menus too
+    logged_in = page_at(360)
+    _log_in_as_organiser(logged_in, served)
+    for script, way in WAYS.items():
+        page = logged_in if script else page_at(360, script=False, cookies_of=logged_in)
+        page.goto(f"{served.base}/admin/tournaments/new?game=rifugio")
+        _fits(page, f"/admin/tournaments/new?game=rifugio at 360 px {way}")
+        assert _small_targets(page) == []  # the dashboard's menus too
 
 
-def test_the_mail_catcher_fits_a_360_px_phone(served: Served, page_at: Any) -> None:
-    page = page_at(360)
+@pytest.mark.parametrize("script", list(WAYS), ids=list(WAYS.values()))
+def test_the_mail_catcher_fits_a_360_px_phone(served: Served, page_at: Any,
+                                              script: bool) -> None:
+    page = page_at(360, script=script)
     page.goto(f"{served.base}/dev/mail")
     assert page.locator("main a[href*='/dev/mail/']").count() >= len(PLAYERS)
-    _fits(page, "/dev/mail at 360 px")
+    _fits(page, f"/dev/mail at 360 px {WAYS[script]}")
     page.locator("main a[href*='/dev/mail/']").first.click()
     page.wait_for_selector("iframe")
-    _fits(page, "/dev/mail/<id> at 360 px")
+    _fits(page, f"/dev/mail/<id> at 360 px {WAYS[script]}")
 
 
 # Every cell shown of the standings and the crosstable (their headings are out of sight on a
@@ -196,8 +206,11 @@ CLIPPED = """() => Array.from(document.querySelectorAll(
   .map(cell => cell.textContent.trim())"""
 
 
-def test_standings_and_crosstable_are_cards_on_a_phone(served: Served, page_at: Any) -> None:
-    page = page_at(360)
+@pytest.mark.parametrize("script", list(WAYS), ids=list(WAYS.values()))
+def test_standings_and_crosstable_are_cards_on_a_phone(
+    served: Served, page_at: Any, script: bool,
+) -> None:
+    page = page_at(360, script=script)
     page.goto(f"{served.base}/tournaments/{served.tournament}")
     assert page.locator("table.crosstable a").count() >= 4  # two results, seen from both sides
     assert page.evaluate(CLIPPED) == []
@@ -222,16 +235,21 @@ def _small_targets(page: Any) -> list[tuple[str, float, float]]:
     return [(name, w, h) for name, w, h in sizes if w < TAP or h < TAP]
 
 
-def test_navigation_links_are_24_px_targets(served: Served, page_at: Any) -> None:
-    page = page_at(360)
+@pytest.mark.parametrize("script", list(WAYS), ids=list(WAYS.values()))
+def test_navigation_links_are_24_px_targets(
+    served: Served, page_at: Any, script: bool,
+) -> None:
+    page = page_at(360, script=script)
     page.goto(f"{served.base}/")
     small = _small_targets(page)
     assert not small, f"targets under {TAP} px: {small}"
 
 
-def test_the_skip_link_is_focusable_and_jumps_to_the_content(served: Served,
-                                                             page_at: Any) -> None:
-    page = page_at(390)
+@pytest.mark.parametrize("script", list(WAYS), ids=list(WAYS.values()))
+def test_the_skip_link_is_focusable_and_jumps_to_the_content(
+    served: Served, page_at: Any, script: bool,
+) -> None:
+    page = page_at(390, script=script)
     page.goto(served.urls["rifugio game"])
     page.keyboard.press("Tab")
     skip = page.get_by_role("link", name="Skip to content")
@@ -243,8 +261,11 @@ def test_the_skip_link_is_focusable_and_jumps_to_the_content(served: Served,
     assert page.evaluate("document.activeElement.closest('main') !== null")
 
 
-def test_rifugio_players_table_is_text_beside_the_board(served: Served, page_at: Any) -> None:
-    page = page_at(390)
+@pytest.mark.parametrize("script", list(WAYS), ids=list(WAYS.values()))
+def test_rifugio_players_table_is_text_beside_the_board(
+    served: Served, page_at: Any, script: bool,
+) -> None:
+    page = page_at(390, script=script)
     with served.database.session() as session:
         row = session.get(GameRecord, served.rifugio)
         assert row is not None and row.to_move is not None
@@ -285,8 +306,11 @@ CAPTIONS = """() => Array.from(document.querySelectorAll('.board svg')).map(svg 
   })"""
 
 
-def test_a_small_boards_caption_is_not_blown_up(served: Served, page_at: Any) -> None:
-    page = page_at(1280)
+@pytest.mark.parametrize("script", list(WAYS), ids=list(WAYS.values()))
+def test_a_small_boards_caption_is_not_blown_up(
+    served: Served, page_at: Any, script: bool,
+) -> None:
+    page = page_at(1280, script=script)
     page.goto(served.urls["small game"])
     [size] = page.evaluate(CAPTIONS)
     print(f"\nRefugia 2-3's caption at 1280 px: {size:.1f} px")
@@ -297,8 +321,11 @@ def test_a_small_boards_caption_is_not_blown_up(served: Served, page_at: Any) ->
     assert len(sizes) >= 5 and all(12 <= size <= 20 for size in sizes), sizes
 
 
-def test_a_large_boards_cells_can_be_tapped_on_a_phone(served: Served, page_at: Any) -> None:
-    page = page_at(360)
+@pytest.mark.parametrize("script", list(WAYS), ids=list(WAYS.values()))
+def test_a_large_boards_cells_can_be_tapped_on_a_phone(
+    served: Served, page_at: Any, script: bool,
+) -> None:
+    page = page_at(360, script=script)
     page.goto(served.urls["large move"])
     cells = page.evaluate("""() => Array.from(document.querySelectorAll('.board svg a[href]'))
         .map(link => { const box = link.getBoundingClientRect();
