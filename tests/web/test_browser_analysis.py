@@ -1,6 +1,7 @@
 """The analysis board in a real browser (Debian's Chromium through Playwright, as
 tests/web/test_browser_pages.py): from the move page, two clicks on the board make an analysis
-move, nothing is sent, and axe-core finds no accessibility violations."""
+move, nothing is sent, and axe-core finds no accessibility violations; the other analysis pages
+with JavaScript and without (test_browser_board.py makes analysis moves without it)."""
 
 from __future__ import annotations
 
@@ -94,9 +95,10 @@ def test_two_clicks_on_the_board_make_an_analysis_move_and_axe_finds_nothing(
     ("stigmergy", {"size": 10, "komi": "negotiate"}, ""),  # a number to name, small cells
     ("mosey", {"order": 4}, "?line=Z9"),  # a damaged line
 ])
+@pytest.mark.parametrize("script", [True, False], ids=["with JavaScript", "without JavaScript"])
 def test_axe_finds_no_violations_on_other_analysis_pages(
     served: tuple[Database, Site], browser: Any, game_id: str, options: dict[str, object],
-    query: str,
+    query: str, script: bool,
 ) -> None:
     database, site = served
     pk = start_a_game(database, datetime.now(UTC), site, game_id, dict(options))
@@ -104,12 +106,13 @@ def test_axe_finds_no_violations_on_other_analysis_pages(
         row = session.get(GameRecord, pk)
         assert row is not None and row.to_move is not None
         seat, ply = row.to_move, row.ply
-    page = new_page(browser, 1280)
+    page = new_page(browser, 1280, script=script)
     try:
         response = page.goto(f"{site.links.move_url(pk, seat, ply)}/analysis{query}")
         assert response is not None and response.status in (200, 400)
         assert _violations(page) == []
-        screenshot(page, f"41-analysis-{game_id}")
+        if script:
+            screenshot(page, f"41-analysis-{game_id}")
         page.set_viewport_size({"width": 360, "height": 800})  # a phone: nothing overflows
         width = page.evaluate("() => document.documentElement.scrollWidth")
         assert width <= 360, f"{game_id}'s analysis is {width} px wide on a 360 px screen"
