@@ -22,12 +22,25 @@ from sqlmodel import Session, select
 
 import engine
 from engine.text import Text
+from pbem.analysis.line import start_for
 from pbem.conditional.tables import ConditionalMoves
-from pbem.conditional.tree import ConditionalRefused, Tree, build, freeze, read_lines, rows, thaw
-from pbem.models import GameRecord, GameStatus, Seat
+from pbem.conditional.tree import (
+    STEP_JOIN,
+    ConditionalRefused,
+    Tree,
+    build,
+    freeze,
+    read_lines,
+    rows,
+    steps_of,
+    thaw,
+)
+from pbem.models import GameRecord, GameStatus, Move, MoveSource, Seat
 from pbem.positions import current_state, engine_game
 from pbem.services.common import audit, lock_game, seats_of
 from pbem.services.events import SeatEmail, StandingMove
+
+MAX_ANSWER_STEPS = 50  # more steps than any answer in one turn holds: how far a turn email looks
 
 
 @dataclass(frozen=True)
@@ -40,18 +53,18 @@ class Shown:
 
 
 def allows_conditional_moves(game: engine.AnyGame) -> bool:
-    """Two players, nothing hidden, no chance: an answer decided in advance is as good as one
-    decided then, and the tree shows nothing the player could not see."""
-    info = game.info
-    return game.num_players == 2 and not info.chance and not info.hidden_information
+    """Two players: every move between two of the seat's is the opponent's, so the tree's
+    branches are the opponent's possible moves. Where something is hidden (or drawn by
+    chance), a tree holds only what the seat's own view decides (:func:`save`)."""
+    return game.num_players == 2
 
 
 def why_not_kept(row: GameRecord, game: engine.AnyGame, seat: Seat, *,
                  holder: int | None = None) -> Text | None:
     """Why ``seat`` may not keep conditional moves in ``row`` now, or None."""
     if not allows_conditional_moves(game):
-        return Text("conditional moves are only for games of two players without hidden "
-                    "information or chance")
+        return Text("conditional moves are only for games of two players: with more, the "
+                    "others' moves come between your opponent's move and yours")
     if row.status != GameStatus.ACTIVE:
         return Text("this game is not running")
     if holder is not None and seat.player_id != holder:
@@ -74,9 +87,27 @@ def shown(session: Session, row: GameRecord, seat: Seat) -> Shown:
     assert row.id is not None
     game = engine_game(row)
     kept = kept_row(session, row.id, seat.seat)
-    tree = freeze(kept.tree) if kept is not None and kept.player_id == seat.player_id \
-        and kept.ply == row.ply and kept.tree else {}
+    tree = from_now(session, row, kept, seat) if kept is not None else {}
     return Shown(tree, why_not_kept(row, game, seat))
+
+
+def from_now(session: Session, row: GameRecord, kept: ConditionalMoves, seat: Seat) -> Tree:
+    """The part of ``kept`` that can still answer the opponent's move, keyed from the position
+    now: where the opponent has played steps of a turn of several since it was kept, only the
+    branches that start with those steps, without them. Empty for another holder's tree."""
+    if kept.player_id != seat.player_id or not kept.tree or kept.ply > row.ply:
+        return {}
+    tree = freeze(kept.tree)
+    if kept.ply == row.ply:
+        return tree
+    since = session.exec(select(Move).where(
+        Move.game_id == row.id, Move.ply >= kept.ply, Move.ply < row.ply)
+        .order_by(Move.ply)).all()  # type: ignore[arg-type]
+    if any(m.seat == seat.seat for m in since):
+        return {}
+    played = STEP_JOIN.join(m.notation for m in since) + STEP_JOIN
+    return {theirs[len(played):]: branch for theirs, branch in tree.items()
+            if theirs.startswith(played)}
 
 
 def save(session: Session, now: datetime, *, game_id: int, seat: int, text: str,
@@ -93,9 +124,10 @@ def save(session: Session, now: datetime, *, game_id: int, seat: int, text: str,
     if (why := why_not_kept(row, game, mine, holder=holder)) is not None:
         raise ConditionalRefused(why)
     kept = kept_row(session, game_id, seat)
-    before = freeze(kept.tree) if add and kept is not None and kept.ply == row.ply \
-        and kept.player_id == mine.player_id and kept.tree else {}
-    tree = build(game, state, seat, read_lines(text), before)
+    before = from_now(session, row, kept, mine) if add and kept is not None else {}
+    # Checked in a position the seat cannot tell from the real one: nothing the tree says or
+    # refuses can depend on the pile or another seat's hidden values.
+    tree = build(game, start_for(game, state, seat), seat, read_lines(text), before)
     if not tree:
         if kept is not None:
             session.delete(kept)
@@ -128,10 +160,13 @@ def clear(session: Session, now: datetime, *, game_id: int, seat: int,
     return True
 
 
-def on_standing_move(event: StandingMove) -> Any | None:
-    """The answer ``event.seat`` kept to the move just played, if its tree has one and the
-    rules still allow it; the tree then keeps what follows that answer. A tree without an
-    answer to that move is dropped (the turn email says so)."""
+def on_standing_move(event: StandingMove) -> list[Any] | None:
+    """The answer ``event.seat`` kept to the opponent's move just ended by ``event.last``
+    (every step the opponent played since the tree's ply, as anyone may read them in the move
+    list: only those are compared), its steps to be played in order, if its tree has one and
+    the rules allow each of them in the real position; the tree then keeps what follows that
+    answer. A tree without an answer to that move, or whose answer the real position refuses,
+    is dropped (the turn email says so)."""
     session, row = event.session, event.row
     assert row.id is not None
     kept = kept_row(session, row.id, event.seat)
@@ -141,21 +176,22 @@ def on_standing_move(event: StandingMove) -> Any | None:
     if mine.player_id != kept.player_id or mine.resigned or mine.forfeited or mine.stand_in:
         session.delete(kept)  # the seat changed hands or left the game: nobody's plan now
         return None
-    branch = freeze(kept.tree).get(event.last.notation) if kept.ply == event.last.ply else None
+    theirs = session.exec(select(Move).where(
+        Move.game_id == row.id, Move.ply >= kept.ply, Move.ply <= event.last.ply)
+        .order_by(Move.ply)).all()  # type: ignore[arg-type]
+    played = STEP_JOIN.join(m.notation for m in theirs)
+    branch = freeze(kept.tree).get(played) \
+        if theirs and all(m.seat != event.seat for m in theirs) else None
     if branch is None:
-        _drop(kept, event, illegal=False)
+        _drop(kept, event, played or event.last.notation, illegal=False)
         return None
-    game = event.game
-    try:
-        move = game.parse_move(branch.answer)
-        refused = game.why_illegal(event.state, move) is not None
-    except engine.IllegalMove:
-        refused = True
-    if refused:  # checked when saved; a change of the rules since could refuse it now
-        _drop(kept, event, illegal=True)
+    moves = _legal_steps(event.game, event.state, event.seat, branch.answer)
+    if moves is None:  # checked when saved in the seat's view; the real position decides now
+        _drop(kept, event, played, illegal=True)
         return None
     if branch.then:
-        kept.tree, kept.ply = thaw(branch.then), row.ply + 1  # the answer is played at row.ply
+        # the answer's steps are played from row.ply on; the next move of theirs starts after
+        kept.tree, kept.ply = thaw(branch.then), row.ply + len(moves)
         kept.played += 1
         kept.updated_at = event.now
         session.add(kept)
@@ -163,12 +199,28 @@ def on_standing_move(event: StandingMove) -> Any | None:
         session.delete(kept)
     audit(session, event.now, "conditional-played", game_id=row.id, seat=event.seat,
           ply=row.ply)
-    return move
+    return moves
 
 
-def _drop(kept: ConditionalMoves, event: StandingMove, *, illegal: bool) -> None:
+def _legal_steps(game: engine.AnyGame, state: Any, seat: int, answer: str) -> list[Any] | None:
+    """The steps of ``answer``, each legal for ``seat`` where the one before leaves the real
+    position ``state``; None if the rules refuse one."""
+    moves = []
+    for step in steps_of(answer):
+        try:
+            move = game.parse_move(step)
+        except engine.IllegalMove:
+            return None
+        if game.to_move(state) != seat or game.why_illegal(state, move) is not None:
+            return None
+        moves.append(move)
+        state = game.apply(state, move)
+    return moves
+
+
+def _drop(kept: ConditionalMoves, event: StandingMove, played: str, *, illegal: bool) -> None:
     kept.tree = {}
-    kept.dropped_move, kept.dropped_ply = event.last.notation, event.row.ply
+    kept.dropped_move, kept.dropped_ply = played, event.row.ply
     kept.dropped_illegal = illegal
     kept.updated_at = event.now
     event.session.add(kept)
@@ -183,14 +235,31 @@ def on_seat_email(event: SeatEmail) -> dict[str, Any]:
     kept = kept_row(event.session, row.id, event.seat.seat)
     if event.kind == "conditional_played":
         return {"branches": rows(freeze(kept.tree)) if kept is not None and kept.tree else []}
-    if event.kind != "turn" or kept is None or kept.dropped_ply != row.ply \
-            or kept.dropped_move is None:
+    if event.kind != "turn":
         return {}
+    begun = _begun(event.session, row, event.seat.seat)
+    if kept is None or kept.dropped_ply != row.ply or kept.dropped_move is None:
+        return {"conditional_begun": begun} if begun else {}
     told: dict[str, Any] = {"conditional_dropped": kept.dropped_move}
     if kept.dropped_illegal:
         told["conditional_illegal"] = True
     event.session.delete(kept)
     return told
+
+
+def _begun(session: Session, row: GameRecord, seat: int) -> str:
+    """The steps the seat's conditional move played at the start of the turn it is now to
+    finish (a game whose turn has several steps, where the answer stopped at a draw), as the
+    move list reads them; "" when none."""
+    assert row.id is not None
+    last = session.exec(select(Move).where(Move.game_id == row.id, Move.ply < row.ply)
+                        .order_by(Move.ply.desc()).limit(MAX_ANSWER_STEPS)).all()  # type: ignore[attr-defined]
+    begun: list[str] = []
+    for move in last:
+        if move.seat != seat or move.source != MoveSource.CONDITIONAL:
+            break
+        begun.insert(0, move.notation)
+    return STEP_JOIN.join(begun)
 
 
 __all__ = ["ConditionalRefused"]

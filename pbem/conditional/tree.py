@@ -4,6 +4,8 @@ game engine only.
 
 A line reads as a reply does: ``if B1-C2 then D3-E4``, and ``then`` goes on deeper,
 alternating the opponent's move and the answer: ``if B1-C2 then D3-E4 then A2-B3 then C4-C5``.
+In a game whose turn has several steps, ``;`` joins the steps of one move:
+``if step NE; end then take 2; lay 1,0``.
 Lines that start alike share their branch (their answers must agree). The words ``if`` and
 ``then`` are also read in Dutch, German and Italian (``als … dan``, ``wenn … dann``,
 ``se … allora``), in any case.
@@ -27,6 +29,8 @@ IF_WORDS = ("if", "als", "wenn", "se")
 THEN_WORDS = ("then", "dan", "dann", "allora")
 MAX_LINES = 200  # a tree larger than this is a paste gone wrong, not a plan
 MAX_DEPTH = 20  # answers in one line
+STEP_SEPARATOR = ";"  # between the steps of one move, in a game whose turn has several
+STEP_JOIN = "; "  # how a stored move writes them
 
 _IF = re.compile(rf"^(?:{'|'.join(IF_WORDS)})\s+", re.I)
 _THEN = re.compile(rf"\s+(?:{'|'.join(THEN_WORDS)})\s+", re.I)
@@ -99,28 +103,22 @@ def build(game: engine.AnyGame, state: Any, me: int, lines: list[Line],
     """The tree of ``lines`` (added to ``base``, when given), checked by playing every move in
     its position from ``state``, where the opponent of seat ``me`` is to move: each of their
     moves must be legal and pass the turn to ``me``, each answer legal and pass it back (an
-    answer that ends the game ends its line). Notation is the engine's own (``b1-c2`` is
-    stored as ``B1-C2``). Raises :class:`ConditionalRefused`, naming the line and the move."""
+    answer that ends the game ends its line; the last answer of a line may leave the rest of a
+    turn to ``me``). A move is one step or, in a game whose turn has several, the turn's steps
+    separated by ``;`` (``take 1; lay 1,0``). Notation is the engine's own (``b1-c2`` is stored
+    as ``B1-C2``). Raises :class:`ConditionalRefused`, naming the line and the move.
+
+    In a game with hidden information, ``state`` must be one ``me`` cannot tell from the real
+    one (pbem.analysis.line.start_for): nothing past a step that draws what ``me`` cannot see
+    (:meth:`engine.base.Game.reveals_hidden`) is decided by what ``me`` knows, so a line goes
+    no further than that step, and only an answer of ``me`` may end with one."""
     tree = thaw(base or {})
     for line in lines:
         position, level = state, tree
         for index in range(0, len(line.moves), 2):
-            theirs, position = _played(game, position, line, line.moves[index], mine=False, me=me)
-            if game.to_move(position) != me:
-                raise ConditionalRefused(Text(
-                    "line %(line)d: after %(move)s it is not your turn, so nothing can answer "
-                    "it", line=line.number, move=theirs))
-            mine, position = _played(game, position, line, line.moves[index + 1], mine=True,
-                                     me=me)
-            last = index + 2 == len(line.moves)
-            if not last and game.to_move(position) is None:
-                raise ConditionalRefused(Text(
-                    "line %(line)d: %(move)s ends the game, so nothing can follow it",
-                    line=line.number, move=mine))
-            if not last and game.to_move(position) == me:
-                raise ConditionalRefused(Text(
-                    "line %(line)d: after %(move)s it is still your turn; a conditional move "
-                    "answers one move of theirs with one of yours", line=line.number, move=mine))
+            theirs, position = _turn(game, position, line, line.moves[index], mine=False, me=me)
+            mine, position = _turn(game, position, line, line.moves[index + 1], mine=True,
+                                   me=me, last=index + 2 == len(line.moves))
             found = level.get(theirs)
             if found is None:
                 found = level[theirs] = {"answer": mine, "then": {}}
@@ -133,12 +131,58 @@ def build(game: engine.AnyGame, state: Any, me: int, lines: list[Line],
     return freeze(tree)
 
 
-def _played(game: engine.AnyGame, state: Any, line: Line, text: str, *, mine: bool,
-            me: int) -> tuple[str, Any]:
-    """``text`` read and played in ``state``: its notation and the position after."""
+def _turn(game: engine.AnyGame, state: Any, line: Line, text: str, *, mine: bool, me: int,
+          last: bool = False) -> tuple[str, Any]:
+    """The steps of one move of ``line`` (``;`` between them) played in ``state``: their
+    notation and the position after, checked as :func:`build` says."""
+    steps = [step.strip() for step in text.split(STEP_SEPARATOR)]
+    if not all(steps):
+        raise ConditionalRefused(Text("line %(line)d: %(move)s has an empty step",
+                                      line=line.number, move=text))
+    played: list[str] = []
+    for number, step in enumerate(steps, 1):
+        notation, after, draws = _played(game, state, line, step, mine=mine)
+        played.append(notation)
+        final = number == len(steps)
+        if draws and not (mine and last and final):
+            raise ConditionalRefused(Text(
+                "line %(line)d: %(move)s draws what you cannot see yet (%(effect)s), so no "
+                "conditional move can go past it; it can only be the last step of your last "
+                "answer", line=line.number, move=notation,
+                effect=game.hidden_effect(state, game.parse_move(notation))))
+        state, mover = after, game.to_move(after)
+        if not mine and not final and mover != 1 - me:
+            raise ConditionalRefused(Text(
+                "line %(line)d: after %(move)s it is no longer their turn, so the steps after "
+                "it are not theirs", line=line.number, move=notation))
+        if not mine and final and mover != me:
+            raise ConditionalRefused(Text(
+                "line %(line)d: after %(move)s it is not your turn, so nothing can answer "
+                "it", line=line.number, move=STEP_JOIN.join(played)))
+        if mine and not final and mover != me:
+            raise ConditionalRefused(Text(
+                "line %(line)d: after %(move)s your turn is over, so the steps after it are "
+                "not yours", line=line.number, move=notation))
+        if mine and final and not last and mover is None:
+            raise ConditionalRefused(Text(
+                "line %(line)d: %(move)s ends the game, so nothing can follow it",
+                line=line.number, move=STEP_JOIN.join(played)))
+        if mine and final and not last and mover == me:
+            raise ConditionalRefused(Text(
+                "line %(line)d: after %(move)s it is still your turn; a conditional move "
+                "answers one move of theirs with one of yours", line=line.number,
+                move=STEP_JOIN.join(played)))
+    return STEP_JOIN.join(played), state
+
+
+def _played(game: engine.AnyGame, state: Any, line: Line, text: str, *,
+            mine: bool) -> tuple[str, Any, bool]:
+    """``text`` read and played in ``state``: its notation, the position after, and whether
+    it draws what was hidden."""
     try:
         move = game.parse_move(text)
-        return str(move), game.play(state, move)
+        after = game.play(state, move)
+        return str(move), after, game.reveals_hidden(state, move)
     except engine.IllegalMove as error:
         if mine:
             raise ConditionalRefused(Text("line %(line)d: your move %(move)s: %(reason)s",
@@ -146,6 +190,11 @@ def _played(game: engine.AnyGame, state: Any, line: Line, text: str, *, mine: bo
                                           reason=error.text)) from None
         raise ConditionalRefused(Text("line %(line)d: their move %(move)s: %(reason)s",
                                       line=line.number, move=text, reason=error.text)) from None
+
+
+def steps_of(move: str) -> list[str]:
+    """The steps of a stored move (its notation; ``;`` between the steps of one turn)."""
+    return move.split(STEP_JOIN)
 
 
 def lines_of(tree: Tree) -> list[str]:

@@ -28,6 +28,7 @@ from email.message import EmailMessage, Message
 
 from mailparser_reply import EmailReplyParser  # type: ignore[import-untyped]
 
+from pbem.conditional.tree import is_conditional_line
 from pbem.inbound.html_text import html_to_text
 from pbem.inbound.words import COMMAND_WORDS as COMMAND_WORDS  # re-exported: still read from here
 from pbem.inbound.words import (
@@ -323,7 +324,9 @@ def read_reply(text: str) -> Reply:
     index = start + 1 if command else start
     if command is None:
         while index < len(lines) and lines[index] and not _NOTE.match(lines[index]):
-            steps += (step.strip() for step in lines[index].split(";") if step.strip())
+            # A conditional move's line keeps its ";": there it joins the steps of one move.
+            steps += ([lines[index]] if is_conditional_line(lines[index]) else
+                      (step.strip() for step in lines[index].split(";") if step.strip()))
             index += 1
     notes: list[str] = []
     in_note = False

@@ -102,8 +102,9 @@ class EmailQueued:
 @dataclass(frozen=True)
 class StandingMove:
     """``seat`` is to move in the locked ``row`` right after another seat played ``last``:
-    a feature may answer with the move that seat left in advance for this (a conditional move,
-    pbem.conditional), to be played at once in the same transaction, or None. Asked by
+    a feature may answer with the steps that seat left in advance for this (a conditional
+    move, pbem.conditional; one step, or the first steps of a turn of several), to be played
+    at once and in order in the same transaction, or None. Asked by
     :func:`pbem.services.turns.play_moves`; a handler may write (a stored answer used up or
     dropped) in ``session``'s transaction. ``game`` and ``state`` are the position now."""
 

@@ -74,13 +74,19 @@ def play_moves(
     position = position or Position.of(row)
     seats = seats_of(session, row.id)
     played: list[Move] = []
+    standing: list[Any] = []  # the steps still to play of an answer left in advance
+    choice: tuple[Any, str, str] | None
     automatic = False
     for _ in range(MAX_TURN_MOVES):
-        # After each move, the server's own first, then a move the next seat left in advance
-        # for it (a conditional move); then the turn's next step, if any.
-        choice = automatic_move(row, seats, position) if played or steps is None else None
-        if choice is None and played:
-            choice = standing_move(session, now, row, played[-1], position)
+        # After each move, the rest of an answer being played, else the server's own move,
+        # else the steps the next seat left in advance for it (a conditional move); then the
+        # turn's next step, if any.
+        if not standing:
+            choice = automatic_move(row, seats, position) if played or steps is None else None
+            if choice is None and played:
+                standing = standing_move(session, now, row, played[-1], position)
+        if standing:
+            choice = (standing.pop(0), MoveSource.CONDITIONAL, "")
         if choice is not None:
             step: Step | None = Step(*choice)
             automatic = True
@@ -105,14 +111,14 @@ def play_moves(
 
 
 def standing_move(session: Session, now: datetime, row: GameRecord, last: Move,
-                  position: Position) -> tuple[Any, str, str] | None:
-    """The move the seat now to move left in advance as its answer to ``last`` (another
-    seat's), if a feature keeps one (:class:`~pbem.services.events.StandingMove`)."""
+                  position: Position) -> list[Any]:
+    """The steps the seat now to move left in advance as its answer to the move ``last``
+    (another seat's) ended, if a feature keeps one
+    (:class:`~pbem.services.events.StandingMove`); [] when none."""
     if row.status != GameStatus.ACTIVE or row.to_move is None or row.to_move == last.seat:
-        return None
+        return []
     asked = StandingMove(session, now, row, row.to_move, last, position.game, position.state)
-    move = next((answer for answer in EVENTS.publish(asked) if answer is not None), None)
-    return None if move is None else (move, MoveSource.CONDITIONAL, "")
+    return next((list(answer) for answer in EVENTS.publish(asked) if answer), [])
 
 
 class TurnOver(NotYourTurn):

@@ -37,6 +37,7 @@ from pbem.analysis.line import (
 )
 from pbem.analysis.stored import MAX_ADDRESS, UnknownLine, keep_line, kept_steps
 from pbem.conditional.service import allows_conditional_moves
+from pbem.conditional.tree import STEP_JOIN
 from pbem.models import GameRecord
 from pbem.positions import (
     MoveMenu,
@@ -207,20 +208,28 @@ def _from_record(row: GameRecord, viewer: int | None, endpoint: str, address: di
 def _as_conditional(board: Board, line: Line) -> dict[str, str] | None:
     """The form that keeps the line as conditional moves, where it can be kept: from a seat's
     page at the game's position, the opponent to move, in a game that has them. The line's
-    steps are read in pairs (their move, the seat's answer); an unanswered last move is left
-    out. None where nothing can be kept."""
+    steps are read in pairs (their move, the seat's answer), a move being one seat's steps
+    until the other's turn; an unanswered last move is left out. None where nothing can be
+    kept."""
     if board.purpose != "seat-view" or board.token is None or board.viewer is None:
         return None
     if board.ply != board.row.ply or not allows_conditional_moves(board.game):
         return None
-    pairs = 0
-    while 2 * pairs + 1 < len(line.steps) and line.movers[2 * pairs] != board.viewer \
-            and line.movers[2 * pairs + 1] == board.viewer:
-        pairs += 1
+    runs: list[list[str]] = []  # the line's moves: each seat's steps until the other's turn
+    previous: int | None = None
+    for step, mover in zip(line.steps, line.movers, strict=True):
+        if mover == previous:
+            runs[-1].append(step)
+        else:
+            runs.append([step])
+        previous = mover
+    first = line.movers[0] if line.movers else board.viewer
+    pairs = len(runs) // 2 if first != board.viewer else 0
     if not pairs:
         return None
-    steps = line.steps[:2 * pairs]
-    return {"text": "if " + " then ".join(steps),
+    steps = [step for run in runs[:2 * pairs] for step in run]
+    moves = [STEP_JOIN.join(run) for run in runs[:2 * pairs]]
+    return {"text": "if " + " then ".join(moves),
             "url": url_for("conditional.keep", token=board.token),
             "moves": ", ".join(steps)}
 

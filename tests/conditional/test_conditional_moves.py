@@ -259,19 +259,6 @@ def test_nothing_is_kept_on_ones_own_turn(database: Database, now: datetime, sit
         keep(database, now, game_id, row.to_move, f"if {line[0]} then {line[1]}")
 
 
-@pytest.mark.parametrize("players", [2, 3])
-def test_games_with_hidden_information_chance_or_more_players_refuse_them(
-    database: Database, now: datetime, site: Site, players: int,
-) -> None:
-    specs = [*ALICE_BOB, PlayerSpec("Cleo", "cleo@example.test")][:players]
-    game_id = start_a_game(database, now, site, "rifugio", {"players": players}, players=specs)
-    _, _, row = position(database, game_id)
-    assert row.to_move is not None
-    with pytest.raises(ConditionalRefused, match="only for games of two players without "
-                                                 "hidden information or chance"):
-        keep(database, now, game_id, (row.to_move + 1) % players, "if A1 then B2")
-
-
 def test_the_opponent_never_reads_the_tree_in_records_emails_or_the_audit(
     database: Database, now: datetime, site: Site,
 ) -> None:

@@ -14,7 +14,7 @@ from flask.testing import FlaskClient
 
 from pbem.db import Database
 from pbem.models import GameRecord
-from pbem.services import Site
+from pbem.services import PlayerSpec, Site
 from tests.conditional.test_conditional_moves import a_line, moves_of, play, position, start
 from tests.support import ALICE_BOB, start_a_game
 
@@ -147,18 +147,18 @@ def test_an_analysis_board_adds_a_line_and_a_game_without_them_refuses_clearly(
     assert f"plays {first[0]}, you play {first[1]}" in shown
     assert f"plays {second[0]}, you play {second[1]}" in shown
 
-    rifugio = start_a_game(sqlite_database, now, site, "rifugio", {"players": 2},
-                           players=ALICE_BOB)
+    rifugio = start_a_game(sqlite_database, now, site, "rifugio", {"players": 3},
+                           players=[*ALICE_BOB, PlayerSpec("Cleo", "cleo@example.test")])
     _, _, row = position(sqlite_database, rifugio)
     assert row.to_move is not None
-    page_url = local(site, site.links.seat_view_url(rifugio, 1 - row.to_move))
+    page_url = local(site, site.links.seat_view_url(rifugio, (row.to_move + 1) % 3))
     page = client.get(page_url).text
     assert "Your conditional moves" not in page  # nothing offered where they cannot be kept
     refused = client.post(f"{page_url}/conditional", data={"csrf_token": token,
                                                            "text": "if pass then pass"})
     assert refused.status_code == 400
-    assert ("conditional moves are only for games of two players without hidden information "
-            "or chance") in text_of(refused.text)
+    assert ("conditional moves are only for games of two players: with more, the others' "
+            "moves come between your opponent's move and yours") in text_of(refused.text)
 
 
 def test_a_line_of_the_analysis_board_is_saved_as_conditional_moves(
