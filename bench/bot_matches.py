@@ -10,19 +10,26 @@ Levels: ``random`` (uniformly random legal moves), ``easy``, ``normal`` and ``st
 ``A-B`` seats one A against the other seats' B (``--pairing`` repeatable; by default
 easy-normal, normal-random and strong-normal, the three that say whether the levels keep their
 meaning). Game ``n`` is seeded by ``n`` and seats A on seat ``n % seats``, so seats rotate and a
-run is repeatable. ``strong`` is a time budget (5 s a move) in play; here it is the deterministic
-``--strong-playouts`` (default 2000, five times normal's), so that the measure does not depend on
-the machine's load, unless ``--seconds S`` gives it S seconds a move (a short run). ``--scale F``
-multiplies every playout budget (easy's 50, normal's 400, strong's) by F: a proxy run that keeps
-the levels' ratios, not their meaning; log it to a file of its own. Rifugio (3
-players by default) seats one A against two B.
+run is repeatable, and the games of a run are played number by number across the game ids, so a
+run stopped early has as many games of each. ``strong`` is a time budget (5 s a move) in play;
+here it is the deterministic ``--strong-playouts`` (default 2000, five times normal's), so that
+the measure does not depend on the machine's load, or ``--strong-playouts auto``: per game id the
+playouts strong's 5 s buy on an idle core of the development machine (:data:`STRONG_PLAYOUTS`,
+measured by ``bench/bots.py --strong-cpu``; 50 000 to 110 000 a move, so a game takes minutes).
+``--strong-fraction F`` multiplies strong's playouts alone by F, for a run the real budget does
+not fit in (say so beside its numbers); ``--seconds S`` gives strong S seconds a move instead (a
+short run, not repeatable). ``--scale F`` multiplies every playout budget (easy's 50, normal's
+400, strong's) by F: a proxy run that keeps the levels' ratios, not their meaning; log it to a
+file of its own. Rifugio (3 players by default) seats one A against two B.
 
-The log (``--log FILE``, JSON lines) keeps one finished game a line: pairing, game, number, the
-seat A sat on, every seat's score, the winners, A's win share (1/k of a win shared by k) and
-place, plies and seconds. A run skips the games FILE already holds for its pairing, so a long run
-can be stopped and resumed; ``--report`` prints the table from FILE alone. A log is only as good
-as the code that played it: after changing a bot, a playout policy or a game's rules, start a new
-one (``bench/results/bot_matches.jsonl`` holds the runs from before Rifugio's playout policy).
+The log (``--log FILE``, JSON lines) keeps one finished game a line: pairing, game, number,
+strong's budget (``strong``: playouts a move, or "5.0 s"; a run refuses a log whose games of its
+pairing and game id were played at another), the seat A sat on, every seat's score, the
+winners, A's win share (1/k of a win shared by k) and place, plies and seconds. A run skips the
+games FILE already holds for its pairing, so a long run can be stopped and resumed; ``--report``
+prints the table from FILE alone. A log is only as good as the code that played it: after
+changing a bot, a playout policy or a game's rules, start a new one
+(``bench/results/bot_matches.jsonl`` holds the runs from before Rifugio's playout policy).
 
 The table, per pairing and game id: games; A's win share with its 95% Wilson interval and what
 an equal side would expect (1/seats); A's mean place; ``score``: A's share of its pairwise
@@ -59,6 +66,13 @@ DEFAULT_PAIRINGS = ("easy-normal", "normal-random", "strong-normal")
 TARGETS = {"normal-random": 0.99, "strong-normal": 0.85, "easy-normal": None}
 """The win share (two seats) or pairwise score a pairing should reach; easy-normal: below 50%."""
 
+STRONG_PLAYOUTS: dict[str, int] = {
+    "mosey": 111818, "dont-mosey": 68290, "backfire": 69429, "refugia": 213512}
+"""Per game id at its default options: the playouts strong's 5 s a move buy on an idle core of the
+2-core development machine with the native cores, 5 s of the process's CPU time counted by
+``bench/bots.py --strong-cpu --positions 4`` (the mean of 4 positions spread over a random game;
+28 November 2026). ``--strong-playouts auto`` plays these."""
+
 
 @dataclass(frozen=True)
 class Result:
@@ -74,6 +88,7 @@ class Result:
     place: float
     seconds: float
     plies: int | None
+    strong: str | None = None
 
     def pairwise(self, seats: int) -> float:
         """A's mean result against each other seat: 1 ahead, 0.5 tied, 0 behind."""
@@ -90,7 +105,7 @@ class Result:
             "pairing": self.pairing, "game": self.game, "number": self.number,
             "hero": self.hero, "scores": self.scores, "winners": self.winners,
             "share": self.share, "place": self.place, "seconds": self.seconds,
-            "plies": self.plies})
+            "plies": self.plies, "strong": self.strong})
 
     @classmethod
     def parse(cls, line: str) -> Result:
@@ -101,7 +116,8 @@ class Result:
                    scores=None if scores is None else tuple(float(s) for s in scores),
                    winners=None if winners is None else tuple(int(w) for w in winners),
                    share=float(row["share"]), place=float(row["place"]),
-                   seconds=float(row["seconds"]), plies=row.get("plies"))
+                   seconds=float(row["seconds"]), plies=row.get("plies"),
+                   strong=row.get("strong"))
 
 
 def player(level: str, seed: int, strong_playouts: int, seconds: float | None,
@@ -146,7 +162,29 @@ def one_game(game_id: str, pairing: str, number: int, strong_playouts: int,
     return Result(pairing, game_id, number, hero,
                   None if outcome.scores is None else tuple(outcome.scores),
                   tuple(outcome.winners), share, float(place), time.perf_counter() - start,
-                  plies)
+                  plies, strong_label(strong_playouts, seconds, scale))
+
+
+def strong_label(playouts: int, seconds: float | None, scale: float) -> str:
+    """Strong's budget as the log keeps it: its playouts a move, or its seconds."""
+    return f"{seconds} s" if seconds is not None else str(max(1, round(playouts * scale)))
+
+
+def strong_budget(game_id: str, playouts: str, fraction: float) -> int:
+    """Strong's playouts a move in ``game_id``: ``playouts`` (a number, or ``auto`` for
+    :data:`STRONG_PLAYOUTS`) times ``fraction``."""
+    if playouts == "auto":
+        if game_id not in STRONG_PLAYOUTS:
+            raise SystemExit(f"--strong-playouts auto: no measured budget for {game_id} "
+                             f"(measured: {', '.join(STRONG_PLAYOUTS)}); give a number")
+        return max(1, round(STRONG_PLAYOUTS[game_id] * fraction))
+    return max(1, round(int(playouts) * fraction))
+
+
+def playouts_option(text: str) -> str:
+    if text == "auto" or (text.isdigit() and int(text) > 0):
+        return text
+    raise argparse.ArgumentTypeError(f"{text!r}: a positive number of playouts, or auto")
 
 
 def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -225,7 +263,12 @@ def main() -> None:
     parser.add_argument("--game", action="append", choices=sorted(GAMES),
                         help="only these game ids (repeatable)")
     parser.add_argument("--games", type=int, default=100, help="games per pairing and game id")
-    parser.add_argument("--strong-playouts", type=int, default=2000)
+    parser.add_argument("--strong-playouts", type=playouts_option, default="2000",
+                        help="strong's playouts a move, or auto: its 5 s on an idle core "
+                             "(STRONG_PLAYOUTS, per game id)")
+    parser.add_argument("--strong-fraction", type=float, default=1.0,
+                        help="strong's playouts times this (a run the real budget does not "
+                             "fit in: say so)")
     parser.add_argument("--seconds", type=float,
                         help="strong thinks this long a move instead of --strong-playouts")
     parser.add_argument("--scale", type=float, default=1.0,
@@ -236,17 +279,30 @@ def main() -> None:
     args = parser.parse_args()
     pairings = args.pairing or list(DEFAULT_PAIRINGS)
     game_ids = [g for g in GAMES if not args.game or g in args.game]
+    strongs = {game_id: strong_budget(game_id, args.strong_playouts, args.strong_fraction)
+               for game_id in game_ids
+               if args.seconds is None and any("strong" in p.split("-") for p in pairings)}
     strong = (f"{args.seconds} s a move" if args.seconds is not None
-              else f"{round(args.strong_playouts * args.scale)} playouts a move")
+              else "playouts a move " + ", ".join(
+                  f"{g} {strong_label(n, None, args.scale)}" for g, n in strongs.items()))
     if args.scale != 1.0:
         strong += f"; every playout budget times {args.scale}"
     print(f"{args.games} games per pairing and game id, seats rotated; strong: {strong}")
     done = logged(args.log)
-    todo = [(pairing, game_id, n) for pairing in pairings for game_id in game_ids
-            for n in range(args.games) if n not in done.get((pairing, game_id), {})]
+    for (pairing, game_id), games in done.items():
+        if pairing in pairings and game_id in game_ids and "strong" in pairing.split("-"):
+            label = strong_label(strongs.get(game_id, 0), args.seconds, args.scale)
+            other = {r.strong for r in games.values() if r.strong is not None} - {label}
+            if other and not args.report:
+                raise SystemExit(f"{args.log} holds {pairing} {game_id} games with strong at "
+                                 f"{', '.join(sorted(map(str, other)))}, not {label}: "
+                                 "log this budget to a file of its own")
+    # Number by number across the game ids: a run stopped early has as many games of each.
+    todo = [(pairing, game_id, n) for n in range(args.games) for pairing in pairings
+            for game_id in game_ids if n not in done.get((pairing, game_id), {})]
     if todo and not args.report:
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-            runs = [pool.submit(one_game, game_id, pairing, n, args.strong_playouts,
+            runs = [pool.submit(one_game, game_id, pairing, n, strongs.get(game_id, 0),
                                 args.seconds, args.scale) for pairing, game_id, n in todo]
             for run in as_completed(runs):
                 result = run.result()

@@ -6,7 +6,11 @@
 Seconds per move: the mean over ``--positions`` positions of a seeded random game (its start, then
 every few plies), for the easy and normal playout budgets; playouts per second from normal's; with
 ``--strong`` also strong's (a time budget: 5 s a move, so its column shows the overrun past it;
-it fits about 5 s times the playouts per second). Win rate:
+it fits about 5 s times the playouts per second). ``--strong-cpu`` counts the playouts strong's
+5 s buys on an idle core: its budget read from the process's CPU time instead of the wall clock,
+so other processes on a shared machine take little from it (cache sharing still some), per
+position and their mean, over ``--rounds`` rounds keeping each position's best (the numbers
+behind ``bench/bot_matches.py --strong-playouts auto``). Win rate:
 ``--games`` seeded games, the bot (``--level``) on alternate seats against uniformly random
 movers; a shared win counts half. One process, one thread.
 """
@@ -48,6 +52,35 @@ def seconds_per_move(game: Game[Any, Any], level: str, count: int) -> float:
     return (time.perf_counter() - start) / len(spots)
 
 
+def strong_playouts(game: Game[Any, Any], count: int, rounds: int) -> list[int]:
+    """Per position (as :func:`seconds_per_move`), the most iterations strong's time budget
+    held in ``rounds`` runs, its seconds counted on the process's CPU clock."""
+    seconds = LEVELS["strong"][1]
+    assert seconds is not None
+    spots = positions(game, count, seed=1)
+    best = [0] * len(spots)
+    for _ in range(rounds):
+        for index, state in enumerate(spots):
+            clock = CountingClock()
+            seat = game.to_move(state)
+            assert seat is not None
+            Bot("strong", None, seconds, seed=1, clock=clock).choose(game, state, seat)
+            best[index] = max(best[index], clock.reads - 1)
+    return best
+
+
+class CountingClock:
+    """The process's CPU time, counting its reads: ``Tree.run`` reads it once before the search
+    and once after each iteration."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def __call__(self) -> float:
+        self.reads += 1
+        return time.process_time()
+
+
 def win_rate(game: Game[Any, Any], level: str, games: int) -> tuple[float, float]:
     """(the bot's share of wins, the share a random seat would expect)."""
     won = 0.0
@@ -76,7 +109,19 @@ def main() -> None:
                         help="the bot's level against random")
     parser.add_argument("--strong", action="store_true",
                         help="also time strong (5 s a move)")
+    parser.add_argument("--strong-cpu", action="store_true",
+                        help="only count the playouts strong's 5 s of CPU time buy per position")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="--strong-cpu: rounds, keeping each position's best")
     args = parser.parse_args()
+    if args.strong_cpu:
+        print(f"{'game':15} {'mean':>7}  per position (best of {args.rounds})")
+        for gid in GAMES:
+            if not args.game or gid in args.game:
+                counts = strong_playouts(new_game(gid), args.positions, args.rounds)
+                print(f"{gid:15} {sum(counts) / len(counts):7.0f}  "
+                      + " ".join(str(c) for c in counts), flush=True)
+        return
     normal_playouts = LEVELS["normal"][0] or 1
     print(f"{'game':15} {'easy s/move':>12} {'normal s/move':>14} {'playouts/s':>11} "
           + (f"{'strong s/move':>14} " if args.strong else "")

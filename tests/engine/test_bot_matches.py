@@ -55,3 +55,17 @@ def test_elo_difference_follows_the_logistic_model(matches: ModuleType) -> None:
     assert matches.elo(1.0) == math.inf and matches.elo(0.0) == -math.inf
     low, high = matches.wilson(90, 100)
     assert 0.82 < low < 0.9 < high < 0.95
+
+
+def test_strong_auto_plays_each_games_measured_budget_and_the_log_keeps_it(
+        matches: ModuleType, tmp_path: Path) -> None:
+    budget = matches.strong_budget("mosey", "auto", 0.001)
+    assert budget == round(matches.STRONG_PLAYOUTS["mosey"] * 0.001)
+    assert matches.strong_budget("mosey", "300", 0.5) == 150
+    with pytest.raises(SystemExit, match="no measured budget for stigmergy"):
+        matches.strong_budget("stigmergy", "auto", 1.0)
+    played = matches.one_game("mosey", "strong-normal", 0, budget, None, 0.1)
+    assert played.strong == str(round(budget * 0.1))
+    log = tmp_path / "log.jsonl"
+    log.write_text(played.line() + "\n")
+    assert matches.logged(log)[("strong-normal", "mosey")][0].strong == played.strong
