@@ -38,6 +38,24 @@ p50 / p95 ms.
     /metrics, recount    821 /  871         1255 / 1365          549 /  557  (once per 10 min)
     /healthz              31 /   48           30 /   98            5 /    7
 
+The home and the archive's player filter (2026-11-28 01:43 and 01:45, one run after the other at
+load 6-8, --repeat 30, the same site; cpu: this process's CPU time per request, which the
+load hardly moves; both runs freeze the app's objects as pbem.wsgi does): p50 / p95 ms.
+
+                        before                        after
+                        wall          cpu     stmts   wall          cpu     stmts
+    home, 200 games      377 /  666   79 / 101   12    246 /  920   54 / 65    12
+    archive, player      217 /  414   17 /  19    5    186 /  235   18 / 19     6
+
+Without gc.freeze (the same code, another run at load ~6.5) the home's CPU p95 was 167 ms
+against 55 with it: a full collection walked the app's 150,000 objects every few homes. The
+home's HTML is the same before and after (six heavy players, four languages, compared line by
+line). The player filter's time is PostgreSQL's: "player 123" matches 111 players and about
+12,000 games, so the count (capped at 10,001) probes 10,001 games either way (38-100 ms with
+the load), while the page itself now walks the archive newest first (22 ms, 1,779 games
+checked) where it sorted all 12,000; "player 9" (1,111 players, 120,000 games): the page
+916 ms -> 1 ms, the count 216 -> 144 ms.
+
 Database: 34 kB per active game (its moves with their positions are most of it), 1.3 kB per
 finished game without moves (a finished game keeps its moves: add an active game's share).
 """
