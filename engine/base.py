@@ -444,6 +444,18 @@ class Game(ABC, Generic[S, M]):
         """What each seat is called in this position, e.g. ("Light", "Dark"), as Texts with
         message ids; pages replace a generic "Player 2" by the seat's colour
         (:attr:`seat_colours`)."""
+        names = self.fixed_seat_names()
+        if names is None:
+            raise NotImplementedError("a game whose seat names follow the position refines "
+                                      "seat_names")
+        return names
+
+    def fixed_seat_names(self) -> tuple[Text, ...] | None:
+        """The seat names of every position of this game, or None when they follow the
+        position: a list of many games names their seats without decoding each position.
+        A game that refines :meth:`seat_names` gets None unless it refines this too."""
+        if type(self).seat_names is not Game.seat_names:
+            return None
         return tuple(Text("Player %(number)d", number=i + 1) for i in range(self.num_players))
 
     def glossary(self, translator: Translator = ENGLISH) -> list[Term]:

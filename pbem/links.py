@@ -37,11 +37,14 @@ replacing the email links also replaces the calendar's address.
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 from itsdangerous import BadData, URLSafeSerializer
+from itsdangerous.encoding import base64_encode
 from sqlmodel import select
 
 from engine.text import Text
@@ -116,7 +119,11 @@ class Links:
     links_version: LinksVersion | None = field(default=None, compare=False)
 
     def _serializer(self, purpose: Purpose) -> URLSafeSerializer:
-        return URLSafeSerializer(self.secret_key, salt=f"pbem-{purpose}")
+        return self._minters[purpose].serializer
+
+    @cached_property
+    def _minters(self) -> dict[Purpose, _Minter]:
+        return {purpose: _Minter(self.secret_key, f"pbem-{purpose}") for purpose in FIELDS}
 
     def holder(self, game: int, seat: int) -> int | None:
         return self.seat_holder(game, seat) if self.seat_holder else None
@@ -126,7 +133,7 @@ class Links:
             player = self.holder(fields["game"], fields["seat"])
             if player is not None:
                 fields = {**fields, "p": player}
-        return str(self._serializer(purpose).dumps(fields))
+        return self._minters[purpose].token(fields)
 
     def load(self, purpose: Purpose, token: str) -> dict[str, Any]:
         """The fields of a valid token; :class:`DamagedLink` for anything else."""
@@ -192,6 +199,26 @@ class Links:
 
     def unsubscribe_url(self, player: int) -> str:
         return f"{self.base_url}/unsubscribe/{self.sign('unsubscribe', player=player)}"
+
+
+class _Minter:
+    """Makes one purpose's tokens, byte for byte what its itsdangerous serializer makes, with
+    the key derived once: a page of 200 games signs about 300 links, and itsdangerous derives
+    the key and builds a signer for each one (issue 36). Tokens are checked by the serializer
+    itself (:meth:`Links.load`)."""
+
+    def __init__(self, secret_key: str, salt: str) -> None:
+        self.serializer = URLSafeSerializer(secret_key, salt=salt)
+        signer = self.serializer.make_signer()
+        self._separator = signer.sep
+        # HMAC keyed once; each token signs with a copy of it.
+        self._keyed = hmac.new(signer.derive_key(), digestmod=signer.digest_method)
+
+    def token(self, fields: dict[str, int]) -> str:
+        payload = self.serializer.dump_payload(fields)
+        mac = self._keyed.copy()
+        mac.update(payload)
+        return (payload + self._separator + base64_encode(mac.digest())).decode("ascii")
 
 
 def well_formed(purpose: Purpose, fields: object) -> bool:

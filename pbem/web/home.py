@@ -12,13 +12,16 @@ Each row names the game and the other players ("Mosey against Bob (Dark)"), neve
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from flask import url_for
+from sqlalchemy.orm import QueryableAttribute, defer
 from sqlmodel import Session, col, select
 
+from engine import AnyGame
 from pbem.challenges.service import describe, players_by_id
 from pbem.challenges.tables import Challenge, ChallengeKind, ChallengePlayer, ChallengeStatus
 from pbem.clock.tables import GameClock
@@ -26,13 +29,15 @@ from pbem.clock.wording import describe_duration
 from pbem.game_options import game_name
 from pbem.i18n import Reader
 from pbem.models import GameRecord, GameStatus, Player, Seat, SeatStatus
-from pbem.positions import current_state
+from pbem.positions import engine_game as engine_game_of
 from pbem.services.common import players_of, seats_by_game, shown_name, shown_names
 from pbem.services.results import join_names, result_in
 from pbem.web.support import site
 from pbem.web.terms import label_seats, seat_names, status_word
 
 LATEST = datetime.max.replace(tzinfo=UTC)
+# As a mapped attribute for loader options (SQLModel types it as its Python value).
+START_STATE = cast(QueryableAttribute[Any], GameRecord.start_state)
 
 
 @dataclass(frozen=True)
@@ -44,11 +49,13 @@ class Clock:
     stopped: bool
 
 
-def shown_clock(game: GameRecord, clock: GameClock) -> Clock:
-    """The game's clock as the home shows it: the home's one reading of the game's clock."""
+def shown_clock(game: GameRecord, deadline: datetime | None, paused_at: datetime | None
+                ) -> Clock:
+    """The game's clock (its :class:`GameClock`'s deadline and paused_at) as the home shows
+    it: the home's one reading of the game's clock."""
     if game.status != GameStatus.ACTIVE:
         return Clock(None, False)
-    return Clock(clock.deadline, clock.paused_at is not None)
+    return Clock(deadline, paused_at is not None)
 
 
 def time_left(clock: Clock, now: datetime, reader: Reader) -> str:
@@ -99,19 +106,24 @@ class Home:
 def home_of(session: Session, player_id: int, now: datetime, reader: Reader) -> Home:
     """Everything ``player_id`` plays or is asked to play, sorted into the home's sections."""
     home = Home()
+    # Only the clock's two columns the home shows, and no game's starting position: a home of
+    # 200 games decoded 1,600 JSON values, most of them never shown (issue 36).
     rows = session.exec(
-        select(GameRecord, GameClock, Seat)
+        select(GameRecord, GameClock.deadline, GameClock.paused_at, Seat)
         .join(GameClock, col(GameClock.game_id) == col(GameRecord.id))
         .join(Seat, col(Seat.game_id) == col(GameRecord.id))
         .where(Seat.player_id == player_id).order_by(col(GameRecord.created_at).desc())
+        .options(defer(START_STATE, raiseload=True))
     ).all()
     # Every game's seats and players in two queries, not two per game (issue 36: a home of 200
     # games made 400 queries).
-    seats = seats_by_game(session, [game.id for game, _, _ in rows if game.id is not None])
+    seats = seats_by_game(session, [game.id for game, _, _, _ in rows if game.id is not None])
     players = players_of(session, [s for found in seats.values() for s in found])
-    for game, clock, seat in rows:
+    colours = _Colours(reader)
+    for game, deadline, paused_at, seat in rows:
         assert game.id is not None
-        view = _GameView(game, clock, seat, seats.get(game.id, []), players, player_id, reader)
+        view = _GameView(game, shown_clock(game, deadline, paused_at), seat,
+                         seats.get(game.id, []), players, player_id, colours(game), reader)
         _sort_game(home, view, now)
     for challenge, mine in _challenges_of(session, player_id, now):
         _sort_challenge(home, session, challenge, mine, player_id, reader)
@@ -123,12 +135,13 @@ def home_of(session: Session, player_id: int, now: datetime, reader: Reader) -> 
 class _GameView:
     """One of the player's games as the home names it."""
 
-    def __init__(self, game: GameRecord, clock: GameClock, seat: Seat, seats: list[Seat],
-                 players: dict[int, Player], player_id: int, reader: Reader) -> None:
+    def __init__(self, game: GameRecord, clock: Clock, seat: Seat, seats: list[Seat],
+                 players: dict[int, Player], player_id: int, colours: list[str],
+                 reader: Reader) -> None:
         self.game, self.seat, self.player_id, self.reader = game, seat, player_id, reader
         self.seats, self.players = seats, players
-        self.colours = _seat_colours(game, reader)
-        self.clock = shown_clock(game, clock)
+        self.colours = colours
+        self.clock = clock
         people = shown_names(self.seats, self.players, reader)
         self.labels = dict(zip([s.seat for s in self.seats],
                                label_seats(self.seats, people, self.colours), strict=True))
@@ -154,14 +167,40 @@ class _GameView:
         return result_in(self.game, self.seats, self.players, self.reader)
 
 
-def _seat_colours(game: GameRecord, reader: Reader) -> list[str]:
-    """The seats' colour names in the game as it stands (Stigmergy's change once sides are
-    chosen); none for a game the engine can no longer read."""
-    try:
-        engine_game, state = current_state(game)
-        return seat_names(game.game_type, engine_game.seat_names(state), reader=reader)
-    except Exception:  # a list of games must not fail on one unreadable stored game
-        return []
+class _Colours:
+    """The seats' colour names of each game in ``reader``'s words (Stigmergy's change once
+    sides are chosen); none for a game the engine can no longer read.
+
+    Read once for each kind of game (its id and options): only a game whose seat names follow
+    the position is decoded, where a home of 200 games decoded every one (issue 36)."""
+
+    def __init__(self, reader: Reader) -> None:
+        self.reader = reader
+        self.kinds: dict[str, tuple[AnyGame | None, list[str] | None]] = {}
+
+    def __call__(self, game: GameRecord) -> list[str]:
+        kind = json.dumps([game.game_type, game.options], sort_keys=True)
+        if kind not in self.kinds:
+            self.kinds[kind] = self._read(game)
+        engine_game, fixed = self.kinds[kind]
+        if fixed is not None or engine_game is None:
+            return fixed or []
+        try:
+            state = engine_game.decode(game.state)
+            return seat_names(game.game_type, engine_game.seat_names(state), reader=self.reader)
+        except Exception:  # a list of games must not fail on one unreadable stored game
+            return []
+
+    def _read(self, game: GameRecord) -> tuple[AnyGame | None, list[str] | None]:
+        """The kind's engine game, and its seat names when no position changes them."""
+        try:
+            engine_game = engine_game_of(game)
+        except Exception:  # an unknown game or options: its seats have no colours
+            return None, None
+        names = engine_game.fixed_seat_names()
+        if names is None:
+            return engine_game, None
+        return engine_game, seat_names(game.game_type, names, reader=self.reader)
 
 
 def _sort_game(home: Home, view: _GameView, now: datetime) -> None:

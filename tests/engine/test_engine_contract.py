@@ -67,7 +67,9 @@ def test_random_games_keep_the_contract(gid: str, options: dict[str, Any]) -> No
         rng = random.Random(f"{gid}{options}{seed}")
         state = game.start(seed=seed)
         _roundtrip(game, state)
+        fixed = game.fixed_seat_names()  # lists of games name seats without the position
         for ply in range(MAX_PLIES):
+            assert fixed is None or game.seat_names(state) == fixed
             seat = game.to_move(state)
             legal = game.legal_moves(state)
             if seat is None:

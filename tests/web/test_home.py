@@ -23,6 +23,7 @@ from pbem.challenges.service import create_challenge
 from pbem.db import Database
 from pbem.models import GameRecord, Player
 from pbem.services import PlayerSpec, Site, create_game, resign
+from pbem.services.turns import submit_move
 from tests.support import start_a_game
 from tests.web.sessions import signed_in
 
@@ -30,6 +31,7 @@ NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 ANN, BOB, CLEO, DAN = (PlayerSpec(name, f"{name.lower()}@example.test")
                        for name in ("Ann", "Bob", "Cleo", "Dan"))
 MOSEY = {"order": 4}  # Light (seat 0) moves first, 3 days a move
+STIGMERGY = {"size": 5}
 RULES = ChallengeRules(time_controls=("3d per move",))
 
 
@@ -116,6 +118,23 @@ def test_a_row_names_the_game_and_the_opponents_not_a_code(
     for game in ("later", "sooner", "theirs", "over", "invited"):
         assert _row(sqlite_database, world[game]).public_id[:6] not in page
     assert "Mosey against Dan (Light)" in page and "you play Light" in page
+
+
+def test_stigmergy_seats_are_named_by_the_sides_chosen_so_far(
+    app: Flask, sqlite_database: Database, site: Site,
+) -> None:
+    """The home reads colours from the position only for a game whose seat names follow it:
+    Stigmergy's seats are First and Second until sides are chosen, then Black and White."""
+    db = sqlite_database
+    start_a_game(db, NOW - timedelta(hours=2), site, "stigmergy", STIGMERGY, players=[ANN, BOB])
+    chosen = start_a_game(db, NOW - timedelta(hours=1), site, "stigmergy", STIGMERGY,
+                          players=[ANN, CLEO])
+    with db.write() as session:
+        submit_move(session, NOW, site, game_id=chosen, seat=0, ply=0, text="+7")
+        submit_move(session, NOW, site, game_id=chosen, seat=1, ply=1, text="play-second")
+    page = _home(app, db, _id(db, ANN))
+    assert "Stigmergy against Bob (Second)" in page
+    assert "Stigmergy against Cleo (White)" in page and "you play Black" in page
 
 
 def test_games_waiting_for_others_say_whom_they_wait_for(

@@ -143,7 +143,7 @@ class MoseyGame(Game[MoseyState, HexMove]):
     def to_move(self, state: MoseyState) -> int | None:
         return None if state.over else state.mover
 
-    def seat_names(self, state: MoseyState) -> tuple[Text, ...]:
+    def fixed_seat_names(self) -> tuple[Text, ...]:
         return SEATS
 
     # -- moves ---------------------------------------------------------------------------------

@@ -169,7 +169,7 @@ class Refugia(Game[RefugiaState, HexMove]):
         discs = (own, opp) if me == 0 else (opp, own)
         return RefugiaState(discs, neutral, 1 - me, 0)
 
-    def seat_names(self, state: RefugiaState) -> tuple[Text, ...]:
+    def fixed_seat_names(self) -> tuple[Text, ...]:
         return SEATS
 
     def move_cells(self, move: HexMove) -> tuple[str, ...]:
