@@ -30,8 +30,8 @@ from sqlmodel import Session
 BUSY_TIMEOUT_MS = 15_000
 # PostgreSQL ends a session left idle inside a transaction this long (PBEM_DATABASE_IDLE_
 # TRANSACTION_SECONDS): a host cut off mid-transaction would otherwise keep its row locks, and
-# everyone waiting on them, until TCP gives up on it (hours). pbem never waits on anything but
-# its own CPU inside a transaction, for well under this.
+# everyone waiting on them, until TCP gives up on it (hours). Inside a transaction pbem waits
+# for nothing but the database and its own work, for well under this.
 IDLE_TRANSACTION_SECONDS = 60
 # The server's keepalives on each session, so that it also notices a vanished host whose session
 # is idle, and frees its connection slot, in about a minute instead of the kernel's two hours.

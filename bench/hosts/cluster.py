@@ -204,8 +204,8 @@ class Cluster:
     # a site keeps the default (minutes), sized to its relay's timeouts.
     claim_seconds: int = 8
     # PostgreSQL ends the session of a host cut off mid-transaction after this long, and so
-    # frees the rows it locked (the default is a minute); shorter than the claims, so that the
-    # deliverer taking a cut-off one's emails over is not held up by its open transaction.
+    # frees the rows it locked (a site's default is a minute); no longer than the claims, so that
+    # the deliverer taking a cut-off one's emails over is not held up by its open transaction.
     idle_transaction_seconds: int = 4
 
     @property
