@@ -52,8 +52,7 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
     app.config.update(config)
     app.config["SESSION_COOKIE_HTTPONLY"] = True
     app.config["SESSION_COOKIE_SAMESITE"] = "Lax"
-    database = config.get("DATABASE") or Database(
-        config["DATABASE_URL"], search_path=config.get("DATABASE_SEARCH_PATH"))
+    database = config.get("DATABASE") or Database.from_config(config)
     app.extensions["pbem.database"] = database
     if config.get("TASKS"):  # a move that leaves a computer to move queues its search
         from pbem.tasks.queueing import queue_with_writes

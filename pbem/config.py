@@ -118,6 +118,9 @@ def load_config(
         "TRUSTED_PROXIES": whole("TRUSTED_PROXIES", "0"),
         # PostgreSQL schema to use (tests give each run its own); empty: the server's default.
         "DATABASE_SEARCH_PATH": get("DATABASE_SEARCH_PATH", "") or None,
+        # Seconds PostgreSQL lets a session sit idle inside a transaction before ending it (and
+        # its locks): a host cut off mid-transaction holds up the others no longer than this.
+        "DATABASE_IDLE_TRANSACTION_SECONDS": whole("DATABASE_IDLE_TRANSACTION_SECONDS", "60"),
         # Shared storage for rate limits across processes (redis://127.0.0.1:6379/0).
         "REDIS_URL": get("REDIS_URL", ""),
         # Play by reply (docs/play-by-reply.md): the address replies go to; "" switches it off.
@@ -253,7 +256,7 @@ def _check_database_url(config: Mapping[str, Any]) -> None:
 
 def _check_numbers(config: Mapping[str, Any]) -> None:
     for name, lowest in (("SWEEP_EVERY", 1), ("DELIVER_EVERY", 1), ("VACATION_DAYS", 0),
-                         ("DELIVER_CLAIM_SECONDS", 1),
+                         ("DELIVER_CLAIM_SECONDS", 1), ("DATABASE_IDLE_TRANSACTION_SECONDS", 1),
                          ("TRUSTED_PROXIES", 0), ("FETCH_EVERY", 0), ("CHALLENGE_DAYS", 1),
                          ("HEALTH_MAX_LEASE_AGE", 1), ("HEALTH_MAX_MAIL_AGE", 1),
                          ("HEALTH_MAX_BACKLOG", 1), ("MAX_OPEN_CHALLENGES", 0),

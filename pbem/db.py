@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -28,11 +28,22 @@ from sqlalchemy.engine import make_url
 from sqlmodel import Session
 
 BUSY_TIMEOUT_MS = 15_000
+# PostgreSQL ends a session left idle inside a transaction this long (PBEM_DATABASE_IDLE_
+# TRANSACTION_SECONDS): a host cut off mid-transaction would otherwise keep its row locks, and
+# everyone waiting on them, until TCP gives up on it (hours). Inside a transaction pbem waits
+# for nothing but the database and its own work, for well under this.
+IDLE_TRANSACTION_SECONDS = 60
+# The server's keepalives on each session, so that it also notices a vanished host whose session
+# is idle, and frees its connection slot, in about a minute instead of the kernel's two hours.
+KEEPALIVE_OPTIONS = ("-ctcp_keepalives_idle=30 -ctcp_keepalives_interval=10 "
+                     "-ctcp_keepalives_count=3")
 _BEGIN_OPTION = "pbem_sqlite_begin"
 
 
-def make_engine(url: str, *, search_path: str | None = None) -> Engine:
-    """An engine for ``url``; ``search_path`` puts PostgreSQL tables into one schema (tests)."""
+def make_engine(url: str, *, search_path: str | None = None,
+                idle_transaction_seconds: float = IDLE_TRANSACTION_SECONDS) -> Engine:
+    """An engine for ``url``; ``search_path`` puts PostgreSQL tables into one schema (tests);
+    a PostgreSQL session idle in a transaction for ``idle_transaction_seconds`` is ended."""
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database
@@ -41,9 +52,11 @@ def make_engine(url: str, *, search_path: str | None = None) -> Engine:
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 15})
         _configure_sqlite(engine)
     else:
-        connect_args: dict[str, Any] = {}
+        idle_ms = round(idle_transaction_seconds * 1000)
+        options = [KEEPALIVE_OPTIONS, f"-cidle_in_transaction_session_timeout={idle_ms}"]
         if search_path:
-            connect_args["options"] = f"-csearch_path={search_path}"
+            options.append(f"-csearch_path={search_path}")
+        connect_args: dict[str, Any] = {"options": " ".join(options)}
         engine = create_engine(url, connect_args=connect_args, pool_pre_ping=True)
     _forget_connections_after_fork(engine)
     return engine
@@ -83,12 +96,21 @@ def _configure_sqlite(engine: Engine) -> None:
 class Database:
     """One engine plus the two kinds of session the app uses: reading and writing."""
 
-    def __init__(self, url: str, *, search_path: str | None = None) -> None:
+    def __init__(self, url: str, *, search_path: str | None = None,
+                 idle_transaction_seconds: float = IDLE_TRANSACTION_SECONDS) -> None:
         self.url = url
-        self.engine = make_engine(url, search_path=search_path)
+        self.engine = make_engine(url, search_path=search_path,
+                                  idle_transaction_seconds=idle_transaction_seconds)
         self.is_sqlite = self.engine.dialect.name == "sqlite"
         # Shares the pool; on SQLite its transactions start with BEGIN IMMEDIATE.
         self._write_engine = self.engine.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> Database:
+        """The database of a site's settings (PBEM_DATABASE_URL and its neighbours)."""
+        return cls(str(config["DATABASE_URL"]), search_path=config.get("DATABASE_SEARCH_PATH"),
+                   idle_transaction_seconds=float(config.get("DATABASE_IDLE_TRANSACTION_SECONDS",
+                                                             IDLE_TRANSACTION_SECONDS)))
 
     def session(self) -> Session:
         """A session for reading (it may write too, but without the early SQLite lock)."""

@@ -158,8 +158,7 @@ def _templates() -> Finding:
 
 def _database(config: Mapping[str, Any]) -> Iterator[Finding]:
     url = str(config["DATABASE_URL"])
-    database = config.get("DATABASE") or Database(
-        url, search_path=config.get("DATABASE_SEARCH_PATH"))
+    database = config.get("DATABASE") or Database.from_config(config)
     try:
         with database.engine.connect() as connection:
             current = MigrationContext.configure(connection).get_current_revision()
@@ -431,8 +430,7 @@ def _search_workers(config: Mapping[str, Any]) -> Iterator[Finding]:
     if not config.get("TASKS"):
         yield Finding("search workers", "skip", "PBEM_TASKS empty: the scheduler searches")
         return
-    database = config.get("DATABASE") or Database(
-        str(config["DATABASE_URL"]), search_path=config.get("DATABASE_SEARCH_PATH"))
+    database = config.get("DATABASE") or Database.from_config(config)
     try:
         if not has_job_tables(database):
             yield Finding("search workers", "fail", "the database has no job tables",

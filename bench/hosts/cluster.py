@@ -157,20 +157,36 @@ def cut(host: str, up: bool = False) -> None:
     sh("ip", "link", "set", f"pbv-{host}", "up" if up else "down")
 
 
-def stop_group(pid: int) -> None:
-    """Stop the process group led by ``pid`` (a process this script started)."""
-    for sig, wait in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 2.0)):
+def stop_group(pid: int, *, at_once: bool = False) -> None:
+    """Stop the process group led by ``pid`` (a process this script started): asked to end
+    first, or ``at_once`` killed."""
+    steps = ((signal.SIGTERM, 3.0), (signal.SIGKILL, 2.0))
+    for sig, wait in steps[1:] if at_once else steps:
         try:
             os.killpg(pid, sig)
         except (ProcessLookupError, PermissionError):
             return
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
-            try:
-                os.killpg(pid, 0)
-            except ProcessLookupError:
+            if not group_alive(pid):
                 return
             time.sleep(0.05)
+
+
+def group_alive(group: int) -> bool:
+    """Whether a process of ``group`` still runs. Its zombies do not count: a gunicorn worker
+    whose master was killed is reaped by PID 1, which in a container may never do it."""
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+        except OSError:
+            continue
+        state, _, pgrp = stat.rpartition(")")[2].split()[:3]
+        if int(pgrp) == group and state != "Z":
+            return True
+    return False
 
 
 # -- the processes ------------------------------------------------------------------------------
@@ -187,6 +203,10 @@ class Cluster:
     # Short, so that a cut-off deliverer's emails go out through another within the fault's wait;
     # a site keeps the default (minutes), sized to its relay's timeouts.
     claim_seconds: int = 8
+    # PostgreSQL ends the session of a host cut off mid-transaction after this long, and so
+    # frees the rows it locked (a site's default is a minute); no longer than the claims, so that
+    # the deliverer taking a cut-off one's emails over is not held up by its open transaction.
+    idle_transaction_seconds: int = 4
 
     @property
     def base_url(self) -> str:
@@ -215,6 +235,7 @@ class Cluster:
             "PBEM_SWEEP_EVERY": "5",
             "PBEM_DELIVER_EVERY": "1",
             "PBEM_DELIVER_CLAIM_SECONDS": str(self.claim_seconds),
+            "PBEM_DATABASE_IDLE_TRANSACTION_SECONDS": str(self.idle_transaction_seconds),
         }
 
     def start(self, name: str, command: list[str], host: str | None = None) -> None:
@@ -233,22 +254,31 @@ class Cluster:
         with (STATE / "pids").open("a") as pids:
             pids.write(f"{self.processes[name].pid}\n")
 
-    def stop(self, name: str) -> None:
+    def stop(self, name: str, *, dead: bool = False) -> None:
+        """Stop process ``name``: asked to end (SIGTERM, SIGKILL after 3 s), or, ``dead``, a host
+        that is gone anyway (cut off), killed at once."""
         process = self.processes.pop(name, None)
-        if process is not None:
-            stop_group(process.pid)
+        if process is None:
+            return
+        with suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL if dead else signal.SIGTERM)
+        # Waited for as our child: until reaped, it would keep its group alive for stop_group.
+        try:
+            process.wait(timeout=3)
+        except subprocess.TimeoutExpired:
+            with suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=10)
+        stop_group(process.pid, at_once=dead)  # whatever of its group outlived it
 
     def stop_all(self) -> None:
-        """SIGTERM to every process group at once, then SIGKILL to what is left after 3 s."""
+        """Every process group killed at once: the run is over, nothing of theirs is measured
+        any more (a graceful stop would only add the slowest one's shutdown)."""
         for process in self.processes.values():
             with suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGTERM)
-        deadline = time.monotonic() + 3
+                os.killpg(process.pid, signal.SIGKILL)
         for name in list(self.processes):
-            with suppress(subprocess.TimeoutExpired):
-                self.processes[name].wait(timeout=max(0.0, deadline - time.monotonic()))
-            self.stop(name)
+            self.stop(name, dead=True)
 
     def log(self, name: str) -> str:
         path = self.folder / f"{name}.log"
@@ -294,6 +324,8 @@ class Cluster:
                 str(SINK_PORT),
                 "--out",
                 str(out),
+                "--hold",
+                str(self.folder / "hold"),
             ],
         )
         self.wait_for("the SMTP sink", lambda: answers(GATEWAY, SINK_PORT), "sink")
@@ -305,6 +337,7 @@ class Cluster:
                 host,
                 [
                     GUNICORN,
+                    "--preload",  # the app is made once, its workers forked from it
                     "--workers",
                     str(workers),
                     "--bind",
@@ -446,13 +479,18 @@ def http_ok(host: str, port: int, path: str, *, answered: tuple[int, ...] = (200
 
 @cache
 def pbem_help(command: str) -> str:
-    return subprocess.run(
-        [PYTHON, "-m", "pbem.cli", command, "--help"], capture_output=True, text=True, cwd=ROOT
-    ).stdout
+    """The options ``pbem <command> --help`` would list, read from the decorators above the
+    command's function (running it imports pbem: seconds of CPU)."""
+    source = (ROOT / "pbem" / "cli" / "__init__.py").read_text()
+    end = source.find(f"\ndef {command}(")
+    if end < 0:
+        return ""
+    decorators = source[source.rfind("\ndef ", 0, end) : end]
+    return " ".join(re.findall(r"@click\.option\(\s*\"(--[\w-]+)", decorators))
 
 
 @contextmanager
-def hosts(database_url: str) -> Iterator[Cluster]:
+def hosts(database_url: str, claim_seconds: int = 8) -> Iterator[Cluster]:
     """The network and a cluster on it; everything removed after (Ctrl-C included). One run at
     a time: the namespaces' names are the machine's, so a second run waits for the first (the
     lock is a file lock, let go when its process ends, however it ends)."""
@@ -464,7 +502,7 @@ def hosts(database_url: str) -> Iterator[Cluster]:
         print("bench/hosts: another run holds the namespaces; waiting for it", flush=True)
         fcntl.flock(lock, fcntl.LOCK_EX)
     clean_network()
-    cluster = Cluster(database_url)
+    cluster = Cluster(database_url, claim_seconds=claim_seconds)
     try:
         make_network()
         cluster.start_forwarders()
@@ -503,8 +541,23 @@ def copy_site(template_url: str, name: str) -> str:
     return url
 
 
-def drop_site(url: str) -> None:
+def drop_site(url: str, *, background: bool = False) -> None:
+    """Drop a copy; ``background``: in a process of its own that outlives this one, as DROP
+    DATABASE waits for a checkpoint of the whole server (seconds to tens of seconds)."""
     server, _, name = url.rpartition("/")
+    if background:
+        script = (
+            "import sys; from sqlalchemy import create_engine, text\n"
+            "with create_engine(sys.argv[1], isolation_level='AUTOCOMMIT').connect() as c:\n"
+            "    c.execute(text(f'DROP DATABASE IF EXISTS \"{sys.argv[2]}\" WITH (FORCE)'))\n"
+        )
+        subprocess.Popen(
+            [PYTHON, "-c", script, f"{server}/postgres", name],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        return
     admin = create_engine(f"{server}/postgres", isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
         connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
@@ -645,27 +698,31 @@ def received(sink_file: Path) -> Counter[str]:
     return Counter(line for line in sink_file.read_text().splitlines() if line)
 
 
-def queue_emails(database_url: str, count: int, tag: str) -> list[str]:
-    """``count`` turn-like emails, each with the board of a different game (as the public sees
-    it now), queued at once; their Message-IDs."""
+def queue_emails(database_url: str, count: int, tag: str, boards: int = 0) -> list[str]:
+    """``count`` turn-like emails to as many addresses, each with the board of a game (as the
+    public sees it now): of a different game each, or of ``boards`` games in turn (a board is
+    drawn once, then read from its cache), queued at once; their Message-IDs."""
     ids = [f"<{tag}.{n}@hosts.pbem.test>" for n in range(count)]
     with create_engine(database_url).begin() as connection:
         connection.execute(
             text(
+                "WITH g AS (SELECT id, ply, row_number() OVER (ORDER BY id) - 1 AS k FROM games "
+                "WHERE status = 'active' ORDER BY id LIMIT :boards) "
                 "INSERT INTO outbox_emails (game_id, kind, to_address, to_name, subject, "
                 "text_body, html_body, image_ply, image_viewer, image_language, message_id, "
                 "essential, status, attempts, next_attempt_at, created_at, in_reply_to, "
                 "reply_to, unsubscribe_url, "
                 "last_error, claimed_by) "
-                "SELECT g.id, 'turn', 'p' || g.id || '.' || :tag || '@example.test', '', "
+                "SELECT g.id, 'turn', 'p' || n || '.' || :tag || '@example.test', '', "
                 "'Your move', "
                 "'Your move.', "
                 "'<p>Your move.</p><img src=\"cid:board\">', g.ply, -1, 'en', "
-                "'<' || :tag || '.' || (row_number() OVER (ORDER BY g.id) - 1) || "
-                "'@hosts.pbem.test>', true, 'queued', 0, now(), now(), '', '', '', '', '' "
-                "FROM games g WHERE g.status = 'active' ORDER BY g.id LIMIT :n"
+                "'<' || :tag || '.' || n || '@hosts.pbem.test>', true, 'queued', 0, now(), "
+                "now(), '', '', '', '', '' "
+                "FROM generate_series(0, :n - 1) AS n "
+                "JOIN g ON g.k = n % (SELECT count(*) FROM g) ORDER BY n"
             ),
-            {"tag": tag, "n": count},
+            {"tag": tag, "n": count, "boards": boards or count},
         )
     return ids
 
@@ -739,26 +796,35 @@ def measure_delivery(
 
 
 def delivery_fault(
-    cluster: Cluster, url: str, sink: Path, emails: int, takeover_seconds: float
+    cluster: Cluster, url: str, sink: Path, emails: int, takeover_seconds: float, boards: int = 0
 ) -> dict[str, Any]:
-    """Two deliverers; deliver1's link goes down when a fifth of the batch has arrived; the
-    batch must still arrive, each email once (deliver2 takes deliver1's claims when they
-    expire)."""
-    cluster.start_deliverers(2)
-    time.sleep(3)
+    """Two deliverers (the running ones, or started here); deliver1's link goes down mid-batch,
+    once a fifth of the emails has arrived, while it waits for the relay's answer to an email
+    (the sink holds it): the batch must still arrive, each email once (deliver2 takes deliver1's
+    claims over when they expire). Cut after the relay's 250 and before the marking, that one
+    email would go twice, as the outbox says it may: not what this checks. ``boards``: as
+    :func:`queue_emails`."""
+    if "deliver1" not in cluster.processes or "deliver2" not in cluster.processes:
+        cluster.start_deliverers(2)
+    hold = cluster.folder / "hold"
+    held = hold.with_name(hold.name + ".held")
     try:
-        ids = queue_emails(url, emails, "fault")
+        ids = queue_emails(url, emails, "fault", boards)
         began = time.monotonic()
         while sum(received(sink)[i] for i in ids) < emails // 5:
             if time.monotonic() - began > 60:
                 break
             time.sleep(0.01)
+        hold.write_text(ADDRESS["deliver1"])
+        while not held.exists() and time.monotonic() - began < 60:
+            time.sleep(0.01)
         cut("deliver1")
+        hold.unlink()
         cut_at = time.monotonic() - began
         took = wait_sent(sink, ids, takeover_seconds)
         doubles, losses = mail_problems(sink, ids)
         # The host is dead: it never comes back with what it held.
-        cluster.stop("deliver1")
+        cluster.stop("deliver1", dead=True)
         cut("deliver1", up=True)
         return {
             "cut_at": cut_at,
@@ -768,8 +834,9 @@ def delivery_fault(
             "emails": len(ids),
         }
     finally:
-        cluster.stop("deliver1")
-        cluster.stop("deliver2")
+        hold.unlink(missing_ok=True)
+        cluster.stop("deliver1", dead=True)
+        cluster.stop("deliver2", dead=True)  # measured: nothing more to wait for
 
 
 # -- replies ------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ def checked_config() -> dict[str, Any]:
 def open_database(config: dict[str, Any]) -> Database:
     """The database of ``config``, in its PostgreSQL schema when one is set; with PBEM_TASKS,
     each write that leaves a computer to move queues its search (pbem.tasks.queueing)."""
-    database = Database(config["DATABASE_URL"], search_path=config.get("DATABASE_SEARCH_PATH"))
+    database = Database.from_config(config)
     if config.get("TASKS"):
         from pbem.tasks.queueing import queue_with_writes
 

@@ -7,6 +7,7 @@ two seconds here, runs out); and a deliverer that lost its claim neither sends n
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -28,7 +29,9 @@ from sqlmodel import select
 from pbem.db import Database
 from pbem.mail.outbox import claim_due, deliver_pending
 from pbem.models import MailStatus, OutboxEmail
+from pbem.models.jobs import JobState
 from pbem.models.mail import Queued
+from pbem.scheduler.job_states import DELIVER, job_states, record_run
 from tests.support import SmtpServer, free_port, make_database
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -148,6 +151,34 @@ def test_two_deliverers_on_postgresql_send_each_email_once_though_one_is_killed_
         assert len(handler.senders) == 2  # both delivered, before one was killed
         assert sorted(codes) == sorted([-signal.SIGKILL, 0])  # the other stopped cleanly
         assert _statuses(database) == {MailStatus.SENT: len(expected)}
+    finally:
+        remove()
+
+
+def test_a_deliverer_cut_off_inside_a_transaction_holds_up_the_others_only_briefly(
+    tmp_path: Path, now: datetime,
+) -> None:
+    """A host whose link goes down mid-transaction leaves its session open on the server (TCP
+    notices nothing for hours): PostgreSQL ends it after the idle-transaction time, and with it
+    the row locks that the other deliverers' passes wait for."""
+    database, remove = make_database("postgresql", tmp_path)
+    try:
+        with database.session() as session:
+            schema = str(session.execute(text("SELECT current_schema()")).scalar())
+        record_run(database, DELIVER, "a", now)
+        cut_off = Database(database.url, search_path=schema, idle_transaction_seconds=1)
+        silent = cut_off.session()
+        silent.exec(select(JobState).with_for_update()).all()  # and then never a word more
+        other = threading.Thread(target=record_run, args=(database, DELIVER, "b", now))
+        other.start()
+        other.join(timeout=15)
+        finished = not other.is_alive()
+        with contextlib.suppress(Exception):  # its connection was ended under it
+            silent.close()
+        cut_off.dispose()
+        other.join()
+        assert finished, "the other deliverer waited on the silent one's lock"
+        assert job_states(database)[DELIVER].holder == "b"
     finally:
         remove()
 
