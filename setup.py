@@ -100,6 +100,9 @@ def why_not_native() -> str | None:
     return None
 
 
+CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def native_sources() -> list[str]:
     """The cores' Cython sources, relative to the checkout."""
     return sorted(str(path.relative_to(HERE)) for path in HERE.glob("engine/games/*/_native.pyx"))
@@ -120,7 +123,7 @@ def native_extensions() -> list[Extension]:
     # optional: a core that fails to compile leaves a wheel without it, not no wheel
     extensions = [Extension(name.removesuffix(".pyx").replace("/", "."), [name],
                             extra_compile_args=flags, optional=True) for name in sources]
-    return list(cythonize(extensions, build_dir="build/cython", quiet=True,
+    return list(cythonize(extensions, build_dir="build/cython", quiet=True, nthreads=CORES,
                           include_path=[str(HERE)],  # engine/games/_bitboards.pxd
                           compiler_directives={"language_level": 3}))
 
@@ -140,7 +143,9 @@ def build_in_place(log: Path) -> str:
     with open(log, "w") as out, contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
         try:
             dist = Distribution({"name": "pbem-native", "ext_modules": native_extensions(),
-                                 "script_args": ["build_ext", "--inplace"]})
+                                 # the cores side by side: make test waits for them
+                                 "script_args": ["build_ext", "--inplace",
+                                                 f"--parallel={CORES}"]})
             dist.parse_command_line()
             dist.run_commands()
         except (Exception, SystemExit) as error:

@@ -170,6 +170,8 @@ _.process_result_value
 _.collect  # prometheus_client collector (pbem.monitoring)
 _.factory  # aiosmtpd Controller.factory (pbem.inbound.smtp)
 _.get_retry_decision  # Procrastinate's retry strategy hook (pbem.tasks.worker)
+_.load_bytecode  # Jinja's BytecodeCache protocol (pbem.templating.CompiledTemplates)
+_.dump_bytecode
 _.handle_DATA  # aiosmtpd handler hooks
 _.handle_RCPT
 _.handle_data  # html.parser.HTMLParser hooks (pbem.inbound.html_text)

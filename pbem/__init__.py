@@ -34,7 +34,7 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
     from pbem.features import connect
     from pbem.resources import shipped
     from pbem.services.common import site_from_config
-    from pbem.templating import TEMPLATES
+    from pbem.templating import COMPILED_PAGES, TEMPLATES
 
     config = load_config(None if read_env else {}, read_dotenv=read_env)
     config.update(overrides or {})
@@ -44,6 +44,7 @@ def create_app(overrides: Mapping[str, Any] | None = None, *, read_env: bool = T
     # static/ holds the one script (board.js), served from our own origin: CSP script-src 'self'.
     app = Flask(__name__, template_folder=str(TEMPLATES), static_folder=str(shipped("static")),
                 static_url_path="/static")
+    app.jinja_options = {**app.jinja_options, "bytecode_cache": COMPILED_PAGES}
     # Before any blueprint adds a rule: an id no table can hold is no page (404), not a query
     # that fails (SQLite cannot bind it, PostgreSQL's integer column refuses it: 500).
     from pbem.web.converters import RowId

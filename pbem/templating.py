@@ -1,17 +1,39 @@
-"""The Jinja environment for emails, usable without a Flask app (services and ``pbem deliver``)."""
+"""The Jinja environment for emails, usable without a Flask app (services and ``pbem deliver``),
+and the pages' compiled templates."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from functools import cache
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import BytecodeCache, Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2.bccache import Bucket
 
 from pbem.i18n import ENGLISH, Reader, translations
 from pbem.positions import shown_move
 from pbem.resources import shipped
 
 TEMPLATES = shipped("templates")
+
+
+class CompiledTemplates(BytecodeCache):
+    """Templates compiled once a process, for every app it makes: a test process makes hundreds
+    of apps, and compiling a page's templates cost more than rendering it. Jinja keys a
+    template by its name and checks its source's hash, so an edited template compiles again.
+    Every pbem app's environment is made alike (pbem.create_app), so their code is the same."""
+
+    def __init__(self) -> None:
+        self._code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        if (code := self._code.get(bucket.key)) is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self._code[bucket.key] = bucket.bytecode_to_string()
+
+
+COMPILED_PAGES = CompiledTemplates()
 """Every template, pages' and emails': the repository's ``templates/`` in a checkout, the
 package's copy when installed from a wheel (pbem.resources)."""
 

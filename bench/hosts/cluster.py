@@ -13,8 +13,8 @@ copy per database packet, the same for every host, so it is in every number meas
 
 from __future__ import annotations
 
-import asyncio
 import fcntl
+import http.client
 import json
 import os
 import random
@@ -45,7 +45,6 @@ from flask.sessions import SecureCookieSessionInterface  # noqa: E402
 from sqlalchemy import create_engine, text  # noqa: E402
 
 from bench.capacity import NOW, build_site, samples, site_url  # noqa: E402
-from bench.hosts.load import fetch  # noqa: E402
 from bench.inbound import next_reply, start_games  # noqa: E402
 from pbem.db import Database  # noqa: E402
 from pbem.links import Links, seat_holder_for  # noqa: E402
@@ -469,11 +468,18 @@ def answers(host: str, port: int) -> bool:
 
 
 def http_ok(host: str, port: int, path: str, *, answered: tuple[int, ...] = (200, 503)) -> bool:
-    """Whether ``path`` answers with one of ``answered`` (/healthz: 503 is an answer too)."""
+    """Whether ``path`` answers with one of ``answered`` (/healthz: 503 is an answer too).
+
+    Blocking, not asyncio: the caller's thread may run an event loop already (a test process
+    whose Playwright browser is open)."""
+    connection = http.client.HTTPConnection(host, port, timeout=2)
     try:
-        status, _, _ = asyncio.run(fetch(host, port, "GET", path, timeout=2))
-    except (TimeoutError, OSError, ValueError):
+        connection.request("GET", path)
+        status = connection.getresponse().status
+    except (TimeoutError, OSError, http.client.HTTPException):
         return False
+    finally:
+        connection.close()
     return status in answered
 
 
