@@ -34,7 +34,7 @@ def create_admin_command(email: str, password: str | None, generate: bool,
         password = new_password()
     elif password is None and not reset_two_factor:
         password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
-    database = Database(config["DATABASE_URL"])
+    database = Database.from_config(config)
     try:
         with database.write() as session:
             user = None
