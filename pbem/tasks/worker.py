@@ -119,13 +119,24 @@ def run_worker(app: App, name: str, database: Database, *,
     logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
     kwargs: dict[str, Any] = {"options": f"-csearch_path={search_path}"} if search_path else {}
     asyncio.run(_run(app, name, conninfo(database.url), kwargs))
+    # Leaving: Python's own shutdown gives a handled signal its default action back, and a
+    # SIGTERM repeated then would still kill the process, with the exit status of a crash.
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, signal.SIG_IGN)
 
 
 async def _run(app: App, name: str, info: str, kwargs: dict[str, Any]) -> None:
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
+
+    def stop(_signum: int, _frame: object) -> None:
+        if not loop.is_closed():  # a signal after the loop ended finds the worker leaving
+            loop.call_soon_threadsafe(stopping.set)
+
+    # Not loop.add_signal_handler: closing the loop gives a signal its default action back,
+    # and a SIGTERM repeated while the worker closes its connections would kill it.
     for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stopping.set)
+        signal.signal(signum, stop)
     failing = False
     while not stopping.is_set():
         # New connections each time: a pool that lost the database would try again on a

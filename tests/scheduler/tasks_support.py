@@ -242,6 +242,7 @@ class Worker:
                "PBEM_MAIL_FROM": MAIL_FROM, "PBEM_BOT_STRONG_SECONDS": str(strong_seconds),
                "PYTHONPATH": str(ROOT)}
         self.worker_id = 0  # its row in the workers' table, when known
+        self.terminated = False
         with self.log.open("wb") as out:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "pbem.cli", "worker"], env=env, cwd=folder,
@@ -252,10 +253,15 @@ class Worker:
         self.process.send_signal(signal.SIGKILL)
         self.process.wait(timeout=PATIENCE)
 
-    def stop(self) -> int:
-        """SIGTERM, as systemd stops it; its exit status."""
-        if self.process.poll() is None:
+    def terminate(self) -> None:
+        """SIGTERM, once, as systemd sends it."""
+        if not self.terminated and self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
+            self.terminated = True
+
+    def stop(self) -> int:
+        """SIGTERM (unless sent already), as systemd stops it; its exit status."""
+        self.terminate()
         try:
             return self.process.wait(timeout=PATIENCE)
         except subprocess.TimeoutExpired:
@@ -285,7 +291,6 @@ def workers(tasks: TaskDatabase, folder: Path, count: int = 1, **options: Any
         yield started
     finally:
         for worker in started:  # all at once: each waits for its search under way
-            if worker.process.poll() is None:
-                worker.process.send_signal(signal.SIGTERM)
+            worker.terminate()
         for worker in started:
             worker.stop()

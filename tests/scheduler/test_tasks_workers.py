@@ -2,6 +2,7 @@
 computer move is played exactly once, at the ply it was searched for.
 
 - a worker answers a person's move, with the very move a search of that position finds;
+- a worker told to stop (SIGTERM, again and again) mid-search: it plays that move and exits 0;
 - a worker killed (SIGKILL) mid-search: the scheduler's sweep runs the search again once the
   worker's heartbeat is old, and another worker plays it, once;
 - two workers on one job (queued twice on purpose), and a game between computers played out
@@ -18,6 +19,8 @@ stalled-worker threshold shortened from 10 s to 3 s to keep the test short.
 
 from __future__ import annotations
 
+import signal
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -85,6 +88,7 @@ def test_a_worker_answers_a_persons_move(pair: list[Worker], site: Site) -> None
     wait_for(lambda: not jobs(tasks.database))  # done, and the job deleted
 
 
+@pytest.mark.early
 def test_a_worker_killed_mid_search_costs_a_retry_not_a_move(
     tasks: TaskDatabase, site: Site, tmp_path: Path,
 ) -> None:
@@ -105,6 +109,25 @@ def test_a_worker_killed_mid_search_costs_a_retry_not_a_move(
     assert [m.ply for m in moves(tasks.database, game_id)] == [0, 1]
     assert row_of(tasks.database, game_id).ply == ply + 1
     assert second.process.returncode == 0, second.output()  # SIGTERM: a clean stop
+
+
+def test_a_stopping_worker_finishes_its_search_through_repeated_sigterms(
+    tasks: TaskDatabase, site: Site, tmp_path: Path,
+) -> None:
+    game_id = game_against(tasks.database, site, "strong")
+    with workers(tasks, tmp_path, strong_seconds=2) as [worker]:
+        ply = person_moves(tasks.database, site, game_id)
+        wait_for(lambda: doing(tasks.database))
+        # An impatient operator (or a supervisor) signals again and again while the worker
+        # waits for its search and then closes its connections: each later SIGTERM is the
+        # same request to stop, never a kill.
+        while worker.process.poll() is None:
+            worker.process.send_signal(signal.SIGTERM)
+            time.sleep(0.02)  # the signals keep coming while the worker process stops
+        worker.terminated = True
+    assert worker.process.returncode == 0, worker.output()
+    assert reply_at(tasks, game_id, ply) is not None  # the search under way was played
+    assert worker.output().count(f"game {game_id}, ply {ply}: played") == 1
 
 
 def test_two_workers_on_one_job_play_its_move_once(pair: list[Worker], site: Site) -> None:
@@ -181,6 +204,7 @@ def test_a_failing_bot_is_reported_once_and_tried_again_a_minute_later(
                         {"id": job["id"]})
 
 
+@pytest.mark.early
 def test_a_database_outage_mid_search_still_plays_the_move_once(
     tasks: TaskDatabase, site: Site, tmp_path: Path,
 ) -> None:
