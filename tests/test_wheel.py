@@ -24,6 +24,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 from tests.support import MAIL_FROM, SECRET, SmtpServer, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -131,6 +133,7 @@ def page(url: str, language: str = "en") -> str:
         return str(response.read().decode("utf-8"))
 
 
+@pytest.mark.early
 def test_the_wheel_installed_in_a_fresh_venv_works_from_any_folder(
         tmp_path: Path, smtp_server: SmtpServer) -> None:
     scripts, seconds = build_and_install(tmp_path)

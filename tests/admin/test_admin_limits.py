@@ -161,6 +161,7 @@ def _healthz(base: str) -> Any:
         return json.load(error)
 
 
+@pytest.mark.early
 def test_limits_survive_a_restart(migrated_sqlite: str) -> None:
     """The database keeps the count: restarting the web server forgets nothing."""
     # The same site (BASE_URL, which names its counters) on another port after the restart.

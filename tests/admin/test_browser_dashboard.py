@@ -71,6 +71,7 @@ def _click_link_in_mail(page: Any, text: str) -> None:
     page.wait_for_url(re.compile(r"/(invite|play)/"))
 
 
+@pytest.mark.early
 def test_an_organiser_runs_a_game_in_the_browser(page: Any, server: Server) -> None:
     from playwright.sync_api import expect
 

@@ -52,6 +52,7 @@ def site_copy() -> Iterator[str]:
     drop_site(copy, background=True)
 
 
+@pytest.mark.early
 def test_two_web_hosts_and_two_deliverers_lose_and_double_nothing(site_copy: str) -> None:
     # Claims of 4 s: deliver2 takes a cut-off deliver1's emails over within seconds.
     with hosts(site_copy, claim_seconds=4) as cluster:

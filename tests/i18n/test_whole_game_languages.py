@@ -119,6 +119,7 @@ def play_whole_game(language: str, client: FlaskClient, database: Database, mail
     return seen
 
 
+@pytest.mark.early
 @pytest.mark.parametrize("language", ["nl", "de", "it"])
 def test_a_whole_game_in_the_players_language(
     language: str, client: FlaskClient, sqlite_database: Database, mailbox: Any, site: Site,

@@ -47,6 +47,7 @@ def answers_to(table: ReplyTable, address: str) -> list[OutboxEmail]:
 # -- whole games ---------------------------------------------------------------------------------
 
 
+@pytest.mark.early
 @pytest.mark.usefixtures("sketched_boards")
 @pytest.mark.parametrize("game_id", list(engine.GAMES))
 def test_a_whole_game_played_only_by_replies(reply_table: ReplyTable, game_id: str) -> None:

@@ -55,6 +55,7 @@ def _schema(database: Database) -> dict[str, str]:
     return {"PBEM_DATABASE_SEARCH_PATH": str(path)}
 
 
+@pytest.mark.early
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_two_last_games_ending_together_pair_the_next_round_once(
         backend: str, tmp_path: Path) -> None:
