@@ -45,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from sqlalchemy import create_engine, text
 
+from bench.hosts import statements
 from bench.hosts.cluster import (
     ADDRESS,
     SLOW,
@@ -105,6 +106,9 @@ def bench(args: argparse.Namespace) -> None:
             cluster.start_deliverers(2)
             # Unmeasured: each gunicorn worker's first requests compile templates and queries.
             run_load(load_plan(url, cluster.base_url, 4, 5, 0.1, used), cluster.folder)
+            counting = statements.loaded(url)
+            if counting:
+                statements.reset(url)
             for rate in (float(r) for r in args.rates.split(",")):
                 print(
                     f"  {rate:6.0f}/s  (machine load average {os.getloadavg()[0]:.1f} "
@@ -113,7 +117,10 @@ def bench(args: argparse.Namespace) -> None:
                 plan = load_plan(url, cluster.base_url, rate, args.seconds, 0.05, used)
                 before = {c[0]: c[1] for c in plan["confirms"]}
                 result = run_load(plan, cluster.folder)
+                held = statements.connections(url)  # the pools, right after the load
                 worst = print_pages(rate, result)
+                print(f"  {rate:6.0f}/s  database connections held: {sum(held.values())} "
+                      f"({', '.join(f'{n} {state}' for state, n in sorted(held.items()))})")
                 wrong = applied_once(url, before, result["applied"])
                 print(
                     f"  {rate:6.0f}/s  confirms {len(plan['confirms'])}, applied once "
@@ -125,6 +132,9 @@ def bench(args: argparse.Namespace) -> None:
             print(
                 f"  capacity (every page's p95 <= {SLOW * 1000:.0f} ms): {capacity:.0f} requests/s"
             )
+            print("\nslowest statements during the pages (pg_stat_statements, by total time)")
+            for line in statements.slowest(url) if counting else [statements.ENABLE]:
+                print(f"  {line}")
             for n in (1, 2):
                 cluster.stop(f"deliver{n}")
             cluster.stop("sched1")
