@@ -1,8 +1,8 @@
 """Capacity on several hosts of one machine: Linux network namespaces, real processes, real load.
 
     sudo nice -n 10 .venv/bin/python bench/hosts.py [--games 100000] [--finished 1000000]
-        [--players 20000] [--keep] [--rates 5,10,20,40,80] [--seconds 10] [--emails 2000]
-        [--replies 200]
+        [--players 20000] [--keep] [--rates 5,10,20,40,80] [--confirm-rates 5,10,20,40]
+        [--seconds 10] [--emails 2000] [--replies 200]
 
 Needs root (``ip netns``), nginx (/usr/sbin/nginx), socat, and the machine's PostgreSQL
 (127.0.0.1:5432) and Redis (127.0.0.1:6379). The site is built by bench/capacity.py's
@@ -25,10 +25,12 @@ per database packet, the same on every host, so it is in every number below.) Th
   at its planned time whatever the earlier ones do; latency counts from the planned time).
 
 It prints: each page's p50/p95/p99 at rising rates until a p95 passes 200 ms (the rate before
-is the capacity), confirms applied once each; emails per second with 1, 2 and 4 deliverers
-(boards cold, then warm) and the count of doubles and losses, also when a deliverer's link is
-set down mid-batch; replies per second through the two inbound hosts. Everything made is
-removed on exit (Ctrl-C too), and what a crashed run left behind is removed at the start.
+is the capacity), confirms applied once each; confirms alone at rising confirms per second
+(each a move page, a confirm page and the POST) until the POST's p95 passes 200 ms; emails per
+second with 1, 2 and 4 deliverers (boards cold, then warm) and the count of doubles and losses,
+also when a deliverer's link is set down mid-batch; replies per second through the two inbound
+hosts. Everything made is removed on exit (Ctrl-C too), and what a crashed run left behind is
+removed at the start.
 """
 
 from __future__ import annotations
@@ -79,6 +81,28 @@ def print_pages(rate: float, result: dict[str, Any]) -> float:
     if result["errors"]:
         print(f"  {rate:6.0f}/s  {len(result['errors'])} errors, e.g. {result['errors'][:3]}")
     return worst
+
+
+def confirm_capacity(args: argparse.Namespace, url: str, base_url: str, folder: Path,
+                     used: set[int]) -> None:
+    """Players confirming moves and nothing else, at rising confirms per second: each confirm
+    is three requests (move page, confirm page, the POST), so the load's rate is three times
+    the confirms'. The POST's p95 is the confirm's."""
+    print("\nconfirms only (ms; the POST from its own sending)")
+    for rate in (float(r) for r in args.confirm_rates.split(",")):
+        plan = load_plan(url, base_url, 3 * rate, args.seconds, 1 / 3, used)
+        before = {c[0]: c[1] for c in plan["confirms"]}
+        result = run_load(plan, folder)
+        took = result["took"].get("confirm", [])
+        p50, p95, p99 = quantiles(took) if took else (0.0, 0.0, 0.0)
+        wrong = applied_once(url, before, result["applied"])
+        print(f"  {rate:6.0f} confirms/s  p50 {p50 * 1000:7.1f}  p95 {p95 * 1000:7.1f}  "
+              f"p99 {p99 * 1000:7.1f}  confirms {len(took)}, errors {len(result['errors'])}, "
+              f"applied once {len(result['applied']) - len(wrong)}, wrong {wrong[:3]}")
+        if result["errors"]:
+            print(f"  {rate:6.0f} confirms/s  e.g. {result['errors'][:3]}")
+        if p95 > SLOW:
+            break
 
 
 def bench(args: argparse.Namespace) -> None:
@@ -132,6 +156,7 @@ def bench(args: argparse.Namespace) -> None:
             print(
                 f"  capacity (every page's p95 <= {SLOW * 1000:.0f} ms): {capacity:.0f} requests/s"
             )
+            confirm_capacity(args, url, cluster.base_url, cluster.folder, used)
             print("\nslowest statements during the pages (pg_stat_statements, by total time)")
             for line in statements.slowest(url) if counting else [statements.ENABLE]:
                 print(f"  {line}")
@@ -182,6 +207,8 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="reuse the site an earlier run built")
     parser.add_argument("--rates", default="5,10,20,40,80,160", help="requests/s, rising")
     parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--confirm-rates", default="5,10,20,40",
+                        help="confirms/s, rising (three requests each)")
     parser.add_argument("--emails", type=int, default=1000)
     parser.add_argument("--takeover-seconds", type=float, default=900)
     parser.add_argument("--reply-games", type=int, default=40)
