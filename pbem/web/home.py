@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from flask import url_for
+from sqlalchemy import String, cast
 from sqlalchemy import select as select_columns
 from sqlalchemy.sql.elements import SQLCoreOperations
 from sqlmodel import Session, col, select
@@ -44,13 +45,17 @@ class GameRow:
     """One of the player's games as the home reads it: the game's columns it shows, its clock's
     deadline and pause, and the player's seat. Read column by column (:data:`GAME_COLUMNS`), not
     as ORM objects: building a GameRecord, a Seat and their state for each of 200 games was a
-    third of the home's time (issue 36)."""
+    third of the home's time (issue 36).
+
+    The options and the position come as their stored JSON text, decoded where read: the home
+    reads each kind of game's options once, and the position of the few games whose seat names
+    follow it (and of finished games in other languages than English, for their results)."""
 
     id: int
     game_type: str
-    options: dict[str, Any]
+    options_json: str
     status: str
-    state: dict[str, Any]  # the current position (seat names, results in other languages)
+    state_json: str
     ply: int
     to_move: int | None
     winners: list[int] | None
@@ -65,11 +70,24 @@ class GameRow:
     resigned: bool
     forfeited: bool
 
+    @property
+    def options(self) -> dict[str, Any]:
+        """The game's options (as GameRecord has them)."""
+        options: dict[str, Any] = json.loads(self.options_json)
+        return options
 
-# GameRow's fields, each from its column.
+    @property
+    def state(self) -> dict[str, Any]:
+        """The current position, encoded (as GameRecord has it)."""
+        state: dict[str, Any] = json.loads(self.state_json)
+        return state
+
+
+# GameRow's fields, each from its column; the JSON ones as text (see GameRow).
 GAME_COLUMNS: tuple[SQLCoreOperations[Any], ...] = (
-    col(GameRecord.id), col(GameRecord.game_type), col(GameRecord.options),
-    col(GameRecord.status), col(GameRecord.state), col(GameRecord.ply), col(GameRecord.to_move),
+    col(GameRecord.id), col(GameRecord.game_type), cast(col(GameRecord.options), String),
+    col(GameRecord.status), cast(col(GameRecord.state), String), col(GameRecord.ply),
+    col(GameRecord.to_move),
     col(GameRecord.winners), col(GameRecord.result), col(GameRecord.created_at),
     col(GameRecord.started_at), col(GameRecord.finished_at),
     col(GameClock.deadline), col(GameClock.paused_at),
@@ -246,10 +264,10 @@ class _Colours:
 
     def __init__(self, reader: Reader) -> None:
         self.reader = reader
-        self.kinds: dict[str, tuple[AnyGame | None, list[str] | None]] = {}
+        self.kinds: dict[tuple[str, str], tuple[AnyGame | None, list[str] | None]] = {}
 
     def __call__(self, game: GameRow) -> list[str]:
-        kind = json.dumps([game.game_type, game.options], sort_keys=True)
+        kind = (game.game_type, game.options_json)  # the same options stored alike
         if kind not in self.kinds:
             self.kinds[kind] = self._read(game)
         engine_game, fixed = self.kinds[kind]
