@@ -15,12 +15,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from flask import url_for
 from sqlalchemy import String, cast
 from sqlalchemy import select as select_columns
-from sqlalchemy.sql.elements import SQLCoreOperations
+from sqlalchemy.sql.elements import Label, SQLCoreOperations
 from sqlmodel import Session, col, select
 
 import engine
@@ -40,16 +40,19 @@ from pbem.web.terms import seat_label, seat_names, status_word
 LATEST = datetime.max.replace(tzinfo=UTC)
 
 
-@dataclass(frozen=True, slots=True)
-class GameRow:
+class GameRow(NamedTuple):
     """One of the player's games as the home reads it: the game's columns it shows, its clock's
-    deadline and pause, and the player's seat. Read column by column (:data:`GAME_COLUMNS`), not
-    as ORM objects: building a GameRecord, a Seat and their state for each of 200 games was a
-    third of the home's time (issue 36).
+    deadline and pause, and the player's seat. Read column by column (:data:`GAME_COLUMNS`, in
+    this order), not as ORM objects: building a GameRecord, a Seat and their state for each of
+    200 games was a third of the home's time (issue 36).
 
-    The options and the position come as their stored JSON text, decoded where read: the home
-    reads each kind of game's options once, and the position of the few games whose seat names
-    follow it (and of finished games in other languages than English, for their results)."""
+    The JSON columns come as their stored text, decoded where read: the home reads each kind
+    of game's options once, and the position and winners only of the games that need them
+    (seat names that follow the position; results in other languages than English).
+
+    >>> [column.key for column in GAME_COLUMNS] == list(GameRow._fields)
+    True
+    """
 
     id: int
     game_type: str
@@ -58,7 +61,7 @@ class GameRow:
     state_json: str
     ply: int
     to_move: int | None
-    winners: list[int] | None
+    winners_json: str | None
     result: str
     created_at: datetime
     started_at: datetime | None
@@ -82,24 +85,37 @@ class GameRow:
         state: dict[str, Any] = json.loads(self.state_json)
         return state
 
+    @property
+    def winners(self) -> list[int] | None:
+        """The winning seats of a finished game (as GameRecord has them)."""
+        winners: list[int] | None = json.loads(self.winners_json or "null")
+        return winners
 
-# GameRow's fields, each from its column; the JSON ones as text (see GameRow).
+
+def _as_text(column: Any, name: str) -> Label[str]:
+    """A JSON column as its stored text (:class:`GameRow`)."""
+    return cast(col(column), String).label(name)
+
+
 GAME_COLUMNS: tuple[SQLCoreOperations[Any], ...] = (
-    col(GameRecord.id), col(GameRecord.game_type), cast(col(GameRecord.options), String),
-    col(GameRecord.status), cast(col(GameRecord.state), String), col(GameRecord.ply),
-    col(GameRecord.to_move),
-    col(GameRecord.winners), col(GameRecord.result), col(GameRecord.created_at),
-    col(GameRecord.started_at), col(GameRecord.finished_at),
+    col(GameRecord.id), col(GameRecord.game_type),
+    _as_text(GameRecord.options, "options_json"), col(GameRecord.status),
+    _as_text(GameRecord.state, "state_json"), col(GameRecord.ply), col(GameRecord.to_move),
+    _as_text(GameRecord.winners, "winners_json"), col(GameRecord.result),
+    col(GameRecord.created_at), col(GameRecord.started_at), col(GameRecord.finished_at),
     col(GameClock.deadline), col(GameClock.paused_at),
     col(Seat.seat), col(Seat.status).label("seat_status"), col(Seat.resigned),
     col(Seat.forfeited))
 
 
-@dataclass(frozen=True, slots=True)
-class SeatRow:
+class SeatRow(NamedTuple):
     """A seat of one of the player's games, with what :func:`shown_name` reads of its player:
     the home names every player of every game (and :func:`result_in` reads seats and players
-    of this shape)."""
+    of this shape). Read as :data:`SEAT_COLUMNS`, in this order.
+
+    >>> [column.key for column in SEAT_COLUMNS] == list(SeatRow._fields)
+    True
+    """
 
     game_id: int
     seat: int
@@ -111,7 +127,6 @@ class SeatRow:
     bot_level: str | None
 
 
-# SeatRow's fields, each from its column.
 SEAT_COLUMNS: tuple[SQLCoreOperations[Any], ...] = (
     col(Seat.game_id), col(Seat.seat), col(Seat.player_id), col(Seat.status), col(Seat.resigned),
     col(Seat.forfeited), col(Player.name), col(Player.bot_level))
@@ -202,7 +217,7 @@ def _games_of(session: Session, player_id: int) -> list[GameRow]:
         .join(GameClock, col(GameClock.game_id) == col(GameRecord.id))
         .join(Seat, col(Seat.game_id) == col(GameRecord.id))
         .where(col(Seat.player_id) == player_id).order_by(col(GameRecord.created_at).desc()))
-    return [GameRow(*row) for row in rows]
+    return [GameRow._make(row) for row in rows]
 
 
 def _seats_of_games(session: Session, player_id: int) -> dict[int, list[SeatRow]]:
@@ -214,7 +229,7 @@ def _seats_of_games(session: Session, player_id: int) -> dict[int, list[SeatRow]
     for row in session.execute(
             select_columns(*SEAT_COLUMNS).join(Player, col(Player.id) == col(Seat.player_id))
             .where(col(Seat.game_id).in_(games)).order_by(col(Seat.game_id), col(Seat.seat))):
-        seat = SeatRow(*row)
+        seat = SeatRow._make(row)
         found.setdefault(seat.game_id, []).append(seat)
     return found
 
