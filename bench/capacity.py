@@ -56,6 +56,24 @@ the load), while the page itself now walks the archive newest first (22 ms, 1,77
 checked) where it sorted all 12,000; "player 9" (1,111 players, 120,000 games): the page
 916 ms -> 1 ms, the count 216 -> 144 ms.
 
+The home again (2026-11-28 04:31; a site built with --games 3000 --finished 3000 --players 2000,
+its first player's 200 active games; this module's measures of that site alone, before and after
+in turn, three runs each at load 1.8-2.3 with --repeat 60, the medians of the runs): p50 / p95 ms.
+
+                        before                        after
+                        wall          cpu     stmts   wall          cpu     stmts
+    home, 200 games       49 /   64   41 / 56    12     27 /   38   21 / 26    11
+
+The home reads its games, and every game's seats with their players, column by column instead of as
+ORM objects (its queries took 18 ms of the 48 building a GameRecord, Seat or Player per row, the
+seats read by a list of 200 game ids that psycopg parsed anew; now 5), its JSON columns as text
+decoded only where needed; the account's settings list their 600 time zones from Python, not a
+template loop (2 ms), and its notification setting is read in the page's session, not one of its
+own. The HTML is the same before and after (twelve players, six of them with 200 games, four
+languages, compared line by line; CSRF tokens differ on every request). Of the 21 ms left: about 9
+the page without games (the request, three sessions, the account's sections), 6 the loop over the
+games (3 of them signing 285 links), 5 the queries' rows, 1 the rows' HTML.
+
 Database: 34 kB per active game (its moves with their positions are most of it), 1.3 kB per
 finished game without moves (a finished game keeps its moves: add an active game's share).
 """

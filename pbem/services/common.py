@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email.utils import parseaddr
-from typing import Any
+from typing import Any, Protocol
 
 from sqlmodel import Session, col, select
 
@@ -73,7 +73,18 @@ def audit(
 BOT_LEVEL_WORDS = {"easy": N_("easy"), "normal": N_("normal"), "strong": N_("strong")}
 
 
-def shown_name(player: Player, reader: Reader = ENGLISH) -> str:
+class Named(Protocol):
+    """What :func:`shown_name` reads of a player: a :class:`Player`, or the two columns of one
+    that a page read alone (pbem.web.home)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def bot_level(self) -> str | None: ...
+
+
+def shown_name(player: Named, reader: Reader = ENGLISH) -> str:
     """A player's name as ``reader`` reads it: a person's as they wrote it, a computer's in the
     reader's language (its stored name, "Computer (easy)", is English).
 

@@ -22,7 +22,7 @@ from pbem.errors import ServiceError
 from pbem.links import DamagedLink
 from pbem.models import Seat
 from pbem.notifications.policy import is_muted
-from pbem.notifications.service import checked_hour, checked_mode, choose, mute, setting_of
+from pbem.notifications.service import checked_hour, checked_mode, choose, mute
 from pbem.notifications.tables import Mode
 from pbem.web.csrf import check_csrf
 from pbem.web.player_sessions import current_player
@@ -47,15 +47,9 @@ MODE_WORDS = {
 
 @bp.app_context_processor
 def mail_settings() -> dict[str, Any]:
-    """What the account section and the seat page show: the player's choice, whether a seat's
-    game is muted."""
-    return {"notification_setting": _setting, "notification_modes": MODE_WORDS,
-            "game_muted": _muted}
-
-
-def _setting(player_id: int) -> Any:
-    with database().session() as session:
-        return setting_of(session, player_id)
+    """What the account section and the seat page show: the choices (the player's own is read
+    with the account page's, pbem.web.players), whether a seat's game is muted."""
+    return {"notification_modes": MODE_WORDS, "game_muted": _muted}
 
 
 def _seat_of(token: str) -> Seat | None:
