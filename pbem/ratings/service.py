@@ -81,10 +81,17 @@ def places(row: GameRecord, seats: Sequence[Seat]) -> list[float]:
     scores of the final position where the game keeps score. A seat that resigned or forfeited
     comes after every seat that played on, even when the stand-in playing it to the end did
     well."""
-    game, state = current_state(row)
-    outcome = game.outcome(state)
-    scores = list(outcome.scores) if outcome is not None and outcome.scores is not None else None
-    base = ranks_from(list(row.winners or []), scores, len(seats))
+    winners = list(row.winners or [])
+    if len(seats) == 2 and len(set(winners)) == 1:
+        # One winner of two: the scores cannot change the places, so the final position is not
+        # decoded (a tournament's standings ask this of every game it has played).
+        scores = None
+    else:
+        game, state = current_state(row)
+        outcome = game.outcome(state)
+        scores = (list(outcome.scores) if outcome is not None and outcome.scores is not None
+                  else None)
+    base = ranks_from(winners, scores, len(seats))
     keys = [(s.resigned or s.forfeited, rank) for s, rank in zip(seats, base, strict=True)]
     distinct = sorted(set(keys))
     return [float(distinct.index(key) + 1) for key in keys]

@@ -14,7 +14,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any, cast
 
+from sqlalchemy.orm import QueryableAttribute, load_only
 from sqlmodel import Session, col, func, select
 
 from pbem.models import GameRecord, GameStatus, Player, Seat
@@ -70,7 +72,8 @@ class StandingsView:
     rows: list[Row]
     names: dict[int, str]
     games: list[TableGame]
-    # For each player and opponent: (points scored, the game's public id) per game between them.
+    # For each player and each opponent they met: (points scored, the game's public id) per game
+    # between them (pbem.tournaments.standings.crosstable).
     cross: dict[int, dict[int, list[tuple[float, str]]]] = field(default_factory=dict)
 
     @property
@@ -103,16 +106,28 @@ def entries_of(session: Session, tournament_id: int) -> list[TournamentEntry]:
                              .order_by(col(TournamentEntry.position))))
 
 
+# The columns games_of reads, itself and through places(): a Swiss of 200 players loads 600
+# games and 1,200 seats for each standings page and pairing, and their starting positions, seeds
+# and the like took a third of the time (issue 36). Any other column loads on first use.
+_GAME_COLUMNS = cast(list[QueryableAttribute[Any]], [
+    GameRecord.public_id, GameRecord.game_type, GameRecord.options, GameRecord.status,
+    GameRecord.state, GameRecord.winners])
+_SEAT_COLUMNS = cast(list[QueryableAttribute[Any]], [
+    Seat.game_id, Seat.seat, Seat.player_id, Seat.resigned, Seat.forfeited])
+
+
 def games_of(session: Session, tournament_id: int) -> list[TableGame]:
     """Every game of the tournament, by round and table, with its players and points."""
     links = list(session.exec(select(TournamentGame)
                               .where(TournamentGame.tournament_id == tournament_id)
                               .order_by(col(TournamentGame.round), col(TournamentGame.table))))
     ids = [link.game_id for link in links]
-    rows = {g.id: g for g in session.exec(select(GameRecord).where(col(GameRecord.id).in_(ids)))}
+    rows = {g.id: g for g in session.exec(select(GameRecord).where(col(GameRecord.id).in_(ids))
+                                          .options(load_only(*_GAME_COLUMNS)))}
     seats: dict[int, list[Seat]] = {}
     for seat in session.exec(select(Seat).where(col(Seat.game_id).in_(ids))
-                             .order_by(col(Seat.game_id), col(Seat.seat))):
+                             .order_by(col(Seat.game_id), col(Seat.seat))
+                             .options(load_only(*_SEAT_COLUMNS))):
         seats.setdefault(seat.game_id, []).append(seat)
     games = []
     for link in links:
