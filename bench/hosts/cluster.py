@@ -44,7 +44,7 @@ from flask import Flask  # noqa: E402
 from flask.sessions import SecureCookieSessionInterface  # noqa: E402
 from sqlalchemy import create_engine, text  # noqa: E402
 
-from bench.capacity import NOW, build_site, samples, site_url  # noqa: E402
+from bench.capacity import NOW, build_site, samples, site_url, swiss_slug  # noqa: E402
 from bench.inbound import next_reply, start_games  # noqa: E402
 from pbem.db import Database  # noqa: E402
 from pbem.links import Links, seat_holder_for  # noqa: E402
@@ -625,6 +625,15 @@ def confirmable(database_url: str, count: int, base_url: str) -> list[tuple[int,
     return found
 
 
+def swiss_page(database_url: str) -> str:
+    """The standings page of the site's Swiss tournament (bench/capacity.py's add_swiss)."""
+    database = Database(database_url)
+    slug = swiss_slug(database)
+    database.dispose()
+    assert slug is not None, f"{database_url} has no Swiss tournament"
+    return f"/tournaments/{slug}"
+
+
 PAGES = {
     "/healthz": ["/healthz"],
     "/metrics": ["/metrics"],
@@ -647,7 +656,8 @@ def load_plan(
     used: set[int],
 ) -> dict[str, Any]:
     """A plan for the load process: ``rate`` requests a second for ``seconds``, a share of them
-    move pages followed by a confirm (each game once), the rest spread over PAGES."""
+    move pages followed by a confirm (each game once), the rest spread over PAGES and the
+    standings page of the site's 200-player Swiss (its slug is the site's own)."""
     total = int(rate * seconds)
     confirms = max(2, int(total * confirm_share))
     pool = [
@@ -658,7 +668,7 @@ def load_plan(
         "base": base_url,
         "rate": rate,
         "seconds": seconds,
-        "pages": PAGES,
+        "pages": {**PAGES, "swiss standings": [swiss_page(database_url)]},
         "confirms": pool,
         "cookie": signed_in_cookie(1),
     }
