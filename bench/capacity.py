@@ -60,20 +60,21 @@ checked) where it sorted all 12,000; "player 9" (1,111 players, 120,000 games): 
 916 ms -> 1 ms, the count 216 -> 144 ms.
 
 The Swiss's standings page (200 players, 5 rounds played and the 6th under way: 600 games, a
-crosstable of 40,000 cells, 1.7 MB of HTML; 2026-11-28 04:25, load ~2, --repeat 20, the small
-site of 500 + 5,000 games, one run after the other): p50 / p95 ms.
+crosstable of 40,000 cells, 1.7 MB of HTML; 2026-11-28 04:24-04:33, load 1.5-3, --repeat 20,
+the small site of 500 + 5,000 games): p50 / p95 ms.
 
                         before                        after
                         wall          cpu     stmts   wall          cpu     stmts
-    swiss standings      545 /  577  524 / 559    8     95 /  132   87 / 109    8
+    swiss standings      545 /  577  524 / 559    8     72 /   79   63 /  70    9
 
 Before, the crosstable was a dict of every pair of players (40,000 lists, and the collections
 their making set off) and the template wrote its 40,000 cells one by one, asking gettext five
 times a row; now pbem.tournaments.standings.crosstable keeps only the pairs who met, and
-pbem.web.tournaments.crosstable_cells writes each column's empty cell once; the games and seats
-load only the columns the standings read, and a game of two with one winner is not decoded for
-its places. The HTML is the same before and after (four languages, compared byte for byte). What
-is left: about 55 ms loading and scoring the 600 games, 30 ms writing the page.
+pbem.web.tournaments.crosstable_cells writes each column's empty cell once. The games and seats
+are read as columns, not ORM objects, and only the games whose places need their final position
+(draws: one more statement) are read whole and decoded. The HTML is the same before and after
+(four languages, compared byte for byte). What is left: about 30 ms reading and scoring the
+600 games, 25 ms writing the page.
 
 Database: 34 kB per active game (its moves with their positions are most of it), 1.3 kB per
 finished game without moves (a finished game keeps its moves: add an active game's share).
