@@ -30,7 +30,7 @@ from pbem.links import Links
 from pbem.migrate import upgrade
 from pbem.models import GameRecord, GameStatus
 from pbem.services import PlayerSpec, Site
-from pbem.services.moves import resign
+from pbem.services.resignation import resign
 from pbem.tournaments.queries import standings_view
 from pbem.tournaments.service import create_tournament, start_tournament
 from pbem.tournaments.tables import Tournament, TournamentGame

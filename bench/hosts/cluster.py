@@ -44,7 +44,14 @@ from flask import Flask  # noqa: E402
 from flask.sessions import SecureCookieSessionInterface  # noqa: E402
 from sqlalchemy import create_engine, text  # noqa: E402
 
-from bench.capacity import NOW, build_site, samples, site_url  # noqa: E402
+from bench.capacity import (  # noqa: E402
+    NOW,
+    SWISS_PLAYERS,
+    build_site,
+    samples,
+    site_url,
+    swiss_slug,
+)
 from bench.inbound import next_reply, start_games  # noqa: E402
 from pbem.db import Database  # noqa: E402
 from pbem.links import Links, seat_holder_for  # noqa: E402
@@ -570,18 +577,21 @@ def drop_site(url: str, *, background: bool = False) -> None:
     admin.dispose()
 
 
-def built_site(games: int, finished: int, players: int, keep: bool) -> str:
-    """capacity.py's site of this size, built now or (``keep``) as an earlier run left it."""
-    admin = create_engine(site_url(games).rpartition("/")[0] + "/postgres")
+def built_site(games: int, finished: int, players: int, keep: bool, *,
+               prefix: str = "pbem_capacity", swiss: int = SWISS_PLAYERS) -> str:
+    """capacity.py's site of this size (its Swiss of ``swiss`` players), built now or
+    (``keep``) as an earlier run left it."""
+    url = site_url(games, prefix)
+    admin = create_engine(url.rpartition("/")[0] + "/postgres")
     with admin.connect() as connection:
         exists = connection.execute(
             text("SELECT 1 FROM pg_database WHERE datname = :n"),
-            {"n": site_url(games).rpartition("/")[2]},
+            {"n": url.rpartition("/")[2]},
         ).first()
     admin.dispose()
     kinds = [] if exists and keep else samples()
-    build_site(games, finished, players, kinds, keep).dispose()
-    return site_url(games)
+    build_site(games, finished, players, kinds, keep, prefix, swiss).dispose()
+    return url
 
 
 # -- what the load does ---------------------------------------------------------------------------
@@ -625,6 +635,15 @@ def confirmable(database_url: str, count: int, base_url: str) -> list[tuple[int,
     return found
 
 
+def swiss_page(database_url: str) -> str:
+    """The standings page of the site's Swiss tournament (bench/capacity.py's add_swiss)."""
+    database = Database(database_url)
+    slug = swiss_slug(database)
+    database.dispose()
+    assert slug is not None, f"{database_url} has no Swiss tournament"
+    return f"/tournaments/{slug}"
+
+
 PAGES = {
     "/healthz": ["/healthz"],
     "/metrics": ["/metrics"],
@@ -647,7 +666,8 @@ def load_plan(
     used: set[int],
 ) -> dict[str, Any]:
     """A plan for the load process: ``rate`` requests a second for ``seconds``, a share of them
-    move pages followed by a confirm (each game once), the rest spread over PAGES."""
+    move pages followed by a confirm (each game once), the rest spread over PAGES and the
+    standings page of the site's 200-player Swiss (its slug is the site's own)."""
     total = int(rate * seconds)
     confirms = max(2, int(total * confirm_share))
     pool = [
@@ -658,7 +678,7 @@ def load_plan(
         "base": base_url,
         "rate": rate,
         "seconds": seconds,
-        "pages": PAGES,
+        "pages": {**PAGES, "swiss standings": [swiss_page(database_url)]},
         "confirms": pool,
         "cookie": signed_in_cookie(1),
     }

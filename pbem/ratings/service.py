@@ -81,11 +81,39 @@ def places(row: GameRecord, seats: Sequence[Seat]) -> list[float]:
     scores of the final position where the game keeps score. A seat that resigned or forfeited
     comes after every seat that played on, even when the stand-in playing it to the end did
     well."""
+    winners = list(row.winners or [])
+    scores = final_scores(row) if needs_scores(winners, len(seats)) else None
+    return places_of(winners, [s.resigned or s.forfeited for s in seats], scores)
+
+
+def needs_scores(winners: Sequence[int], seats: int) -> bool:
+    """Whether a game's places depend on the scores of its final position: not with one winner
+    of two, so such a game's position is never decoded for its places (a tournament's
+    standings ask them of every game it has played).
+
+    >>> needs_scores([1], 2), needs_scores([], 2), needs_scores([0], 3)
+    (False, True, True)
+    """
+    return not (seats == 2 and len(set(winners)) == 1)
+
+
+def final_scores(row: GameRecord) -> list[float] | None:
+    """The engine's scores of the game's final position, where the game keeps score."""
     game, state = current_state(row)
     outcome = game.outcome(state)
-    scores = list(outcome.scores) if outcome is not None and outcome.scores is not None else None
-    base = ranks_from(list(row.winners or []), scores, len(seats))
-    keys = [(s.resigned or s.forfeited, rank) for s, rank in zip(seats, base, strict=True)]
+    return list(outcome.scores) if outcome is not None and outcome.scores is not None else None
+
+
+def places_of(winners: Sequence[int], out: Sequence[bool],
+              scores: Sequence[float] | None) -> list[float]:
+    """:func:`places` from a game's winners, which seats resigned or forfeited (``out``, in
+    seat order) and its final scores (None where they do not count: :func:`needs_scores`).
+
+    >>> places_of([0], [False, False], None), places_of([0], [True, False], None)
+    ([1.0, 2.0], [2.0, 1.0])
+    """
+    base = ranks_from(list(winners), scores, len(out))
+    keys = [(gone, rank) for gone, rank in zip(out, base, strict=True)]
     distinct = sorted(set(keys))
     return [float(distinct.index(key) + 1) for key in keys]
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from sqlmodel import Session, col, func, select
 
 from pbem.models import GameRecord, GameStatus, Player, Seat
-from pbem.ratings.service import places
+from pbem.ratings.service import final_scores, needs_scores, places_of
 from pbem.tournaments.pairing import SeatBalance
 from pbem.tournaments.standings import (
     Format,
@@ -70,7 +70,8 @@ class StandingsView:
     rows: list[Row]
     names: dict[int, str]
     games: list[TableGame]
-    # For each player and opponent: (points scored, the game's public id) per game between them.
+    # For each player and each opponent they met: (points scored, the game's public id) per game
+    # between them (pbem.tournaments.standings.crosstable).
     cross: dict[int, dict[int, list[tuple[float, str]]]] = field(default_factory=dict)
 
     @property
@@ -104,24 +105,43 @@ def entries_of(session: Session, tournament_id: int) -> list[TournamentEntry]:
 
 
 def games_of(session: Session, tournament_id: int) -> list[TableGame]:
-    """Every game of the tournament, by round and table, with its players and points."""
-    links = list(session.exec(select(TournamentGame)
-                              .where(TournamentGame.tournament_id == tournament_id)
-                              .order_by(col(TournamentGame.round), col(TournamentGame.table))))
-    ids = [link.game_id for link in links]
-    rows = {g.id: g for g in session.exec(select(GameRecord).where(col(GameRecord.id).in_(ids)))}
-    seats: dict[int, list[Seat]] = {}
-    for seat in session.exec(select(Seat).where(col(Seat.game_id).in_(ids))
-                             .order_by(col(Seat.game_id), col(Seat.seat))):
-        seats.setdefault(seat.game_id, []).append(seat)
-    games = []
-    for link in links:
-        row, its_seats = rows[link.game_id], seats.get(link.game_id, [])
-        points = (table_points(places(row, its_seats)) if row.status == GameStatus.FINISHED
-                  else None)
-        games.append(TableGame(link.game_id, row.public_id, link.round, link.table,
-                               tuple(s.player_id for s in its_seats), row.status, points))
-    return games
+    """Every game of the tournament, by round and table, with its players and points.
+
+    Read as columns, not as rows of the ORM: a Swiss of 200 players has 600 games and 1,200
+    seats to read for each standings page and each pairing, and making objects of them took
+    most of the page's time (issue 36). Only the finished games whose places depend on their
+    final position (:func:`~pbem.ratings.service.needs_scores`: a draw, a table of three or more)
+    are read whole, in one more query, to decode it."""
+    links = session.exec(
+        select(TournamentGame.game_id, TournamentGame.round, TournamentGame.table)
+        .where(TournamentGame.tournament_id == tournament_id)
+        .order_by(col(TournamentGame.round), col(TournamentGame.table))).all()
+    ids = [game_id for game_id, _, _ in links]
+    games = {game_id: (public_id, status, winners or [])
+             for game_id, public_id, status, winners in session.exec(
+                 select(GameRecord.id, GameRecord.public_id, GameRecord.status,
+                        GameRecord.winners).where(col(GameRecord.id).in_(ids)))
+             if game_id is not None}
+    players: dict[int, list[int]] = {}
+    out: dict[int, list[bool]] = {}
+    for game_id, player_id, resigned, forfeited in session.exec(
+            select(Seat.game_id, Seat.player_id, Seat.resigned, Seat.forfeited)
+            .where(col(Seat.game_id).in_(ids)).order_by(col(Seat.game_id), col(Seat.seat))):
+        players.setdefault(game_id, []).append(player_id)
+        out.setdefault(game_id, []).append(resigned or forfeited)
+    scored = [game_id for game_id, (_, status, winners) in games.items()
+              if status == GameStatus.FINISHED
+              and needs_scores(winners, len(players.get(game_id, [])))]
+    scores = {row.id: final_scores(row) for row in session.exec(
+        select(GameRecord).where(col(GameRecord.id).in_(scored)))} if scored else {}
+    found = []
+    for game_id, number, table in links:
+        public_id, status, winners = games[game_id]
+        points = (table_points(places_of(winners, out.get(game_id, []), scores.get(game_id)))
+                  if status == GameStatus.FINISHED else None)
+        found.append(TableGame(game_id, public_id, number, table,
+                               tuple(players.get(game_id, [])), status, points))
+    return found
 
 
 def games_running(session: Session, tournament_id: int, round_number: int | None = None) -> int:

@@ -123,12 +123,13 @@ def _direct_encounter(players: Sequence[int], results: Sequence[GameResult],
 
 def crosstable(players: Sequence[int], results: Sequence[GameResult]
                ) -> dict[int, dict[int, list[tuple[float, int | None]]]]:
-    """For each player and opponent, what the player scored in each game between them (with
-    the game's id, for a link)."""
-    table: dict[int, dict[int, list[tuple[float, int | None]]]] = {
-        p: {q: [] for q in players if q != p} for p in players}
+    """For each player and each opponent they met, what the player scored in each game between
+    them (with the game's id, for a link). Opponents never met are left out: in a Swiss of 200
+    players each meets a handful, and a table of every pair (40,000 lists) cost more than the
+    whole standings."""
+    table: dict[int, dict[int, list[tuple[float, int | None]]]] = {p: {} for p in players}
     for result in results:
         for player in result.players:
             for opponent, scored in result.against(player):
-                table[player][opponent].append((scored, result.game_id))
+                table[player].setdefault(opponent, []).append((scored, result.game_id))
     return table
