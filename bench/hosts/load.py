@@ -151,6 +151,9 @@ async def drive(plan: dict[str, Any]) -> dict[str, Any]:
         else:
             errors.append(f"confirm of game {game_id}: POST answered {status3}")
 
+    if plan.get("confirms_only"):
+        return await confirms_only(host, port, confirms, rate, note, errors, applied, took,
+                                   statuses)
     start = time.monotonic() + 0.2
     tasks = []
     step = 1 / rate
@@ -171,6 +174,61 @@ async def drive(plan: dict[str, Any]) -> dict[str, Any]:
         "applied": applied,
         "seconds": time.monotonic() - start,
     }
+
+
+async def confirms_only(host: str, port: int, confirms: list[list[Any]], rate: float,
+                        note: Any, errors: list[str], applied: list[int],
+                        took: dict[str, list[float]], statuses: Counter[str]) -> dict[str, Any]:
+    """Players who looked at their move earlier and now confirm it: each one's move page and
+    confirm page first (four at a time, not timed), then the POSTs alone at ``rate`` a second,
+    open loop, each timed from its planned moment."""
+    gate = asyncio.Semaphore(4)
+    ready: list[tuple[int, str, str, str, str]] = []
+
+    async def look(item: list[Any]) -> None:
+        game_id, _, link, move = item
+        path = urlsplit(link).path
+        async with gate:
+            try:
+                status, headers, _ = await fetch(host, port, "GET", path)
+                cookie = headers.get("set-cookie", "")
+                status2, headers2, body = await fetch(
+                    host, port, "GET", f"{path}/confirm?{urlencode({'move': move})}",
+                    cookie=cookie)
+            except (TimeoutError, OSError, ValueError) as error:
+                errors.append(f"confirm page of game {game_id}: {error!r}")
+                return
+        token = re.search(r'name="csrf_token" value="([^"]+)"', body)
+        if status != 200 or status2 != 200 or token is None:
+            errors.append(f"confirm page of game {game_id}: {status} {status2}")
+            return
+        ready.append((game_id, path, headers2.get("set-cookie", cookie), token[1], move))
+
+    await asyncio.gather(*(look(item) for item in confirms))
+
+    async def post(game_id: int, path: str, cookie: str, token: str, move: str,
+                   planned: float) -> None:
+        try:
+            status, _, _ = await fetch(host, port, "POST", f"{path}/confirm", cookie=cookie,
+                                       form=f"csrf_token={quote(token)}&move={quote(move)}")
+        except (TimeoutError, OSError, ValueError) as error:
+            errors.append(f"confirm of game {game_id}: {error!r}")
+            return
+        note("confirm", planned, status)
+        if status in (302, 303):
+            applied.append(game_id)
+        else:
+            errors.append(f"confirm of game {game_id}: POST answered {status}")
+
+    start = time.monotonic() + 0.2
+    tasks = []
+    for n, (game_id, path, cookie, token, move) in enumerate(ready):
+        at = start + n / rate
+        await asyncio.sleep(max(0.0, at - time.monotonic()))
+        tasks.append(asyncio.create_task(post(game_id, path, cookie, token, move, at)))
+    await asyncio.gather(*tasks)
+    return {"took": took, "statuses": dict(statuses), "errors": errors, "applied": applied,
+            "seconds": time.monotonic() - start}
 
 
 def quantiles(values: list[float]) -> tuple[float, float, float]:

@@ -27,7 +27,7 @@ per database packet, the same on every host, so it is in every number below.) Th
 It prints: each page's p50/p95/p99 at rising rates until a p95 passes 200 ms (the rate before is
 the capacity; the standings page of the site's 200-player Swiss is shown at every rate but has a
 capacity of its own, OWN_CAPACITY), confirms applied once each; confirms alone at rising
-confirms per second (each a move page, a confirm page and the POST) until the POST's p95 passes
+confirms (POSTs) per second, each player's pages fetched before, until the POST's p95 passes
 200 ms; emails per second with 1, 2 and 4 deliverers (boards cold, then warm) and the count of
 doubles and losses, also when a deliverer's link is set down mid-batch; replies per second
 through the two inbound hosts. Everything made is removed on exit (Ctrl-C too), and what a
@@ -92,12 +92,11 @@ def print_pages(rate: float, result: dict[str, Any]) -> dict[str, float]:
 
 def confirm_capacity(args: argparse.Namespace, url: str, base_url: str, folder: Path,
                      used: set[int]) -> None:
-    """Players confirming moves and nothing else, at rising confirms per second: each confirm
-    is three requests (move page, confirm page, the POST), so the load's rate is three times
-    the confirms'. The POST's p95 is the confirm's."""
-    print("\nconfirms only (ms; the POST from its own sending)")
+    """Confirms at rising rates, nothing else: the POSTs alone at ``rate`` a second, each
+    player's move page and confirm page fetched before (players look, think, then confirm)."""
+    print("\nconfirms only (ms; the POSTs at the rate, their pages fetched before)")
     for rate in (float(r) for r in args.confirm_rates.split(",")):
-        plan = load_plan(url, base_url, 3 * rate, args.seconds, 1 / 3, used)
+        plan = load_plan(url, base_url, rate, args.seconds, 1.0, used) | {"confirms_only": True}
         before = {c[0]: c[1] for c in plan["confirms"]}
         result = run_load(plan, folder)
         took = result["took"].get("confirm", [])
@@ -227,7 +226,7 @@ def main() -> None:
     parser.add_argument("--rates", default="5,10,20,40,80,160", help="requests/s, rising")
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--confirm-rates", default="5,10,20,40",
-                        help="confirms/s, rising (three requests each)")
+                        help="confirms (POSTs) per second, rising")
     parser.add_argument("--emails", type=int, default=1000)
     parser.add_argument("--takeover-seconds", type=float, default=900)
     parser.add_argument("--reply-games", type=int, default=40)
