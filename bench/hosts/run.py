@@ -93,7 +93,8 @@ def print_pages(rate: float, result: dict[str, Any]) -> dict[str, float]:
 def confirm_capacity(args: argparse.Namespace, url: str, base_url: str, folder: Path,
                      used: set[int]) -> None:
     """Confirms at rising rates, nothing else: the POSTs alone at ``rate`` a second, each
-    player's move page and confirm page fetched before (players look, think, then confirm)."""
+    player's move page and confirm page fetched before (players look, think, then confirm).
+    No deliverer runs meanwhile (the emails the confirms queue wait)."""
     print("\nconfirms only (ms; the POSTs at the rate, their pages fetched before)")
     for rate in (float(r) for r in args.confirm_rates.split(",")):
         plan = load_plan(url, base_url, rate, args.seconds, 1.0, used) | {"confirms_only": True}
@@ -174,12 +175,14 @@ def bench(args: argparse.Namespace) -> None:
             )
             for label, up_to in own.items():
                 print(f"  {label}: p95 <= {SLOW * 1000:.0f} ms up to {up_to:.0f} requests/s")
-            confirm_capacity(args, url, cluster.base_url, cluster.folder, used)
             print("\nslowest statements during the pages (pg_stat_statements, by total time)")
             for line in statements.slowest(url) if counting else [statements.ENABLE]:
                 print(f"  {line}")
+            # The confirms' turn emails wait for the deliverers: on a site of several machines
+            # they draw their boards on hosts of their own, not on the web hosts' two cores.
             for n in (1, 2):
                 cluster.stop(f"deliver{n}")
+            confirm_capacity(args, url, cluster.base_url, cluster.folder, used)
             cluster.stop("sched1")
             cluster.stop("sched2")  # the schedulers could deliver too: not during the counts
             time.sleep(1)
