@@ -4,9 +4,31 @@ Both read the database at request time rather than counting in memory: gunicorn 
 worker processes and the scheduler runs in another, so any one process's counters would be a
 fraction of the truth (and reset at every restart). Neither counts the tables that only grow at
 each request: /healthz counts the emails waiting (from the outbox's status index), and /metrics
-counts the moves and emails in two parts (:class:`Tallies`): the rows up to a mark, counted once
-every :data:`RECOUNT` per process, and the rows after it, counted at each scrape. A scrape thus
-reads the rows written since the last recount, not every move and email of the site's life.
+counts the moves and emails in two parts (:class:`Tallies`): the rows up to a mark, and the rows
+after it, counted at each scrape. A scrape thus reads the rows written lately, not every move and
+email of the site's life.
+
+The moves' part up to the mark is kept in the database (``metric_tallies``, row ``moves``), one
+for every process, and advanced every :data:`RECOUNT` by the first scrape that finds it older
+(:func:`advance_moves`): it adds the moves with ids in (``through``, ``pending``] and moves the
+marks up, ``through`` to ``pending`` and ``pending`` to the highest id now. Why not up to the
+highest id at once: a move written by a transaction still open when the highest id is read may
+have a lower id than it, and commit just after; counted up to that id, it would never be counted.
+Ids up to ``pending`` were all handed out at least :data:`RECOUNT` before ``pending`` becomes the
+mark, and their transactions have long ended: pbem's are short (it waits inside them for nothing
+but the database and its own work), and PostgreSQL ends a session idle in a transaction after
+``PBEM_DATABASE_IDLE_TRANSACTION_SECONDS`` (60). A scrape answers the stored counts plus the
+moves after ``through`` (at most about two periods' moves, read through the primary key), so
+it is exact at each scrape. The very first count of a site (no row yet: the first scrape after
+migration 0029) is the only count of every move, and it needs no waiting: it reads the highest id
+while no move can be in a transaction still open (SQLite's write lock; on PostgreSQL a SHARE lock
+on the moves, which waits for the transactions writing moves to end, for at most two seconds),
+so every move up to it is committed (:func:`settle_moves`). Two processes advancing at once add
+the moves once: the update changes the row only if its marks are still those it counted from.
+An advance that fails (the database locked, the SHARE lock not granted) fails nothing else: the
+scrape answers from the stored row (or, before the first, by counting every move) and a later
+scrape advances. The emails' mark is kept per process (see :class:`Tallies`).
+
 The scheduler's jobs record how they last went in the database for the same reason
 (:mod:`pbem.scheduler.job_states`). Redis, when set, is asked at each request. See
 docs/deploy.md, "Monitoring".
@@ -17,6 +39,8 @@ relay, mailbox and Redis are named by host and port only.
 
 from __future__ import annotations
 
+import json
+import logging
 import threading
 import time as monotonic_time
 from collections.abc import Iterator, Mapping
@@ -28,21 +52,35 @@ from flask import Blueprint, Flask, Response, current_app, jsonify
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
-from sqlalchemy import case, func, text
+from sqlalchemy import case, func, text, update
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Session, col, select
 
 from pbem.clock.wall import utc_now
 from pbem.db import Database
 from pbem.inbound.imap import describe_url
-from pbem.models import JobState, MailStatus, Move, MoveSource, OutboxEmail, SchedulerLease
+from pbem.models import (
+    JobState,
+    MailStatus,
+    MetricTally,
+    Move,
+    MoveSource,
+    OutboxEmail,
+    SchedulerLease,
+)
 from pbem.ratelimit import redis_address, redis_client, redis_status
 from pbem.scheduler.job_states import DELIVER, FETCH, describe_error, job_states
 from pbem.scheduler.lease import LEASE_NAME
 from pbem.scheduler.stats import last_sweep
 
+log = logging.getLogger(__name__)
 bp = Blueprint("monitoring", __name__)
 PENDING = (MailStatus.QUEUED, MailStatus.RETRYING, MailStatus.SENDING)
-RECOUNT = 600.0  # seconds between full counts of the moves and emails, per web process
+# Seconds between advances of the moves' tally (one for the site), and between full counts of
+# the emails (per web process).
+RECOUNT = 600.0
+MOVES = "moves"  # the moves' row of metric_tallies
+SETTLE_LOCK_TIMEOUT = "2s"  # how long the first count waits on PostgreSQL for the moves' lock
 
 
 @dataclass(frozen=True)
@@ -103,16 +141,78 @@ def _outbox_tally(session: Session, above: int, through: int | None) -> dict[str
 
 
 def _moves_tally(session: Session, above: int, through: int | None) -> dict[str, int]:
-    """Moves by source with ids in (above, through]."""
-    query = select(Move.source, func.count()).where(col(Move.id) > above)
+    """Moves by source with ids in (above, through], read through the primary key: grouped by
+    ``source || ''``, not by ``source``, which SQLite would read from ix_moves_source whole (every
+    move's entry, 20 ms for 500,000 moves) rather than the ids after ``above`` alone."""
+    source = col(Move.source).concat("").label("source")
+    query = select(source, func.count()).where(col(Move.id) > above)
     if through is not None:
         query = query.where(col(Move.id) <= through)
-    return {str(source): int(count)
-            for source, count in session.exec(query.group_by(col(Move.source)))}
+    return {str(found): int(count) for found, count in session.exec(query.group_by(source))}
 
 
 def _add(first: dict[str, int], second: dict[str, int]) -> dict[str, int]:
     return {key: first.get(key, 0) + second.get(key, 0) for key in {*first, *second}}
+
+
+def tally_counts(tally: MetricTally | None) -> dict[str, int]:
+    """The counts a tally holds (none without one).
+
+    >>> tally_counts(MetricTally(name="moves", counts='{"link": 3, "bot": 1}'))
+    {'link': 3, 'bot': 1}
+    """
+    if tally is None:
+        return {}
+    return {str(key): int(value) for key, value in json.loads(tally.counts).items()}
+
+
+def _counts_text(counts: dict[str, int]) -> str:
+    return json.dumps(counts, sort_keys=True, separators=(",", ":"))
+
+
+def settle_moves(database: Database, now: datetime) -> MetricTally | None:
+    """The site's first tally of the moves, written: every move up to the highest id, which is
+    read while no transaction writing a move is open (module docstring), so through = pending =
+    that id. None when another process wrote the row first. Raises what the database raises
+    (SQLite locked, PostgreSQL's lock not granted in :data:`SETTLE_LOCK_TIMEOUT`)."""
+    with database.write() as session:  # on SQLite, BEGIN IMMEDIATE: the only writer
+        if not database.is_sqlite:
+            session.execute(text(f"SET LOCAL lock_timeout = '{SETTLE_LOCK_TIMEOUT}'"))
+            session.execute(text(f"LOCK TABLE {Move.__tablename__} IN SHARE MODE"))
+        high = session.exec(select(func.max(Move.id))).one() or 0
+    # The lock is let go before the long count: moves written since have higher ids.
+    with database.session() as session:
+        counts = _moves_tally(session, 0, high)
+    tally = MetricTally(name=MOVES, through=high, pending=high, counts=_counts_text(counts),
+                        advanced_at=now)
+    try:
+        with database.write() as session:
+            session.add(tally)
+    except IntegrityError:  # another process settled it meanwhile
+        return None
+    return tally
+
+
+def advance_moves(database: Database, tally: MetricTally, now: datetime) -> MetricTally | None:
+    """``tally`` advanced and written: the moves in (through, pending] added, through moved to
+    pending and pending to the highest id now. The moves are counted outside the write, which
+    only changes the row if its marks are still those of ``tally``: None when another process
+    advanced it first (its row is then the one to read)."""
+    with database.session() as session:
+        added = _moves_tally(session, tally.through, tally.pending)
+        high = session.exec(select(func.max(Move.id))).one() or 0
+    advanced = MetricTally(name=MOVES, through=tally.pending, pending=max(high, tally.pending),
+                           counts=_counts_text(_add(tally_counts(tally), added)),
+                           advanced_at=now)
+    with database.write() as session:
+        result = session.execute(
+            update(MetricTally)
+            .where(col(MetricTally.name) == MOVES, col(MetricTally.through) == tally.through,
+                   col(MetricTally.pending) == tally.pending)
+            .values(through=advanced.through, pending=advanced.pending,
+                    counts=advanced.counts, advanced_at=now))
+        changed = int(getattr(result, "rowcount", 0))
+    return advanced if changed else None
 
 
 @dataclass
@@ -126,33 +226,44 @@ class Tally:
 
 @dataclass
 class Tallies:
-    """The moves and emails counted for /metrics in two parts: the rows up to a mark, counted
-    once every ``recount`` seconds, and the rows after it, at each scrape.
+    """The moves and emails counted for /metrics in two parts: the rows up to a mark, and the
+    rows after it, counted at each scrape.
 
-    Moves never change source, so their mark is the highest id at the recount. An email's
-    status changes until it is sent or given up on, so the emails' mark is below the oldest one
-    still waiting: the part counted at each scrape holds every email that may still change.
-    What the recount cannot see at once: an email sent long ago that bounces later moves from
-    ``sent`` to ``bounced`` at the next recount, and a row written by a transaction still open
-    at a recount (with an id below the mark) is counted from the next one."""
+    Moves never change source: their part up to the mark is the site's tally in the database,
+    advanced every ``recount`` seconds by whichever process scrapes first (module docstring).
+    An email's status changes until it is sent or given up on, so the emails' mark is below the
+    oldest one still waiting, and this process counts the emails up to it every ``recount``
+    seconds: the part counted at each scrape holds every email that may still change. What
+    that recount cannot see at once: an email sent long ago that bounces later moves from
+    ``sent`` to ``bounced`` at the next recount, and an email written by a transaction still
+    open at a recount (with an id below the mark) is counted from the next one."""
 
     recount: float = RECOUNT
-    moves_part: Tally | None = None
     outbox_part: Tally | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def _stale(self, part: Tally | None) -> bool:
         return part is None or monotonic_time.monotonic() - part.made >= self.recount
 
-    def moves(self, session: Session) -> dict[str, int]:
-        with self.lock:
-            if self._stale(self.moves_part):
-                through = session.exec(select(func.max(Move.id))).one() or 0
-                self.moves_part = Tally(through, _moves_tally(session, 0, through),
-                                        monotonic_time.monotonic())
-            part = self.moves_part
-        assert part is not None
-        return _add(part.counts, _moves_tally(session, part.through, None))
+    def moves(self, database: Database, now: datetime) -> dict[str, int]:
+        """The moves by source: the site's tally (advanced first when it is ``recount`` old or
+        missing) plus the moves after its ``through``."""
+        with database.session() as session:
+            tally = session.get(MetricTally, MOVES)
+            if tally is not None and (now - tally.advanced_at).total_seconds() < self.recount:
+                return _add(tally_counts(tally), _moves_tally(session, tally.through, None))
+        written: MetricTally | None = None
+        try:
+            written = (settle_moves(database, now) if tally is None
+                       else advance_moves(database, tally, now))
+        except SQLAlchemyError as error:  # locked, or the lock not granted: answer all the same
+            log.warning("the moves' tally for /metrics was not advanced: %s",
+                        describe_error(error))
+        with database.session() as session:
+            # None written: another process did (or the write failed): its row, or the last one.
+            tally = written or session.get(MetricTally, MOVES) or tally
+            return _add(tally_counts(tally),
+                        _moves_tally(session, tally.through if tally else 0, None))
 
     def outbox(self, session: Session) -> tuple[dict[str, int], int]:
         with self.lock:
@@ -303,8 +414,8 @@ class DatabaseCollector(Collector):
 
     def collect(self) -> Iterator[Metric]:
         now = utc_now()
+        moves = self.tallies.moves(self.database, now)
         with self.database.session() as session:
-            moves = self.tallies.moves(session)
             outbox = outbox_counts(session, self.tallies)
         sweep = last_sweep(self.database)
         jobs = job_states(self.database)

@@ -267,6 +267,7 @@ class PlayerSignIn(SQLModel, table=True):
 # Each area's tables, imported here so that SQLModel.metadata (and so Alembic) knows them all,
 # and named again ("X as X") so that ``from pbem.models import OutboxEmail`` is an export.
 from pbem.models.jobs import JobState as JobState  # noqa: E402
+from pbem.models.jobs import MetricTally as MetricTally  # noqa: E402
 from pbem.models.mail import BoardImage as BoardImage  # noqa: E402
 from pbem.models.mail import CaughtMail as CaughtMail  # noqa: E402
 from pbem.models.mail import InboundMail as InboundMail  # noqa: E402
