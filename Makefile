@@ -4,6 +4,11 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
+# Python keeps what it compiles (__pycache__, git-ignored) even where the environment says not to
+# (PYTHONDONTWRITEBYTECODE, set on some machines): otherwise every process the suite starts
+# (servers, commands, workers) compiled pbem and its packages anew, about 3 s of CPU each.
+unexport PYTHONDONTWRITEBYTECODE
+
 .PHONY: install native translations messages wheel browser imap-server nginx run play test lint typecheck pytest bench clean
 
 # --no-compile: Python compiles what it imports when it first does, instead of pip compiling every
