@@ -1,7 +1,7 @@
 """Installed from a wheel, pbem works as it does in the tree (issue 30): the wheel built from this
 checkout, installed into a fresh venv outside the tree, run from a folder that is not the
-repository, migrates its database, passes ``pbem doctor``, serves pages under gunicorn, and mails
-a Dutch player a Dutch invitation.
+repository, loads its native playout cores, migrates its database, passes ``pbem doctor``,
+serves pages under gunicorn, and mails a Dutch player a Dutch invitation.
 
 What it takes (about 20 s): building the wheel (its catalogs compiled by the build: the copy it
 builds from has no ``*.mo``), a venv, ``pip install`` of the wheel and its dependencies (pip's
@@ -150,6 +150,16 @@ def test_the_wheel_installed_in_a_fresh_venv_works_from_any_folder(
     where = run([scripts / "python", "-c", "import pbem, pbem.templating as t\n"
                  "print(pbem.__file__); print(t.TEMPLATES)"], env=env, cwd=work).split()
     assert all(Path(path).is_relative_to(scripts.parent) for path in where), where
+
+    # The native playout cores: compiled by the wheel's build (a C compiler is here: make test
+    # installs one), shipped in it, and loaded by the installed engine.
+    if shutil.which("cc") or shutil.which("gcc"):
+        packages = sorted(path.parent.relative_to(ROOT).as_posix().replace("/", ".")
+                          for path in ROOT.glob("engine/games/*/_native.pyx"))
+        said = run([scripts / "python", "-c", "import sys\nfrom engine import native\n"
+                    "print(*(native.status(p) for p in sys.argv[1:]))", *packages],
+                   env=env, cwd=work).split()
+        assert said == ["built"] * len(packages), dict(zip(packages, said, strict=False))
 
     upgrade = run([scripts / "pbem", "db", "upgrade"], env=env, cwd=work)
     assert "database is up to date" in upgrade
