@@ -62,6 +62,16 @@ def lay_tiles(database: Database, now: datetime, site: Site, game_id: int) -> No
         play(database, now, site, game_id, step)
 
 
+def ready_to_walk(database: Database, now: datetime, site: Site) -> tuple[int, Any, Any, int]:
+    """A new two-player game whose seat to move has laid its tiles and may walk: the game's
+    id, its engine game and position, and the other seat (which keeps the conditional moves)."""
+    game_id = start_a_game(database, now, site, "rifugio", {"players": 2}, players=ALICE_BOB)
+    lay_tiles(database, now, site, game_id)
+    game, state, row = position(database, game_id)
+    assert row.to_move is not None
+    return game_id, game, state, 1 - row.to_move
+
+
 def first_answer(game: Any, state: Any) -> list[str]:
     """After the opponent's ``end``: an open tile to take and a legal lay of it (both decided
     by what the holder sees; the lay refills the display from the pile), or ``take blind``
@@ -159,11 +169,7 @@ def test_an_answer_the_real_position_refuses_is_dropped_and_told(
 ) -> None:
     """The holder's view decides the tree; the real position decides again when it is due."""
     database, now = sqlite_database, datetime.now(UTC)
-    game_id = start_a_game(database, now, site, "rifugio", {"players": 2}, players=ALICE_BOB)
-    lay_tiles(database, now, site, game_id)
-    game, state, row = position(database, game_id)
-    assert row.to_move is not None
-    holder = 1 - row.to_move
+    game_id, game, state, holder = ready_to_walk(database, now, site)
     take = first_answer(game, state)[0]
     keep(database, now, game_id, holder, f"if end then {take}")
     # As if the tile the holder's view held in the display had been another: its lay is far
@@ -205,11 +211,7 @@ def test_a_tree_kept_before_their_last_steps_shows_and_answers_what_is_left(
     sqlite_database: Database, site: Site,
 ) -> None:
     database, now = sqlite_database, datetime.now(UTC)
-    game_id = start_a_game(database, now, site, "rifugio", {"players": 2}, players=ALICE_BOB)
-    lay_tiles(database, now, site, game_id)
-    game, state, row = position(database, game_id)
-    assert row.to_move is not None
-    holder = 1 - row.to_move
+    game_id, game, state, holder = ready_to_walk(database, now, site)
     walk = next(str(m) for m in game.legal_moves(state) if str(m).startswith("step"))
     take = first_answer(game, state)[0]
     keep(database, now, game_id, holder, f"if end then {take}\nif {walk}; end then {take}")
