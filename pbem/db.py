@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 from sqlmodel import Session
 
@@ -91,6 +92,15 @@ def _configure_sqlite(engine: Engine) -> None:
     def on_begin(connection: Any) -> None:
         mode = connection.get_execution_options().get(_BEGIN_OPTION, "DEFERRED")
         connection.exec_driver_sql(f"BEGIN {mode}")
+
+
+def conflict_insert(dialect: str, table: Any) -> postgresql.Insert | sqlite.Insert:
+    """An INSERT into ``table`` that may say what a conflict does (``on_conflict_do_nothing``,
+    ``on_conflict_do_update``), for the database ``dialect`` names ("sqlite" or "postgresql"):
+    both write ON CONFLICT alike, but SQLAlchemy offers it per dialect."""
+    if dialect == "sqlite":
+        return sqlite.insert(table)
+    return postgresql.insert(table)
 
 
 class Database:

@@ -37,11 +37,10 @@ from limits.storage import MemoryStorage, RedisStorage, Storage
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 from sqlalchemy import case, delete, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Field, SQLModel, select
 
-from pbem.db import Database
+from pbem.db import Database, conflict_insert
 from pbem.logs import mask_secrets
 
 log = logging.getLogger(__name__)
@@ -84,10 +83,9 @@ class DatabaseStorage(Storage):
     def incr(self, key: str, expiry: int, amount: int = 1) -> int:
         now = self.clock()
         table = RateLimitCounter.__table__  # type: ignore[attr-defined]
-        dialect = postgresql if not self.database.is_sqlite else sqlite
         fresh = table.c.expires_at <= now  # the stored window is over: start a new one
-        insert = dialect.insert(table).values(key=key[:MAX_KEY], count=amount,
-                                              expires_at=now + expiry)
+        insert = conflict_insert(self.database.engine.dialect.name, table).values(
+            key=key[:MAX_KEY], count=amount, expires_at=now + expiry)
         statement = insert.on_conflict_do_update(
             index_elements=[table.c.key],
             set_={"count": _case(fresh, amount, table.c.count + amount),

@@ -25,11 +25,11 @@ from typing import Any
 
 from flask import current_app, g, request
 from itsdangerous import BadData, URLSafeTimedSerializer
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session
 from werkzeug.wrappers import Response
 
+from pbem.db import conflict_insert
 from pbem.models import AdminUser
 from pbem.models.organisers import OrganiserSecurity
 from pbem.web.support import database
@@ -57,8 +57,8 @@ def forget_devices(session: Session, user_id: int) -> None:
     """Every browser remembered for this organiser is a stranger again (in ``session``'s
     transaction). Counted up in SQL: two at once both count."""
     table = OrganiserSecurity.__table__  # type: ignore[attr-defined]
-    dialect: Any = sqlite if session.get_bind().dialect.name == "sqlite" else postgresql
-    session.execute(dialect.insert(table).values(admin_user_id=user_id, devices_version=1)
+    insert = conflict_insert(session.get_bind().dialect.name, table)
+    session.execute(insert.values(admin_user_id=user_id, devices_version=1)
                     .on_conflict_do_update(index_elements=[table.c.admin_user_id],
                                            set_={"devices_version":
                                                  table.c.devices_version + 1}))

@@ -30,10 +30,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import delete, text
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
 
+from pbem.db import conflict_insert
 from pbem.models import GameRecord, GameStatus, Player, Seat
 from pbem.positions import current_state
 from pbem.ratings.model import Rating, rate
@@ -152,11 +151,9 @@ def _locked(session: Session, now: datetime, game_type: str,
     """The players' rating rows in ``game_type``, made where missing and locked until the
     transaction ends; always in player order, so two games sharing players cannot deadlock."""
     ids = sorted(set(player_ids))
-    insert = postgresql_insert if session.get_bind().dialect.name == "postgresql" \
-        else sqlite_insert
     # Another transaction making the same first rating at the same moment: the insert waits
     # for it (the unique player and game id) and then does nothing, and the select reads its row.
-    session.execute(insert(PlayerRating).values([
+    session.execute(conflict_insert(session.get_bind().dialect.name, PlayerRating).values([
         {"player_id": p, "game_type": game_type, "mu": NEW.mu, "sigma": NEW.sigma, "games": 0,
          "updated_at": now} for p in ids]).on_conflict_do_nothing(
         index_elements=["player_id", "game_type"]))
