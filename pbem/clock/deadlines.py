@@ -93,6 +93,9 @@ def check_policy(policy: str | None, game_type: str) -> str:
     return policy
 
 
+_READ_CLOCKS = "pbem.clocks"  # the key of the clocks a session keeps (Session.info)
+
+
 def clock_of(session: Session, game_id: int | None) -> GameClock:
     """The game's clock (every game has one from its creation: :func:`clock_columns`). Read it
     after locking the game (:func:`pbem.services.common.lock_game`) to change it: the game's
@@ -100,6 +103,9 @@ def clock_of(session: Session, game_id: int | None) -> GameClock:
     clock = session.get(GameClock, game_id) if game_id is not None else None
     if clock is None:
         raise LookupError(f"game {game_id} has no clock")
+    # The session's identity map holds what it loaded weakly: an unchanged clock let go between
+    # two calls was read again, four times in one move. The session keeps the clocks it read.
+    session.info.setdefault(_READ_CLOCKS, {})[game_id] = clock
     return clock
 
 

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import update
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col
 
 import engine
@@ -125,7 +126,8 @@ def apply_move(
     if done.rowcount != 1:  # type: ignore[attr-defined]
         raise GameMovedOn(row)
     position.state, position.decoded = after, False
-    session.refresh(row)
+    for name, value in values.items():  # what the UPDATE wrote, without reading the row again
+        set_committed_value(row, name, value)
     if outcome is not None:
         stop_clock(session, row)
     elif next_seat != seat:

@@ -17,12 +17,13 @@ from email.utils import make_msgid
 from typing import Any
 from xml.sax.saxutils import escape
 
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 import engine
 from engine.text import N_, Text
 from pbem.clock.deadlines import clock_of
+from pbem.db import conflict_insert
 from pbem.game_options import game_name, options_in_words
 from pbem.i18n import ENGLISH, Reader, translations
 from pbem.models import (
@@ -72,6 +73,10 @@ class BoardRef:
     state: Any = field(compare=False, repr=False)
     # The alt text for another reader (the English one is ``alt``).
     alt_for: Callable[[Reader], str] | None = field(default=None, compare=False, repr=False)
+    # The seats' labels in a reader's language, where the email's writer has them at hand
+    # (otherwise :func:`board_for` reads the seats and players for them).
+    labels_in: Callable[[Reader], Sequence[str]] | None = field(default=None, compare=False,
+                                                               repr=False)
     width: int | None = None
     height: int | None = None
 
@@ -91,6 +96,7 @@ def board_ref(
     game: engine.AnyGame, state: Any, ply: int, seat: int | None, last_move: str | None,
     labels: Sequence[str] = (), *, player_names: Sequence[str] | None = None,
     ending: engine.Ending | None = None,
+    labels_in: Callable[[Reader], Sequence[str]] | None = None,
 ) -> BoardRef:
     """The picture for ``seat``; its alt text names the players where ``labels`` are given
     (``player_names`` lets other languages name the colours their own way). ``ending``: how the
@@ -116,7 +122,7 @@ def board_ref(
         return reader.gettext("The %(game)s board. %(position)s",
                               game=reader.gettext(game.info.name), position=position)
 
-    return BoardRef(ply, viewer, last_move, alt_for(ENGLISH), game, state, alt_for)
+    return BoardRef(ply, viewer, last_move, alt_for(ENGLISH), game, state, alt_for, labels_in)
 
 
 def drawn_over(row: GameRecord, ply: int, game: engine.AnyGame, state: Any) -> bool:
@@ -168,26 +174,30 @@ def board_for(session: Session, row: GameRecord, board: BoardRef, reader: Reader
     key = (col(BoardImage.game_id) == row.id, col(BoardImage.ply) == board.ply,
            col(BoardImage.viewer) == board.viewer, col(BoardImage.language) == language,
            col(BoardImage.over) == over)
-    image = session.exec(select(BoardImage).where(*key)).one_or_none()
-    if image is None or image.width is None or image.height is None:
-        svg = draw_board(board.game, board.state, board.viewer, board.last_move,
-                         board_labels(session, row.id, board.game, board.state, reader), reader,
-                         ending=drawn_ending(session, row, board.game, board.state, over))
-        width, height = svg_size(svg)
-        if image is not None:  # kept from before sizes were stored: only measured
-            image.width, image.height = width, height
-            session.add(image)
-        else:
-            image = BoardImage(game_id=row.id, ply=board.ply, viewer=board.viewer,
-                               language=language, over=over, svg=svg, width=width,
-                               height=height)
-            try:
-                with session.begin_nested():
-                    session.add(image)
-            except IntegrityError:  # a deliverer drew it for an older email meanwhile
-                image = session.exec(select(BoardImage).where(*key)).one()
-    assert image.width is not None and image.height is not None
-    return replace(board.for_reader(reader), width=image.width, height=image.height)
+    image_id, width, height = session.exec(
+        select(BoardImage.id, BoardImage.width, BoardImage.height).where(*key)
+    ).one_or_none() or (None, None, None)
+    if width is not None and height is not None:
+        return replace(board.for_reader(reader), width=width, height=height)
+    labels = (board.labels_in(reader) if board.labels_in is not None
+              else board_labels(session, row.id, board.game, board.state, reader))
+    svg = draw_board(board.game, board.state, board.viewer, board.last_move, labels, reader,
+                     ending=drawn_ending(session, row, board.game, board.state, over))
+    width, height = svg_size(svg)
+    table = BoardImage.__table__  # type: ignore[attr-defined]
+    if image_id is not None:  # kept from before sizes were stored: only measured
+        session.execute(update(table).where(table.c.id == image_id)
+                        .values(width=width, height=height))
+    elif session.execute(conflict_insert(session.get_bind().dialect.name, table).values(
+            game_id=row.id, ply=board.ply, viewer=board.viewer, language=language, over=over,
+            svg=svg, width=width, height=height).on_conflict_do_nothing()
+            .returning(table.c.id)).first() is None:
+        # A deliverer drew it for an older email meanwhile: its row stays, and the email says
+        # its size. (ON CONFLICT takes one statement where a savepoint took three.)
+        width, height = session.exec(select(BoardImage.width, BoardImage.height)
+                                     .where(*key)).one()
+    assert width is not None and height is not None
+    return replace(board.for_reader(reader), width=width, height=height)
 
 
 def title_of(row: GameRecord, player_names: Sequence[str], seat: int | None,
@@ -277,7 +287,7 @@ def enqueue(
         "board": board,
         "deadline": clock_of(session, row.id).deadline,
         "game_url": links.game_url(row.public_id),
-        "my_games_url": links.my_games_url(player.id),
+        "my_games_url": links.my_games_url(player.id, version=player.links_version),
         "unsubscribe_url": links.unsubscribe_url(player.id),
         "seat_view_url": links.seat_view_url(row.id, seat.seat, holder=seat.player_id)
         if seat else None,

@@ -207,7 +207,8 @@ class _Mailing:
             self.boards[key] = board_ref(
                 self.game, self.state, self.row.ply, seat, last, self.context["labels"],
                 player_names=self.context["player_names"],
-                ending=ending_of(self.row, self.seats, self.game, self.state) if over else None)
+                ending=ending_of(self.row, self.seats, self.game, self.state) if over else None,
+                labels_in=lambda reader: self.context_in(reader)["labels"])
         return self.boards[key]
 
     def context_for(self, seat: Seat, reader: Reader = ENGLISH, **extra: Any) -> dict[str, Any]:

@@ -289,15 +289,28 @@ def _preview(row: GameRecord, seat: int, token: str, game: engine.AnyGame,
     ), 200
 
 
+@dataclass(frozen=True)
+class Played:
+    """Where a turn left its game, as the transaction that played it saw it."""
+
+    running: bool
+    to_move: int | None
+    ply: int
+
+
 def play_steps(game_id: int, seat: int, ply: int, steps: list[str], note: str, *,
-               title: str, refusal: Callable[[str], str]) -> Page | None:
+               title: str, refusal: Callable[[str], str]) -> Played | Page:
     """Play ``steps`` for ``seat`` in one transaction (an error in any step rolls all of them
-    back): None once played, else the page that says why not, headed ``title``, the reason
-    worded by ``refusal``. The move page and the turn page both commit through here."""
+    back): where the turn left the game once played, else the page that says why not, headed
+    ``title``, the reason worded by ``refusal``. The move page and the turn page both commit
+    through here."""
     try:
         with database().write() as session:
             play_turn(session, utc_now(), site(), game_id=game_id, seat=seat, ply=ply,
                       steps=steps, note=note)
+            row = session.get(GameRecord, game_id)  # the turn's own row: no new read
+            assert row is not None  # the turn locked it
+            played = Played(row.status == GameStatus.ACTIVE, row.to_move, row.ply)
     except GameMovedOn:
         # The game as it is now, read afresh: the transaction that raised has rolled back.
         fresh = game_or_none(game_id)
@@ -306,7 +319,7 @@ def play_steps(game_id: int, seat: int, ply: int, steps: list[str], note: str, *
         return moved_on(fresh, seat)
     except (ServiceError, engine.IllegalMove) as error:
         return message_page(title, refusal(shown_reason(error)), 409)
-    return None
+    return played
 
 
 def played_page(game_id: int, seat: int) -> Response:
@@ -317,16 +330,14 @@ def played_page(game_id: int, seat: int) -> Response:
 
 def _commit(row: GameRecord, seat: int, ply: int, move: str, note: str) -> Page:
     assert row.id is not None
-    refused = play_steps(row.id, seat, ply, [move], note, title=_("Your move was not played"),
-                         refusal=lambda reason: reason)
-    if refused is not None:
-        return refused
-    fresh = game_or_none(row.id)
-    if (fresh is not None and fresh.status == GameStatus.ACTIVE and fresh.to_move == seat
-            and fresh.ply == ply + 1):
+    played = play_steps(row.id, seat, ply, [move], note, title=_("Your move was not played"),
+                        refusal=lambda reason: reason)
+    if not isinstance(played, Played):
+        return played
+    if played.running and played.to_move == seat and played.ply == ply + 1:
         # A turn of several steps: go straight on to the next step. (After the others' forced
         # passes it is a new turn, which its own email announces.)
-        return redirect(site().links.move_url(row.id, seat, fresh.ply))
+        return redirect(site().links.move_url(row.id, seat, played.ply))
     return played_page(row.id, seat)
 
 

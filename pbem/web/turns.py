@@ -21,12 +21,13 @@ from markupsafe import Markup
 
 import engine
 from engine.text import NO_TEXT, Text
-from pbem.models import GameRecord, GameStatus
+from pbem.models import GameRecord
 from pbem.positions import MoveMenu, move_menu, resolve_typed
 from pbem.web.language import current_reader
 from pbem.web.play import (
     OpenTurn,
     Page,
+    Played,
     note_problem,
     open_turn,
     paused,
@@ -36,7 +37,6 @@ from pbem.web.play import (
 from pbem.web.support import (
     board_svg,
     cell_links,
-    game_or_none,
     named_svg,
     seat_labels,
     side_table,
@@ -205,13 +205,12 @@ def _missing(game: engine.AnyGame, state: Any, menu: MoveMenu) -> list[str]:
 
 def _commit(row: GameRecord, seat: int, ply: int, steps: list[str], note: str) -> Page:
     assert row.id is not None
-    refused = play_steps(row.id, seat, ply, steps, note, title=_("Your turn was not played"),
-                         refusal=lambda reason: _("Nothing was played: %(reason)s.",
-                                                  reason=reason))
-    if refused is not None:
-        return refused
-    fresh = game_or_none(row.id)
-    if fresh is not None and fresh.status == GameStatus.ACTIVE and fresh.to_move == seat:
+    played = play_steps(row.id, seat, ply, steps, note, title=_("Your turn was not played"),
+                        refusal=lambda reason: _("Nothing was played: %(reason)s.",
+                                                 reason=reason))
+    if not isinstance(played, Played):
+        return played
+    if played.running and played.to_move == seat:
         # The turn goes on after a step whose result was hidden: build the rest here.
-        return redirect(site().links.move_url(row.id, seat, fresh.ply) + "/turn", 303)
+        return redirect(site().links.move_url(row.id, seat, played.ply) + "/turn", 303)
     return played_page(row.id, seat)
