@@ -607,7 +607,9 @@ def signed_in_cookie(player: int) -> str:
 
 
 def confirmable(database_url: str, count: int, base_url: str) -> list[tuple[int, int, str, str]]:
-    """(game, ply, move link, a legal move) for ``count`` games waiting for a person's move."""
+    """(game, ply, move link, a legal move) for ``count`` games waiting for a person's move,
+    none of them due within the hour (the scheduler would play its timeout during the run, and
+    the confirm would rightly answer that the game moved on)."""
     database = Database(database_url)
     links = Links(SECRET, base_url, seat_holder=seat_holder_for(database))
     found = []
@@ -617,8 +619,11 @@ def confirmable(database_url: str, count: int, base_url: str) -> list[tuple[int,
                 text(
                     "SELECT g.id FROM games g "
                     "JOIN seats s ON s.game_id = g.id AND s.seat = g.to_move "
-                    "JOIN players p ON p.id = s.player_id WHERE g.status = 'active' "
-                    "AND p.bot_level IS NULL AND p.id > 10 ORDER BY g.id DESC LIMIT :n"
+                    "JOIN players p ON p.id = s.player_id "
+                    "JOIN game_clocks c ON c.game_id = g.id WHERE g.status = 'active' "
+                    "AND p.bot_level IS NULL AND p.id > 10 "
+                    "AND (c.deadline IS NULL OR c.deadline > now() + interval '1 hour') "
+                    "ORDER BY g.id DESC LIMIT :n"
                 ),
                 {"n": count},
             )
@@ -725,16 +730,20 @@ def received(sink_file: Path) -> Counter[str]:
     return Counter(line for line in sink_file.read_text().splitlines() if line)
 
 
-def queue_emails(database_url: str, count: int, tag: str, boards: int = 0) -> list[str]:
+def queue_emails(database_url: str, count: int, tag: str, boards: int = 0,
+                 first: int = 0) -> list[str]:
     """``count`` turn-like emails to as many addresses, each with the board of a game (as the
     public sees it now): of a different game each, or of ``boards`` games in turn (a board is
-    drawn once, then read from its cache), queued at once; their Message-IDs."""
+    drawn once, then read from its cache), queued at once; their Message-IDs. The games are the
+    active ones in id order from the ``first``-th: a measure of new boards needs games whose
+    boards no earlier measure drew."""
     ids = [f"<{tag}.{n}@hosts.pbem.test>" for n in range(count)]
     with create_engine(database_url).begin() as connection:
         connection.execute(
             text(
-                "WITH g AS (SELECT id, ply, row_number() OVER (ORDER BY id) - 1 AS k FROM games "
-                "WHERE status = 'active' ORDER BY id LIMIT :boards) "
+                "WITH chosen AS (SELECT id, ply FROM games WHERE status = 'active' "
+                "ORDER BY id OFFSET :first LIMIT :boards), "
+                "g AS (SELECT id, ply, row_number() OVER (ORDER BY id) - 1 AS k FROM chosen) "
                 "INSERT INTO outbox_emails (game_id, kind, to_address, to_name, subject, "
                 "text_body, html_body, image_ply, image_viewer, image_language, message_id, "
                 "essential, status, attempts, next_attempt_at, created_at, in_reply_to, "
@@ -749,7 +758,7 @@ def queue_emails(database_url: str, count: int, tag: str, boards: int = 0) -> li
                 "FROM generate_series(0, :n - 1) AS n "
                 "JOIN g ON g.k = n % (SELECT count(*) FROM g) ORDER BY n"
             ),
-            {"tag": tag, "n": count, "boards": boards or count},
+            {"tag": tag, "n": count, "boards": boards or count, "first": first},
         )
     return ids
 
@@ -805,14 +814,16 @@ def mail_problems(sink_file: Path, ids: list[str]) -> tuple[int, int]:
 
 
 def measure_delivery(
-    cluster: Cluster, url: str, sink: Path, deliverers: int, emails: int, tag: str
+    cluster: Cluster, url: str, sink: Path, deliverers: int, emails: int, tag: str,
+    first: int = 0,
 ) -> tuple[float, int, int]:
     """(emails per second, doubles, losses) with ``deliverers`` hosts; the clock starts when the
-    batch is queued (the deliverers are already running and idle)."""
+    batch is queued (the deliverers are already running and idle). The boards are of the games
+    from the ``first``-th (:func:`queue_emails`)."""
     cluster.start_deliverers(deliverers)
     time.sleep(3)  # each deliverer's first (empty) pass
     try:
-        ids = queue_emails(url, emails, tag)
+        ids = queue_emails(url, emails, tag, first=first)
         took = wait_sent(sink, ids, 600)
         doubles, losses = mail_problems(sink, ids)
         marked(url, ids, 60)

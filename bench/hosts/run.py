@@ -2,7 +2,7 @@
 
     sudo nice -n 10 .venv/bin/python bench/hosts.py [--games 100000] [--finished 1000000]
         [--players 20000] [--keep] [--rates 5,10,20,40,80] [--confirm-rates 5,10,20,40]
-        [--seconds 10] [--emails 2000] [--replies 200]
+        [--seconds 10] [--emails 2000] [--replies 200] [--phases pages,confirms,mail,replies]
 
 Needs root (``ip netns``), nginx (/usr/sbin/nginx), socat, and the machine's PostgreSQL
 (127.0.0.1:5432) and Redis (127.0.0.1:6379). The site is built by bench/capacity.py's
@@ -132,6 +132,7 @@ def bench(args: argparse.Namespace) -> None:
             )
             print("\npages (ms; latency from each request's planned time)")
             print(f"  {'rate':>8}  {'page':18} {'p50':>8} {'p95':>8} {'p99':>8} {'n':>6}")
+            phases = set(args.phases.split(","))
             capacity = 0.0
             # Each page of OWN_CAPACITY: the highest rate up to which its p95 stayed <= SLOW.
             own = dict.fromkeys(OWN_CAPACITY, 0.0)
@@ -143,7 +144,7 @@ def bench(args: argparse.Namespace) -> None:
             counting = statements.loaded(url)
             if counting:
                 statements.reset(url)
-            for rate in (float(r) for r in args.rates.split(",")):
+            for rate in (float(r) for r in args.rates.split(",") if "pages" in phases):
                 print(
                     f"  {rate:6.0f}/s  (machine load average {os.getloadavg()[0]:.1f} "
                     f"on {os.cpu_count()} cores)"
@@ -169,20 +170,24 @@ def bench(args: argparse.Namespace) -> None:
                 if max(others, default=0.0) > SLOW:
                     break
                 capacity = rate
-            print(
-                f"  capacity (every page's p95 <= {SLOW * 1000:.0f} ms but "
-                f"{', '.join(OWN_CAPACITY)}): {capacity:.0f} requests/s"
-            )
-            for label, up_to in own.items():
-                print(f"  {label}: p95 <= {SLOW * 1000:.0f} ms up to {up_to:.0f} requests/s")
-            print("\nslowest statements during the pages (pg_stat_statements, by total time)")
-            for line in statements.slowest(url) if counting else [statements.ENABLE]:
-                print(f"  {line}")
+            if "pages" in phases:
+                print(
+                    f"  capacity (every page's p95 <= {SLOW * 1000:.0f} ms but "
+                    f"{', '.join(OWN_CAPACITY)}): {capacity:.0f} requests/s"
+                )
+                for label, up_to in own.items():
+                    print(f"  {label}: p95 <= {SLOW * 1000:.0f} ms up to {up_to:.0f} requests/s")
+                print("\nslowest statements during the pages (pg_stat_statements, by total time)")
+                for line in statements.slowest(url) if counting else [statements.ENABLE]:
+                    print(f"  {line}")
             # The confirms' turn emails wait for the deliverers: on a site of several machines
             # they draw their boards on hosts of their own, not on the web hosts' two cores.
             for n in (1, 2):
                 cluster.stop(f"deliver{n}")
-            confirm_capacity(args, url, cluster.base_url, cluster.folder, used)
+            if "confirms" in phases:
+                confirm_capacity(args, url, cluster.base_url, cluster.folder, used)
+            if not phases & {"mail", "replies"}:
+                return
             cluster.stop("sched1")
             cluster.stop("sched2")  # the schedulers could deliver too: not during the counts
             time.sleep(1)
@@ -194,20 +199,27 @@ def bench(args: argparse.Namespace) -> None:
                     )
                 )
             print(f"\nmail: {args.emails} emails, a board picture in each")
-            for count in (1, 2, 4):
-                cold = measure_delivery(cluster, url, sink, count, args.emails, f"c{count}")
-                warm = measure_delivery(cluster, url, sink, count, args.emails, f"w{count}")
+            for n, count in enumerate((1, 2, 4) if "mail" in phases else ()):
+                # New boards are of games no earlier measure drew; then the same ones again.
+                first = n * args.emails
+                cold = measure_delivery(cluster, url, sink, count, args.emails, f"c{count}",
+                                        first)
+                warm = measure_delivery(cluster, url, sink, count, args.emails, f"w{count}",
+                                        first)
                 print(
                     f"  {count} deliverer(s): {cold[0]:7.1f} emails/s (new boards), "
                     f"{warm[0]:7.1f} (same boards again); doubles {cold[1] + warm[1]}, "
                     f"lost {cold[2] + warm[2]}"
                 )
-            fault = delivery_fault(cluster, url, sink, args.emails, args.takeover_seconds)
-            print(
-                f"  deliver1 cut off after {fault['cut_at']:.1f} s: all in "
-                f"{fault['seconds']:.1f} s, doubles {fault['doubles']}, lost "
-                f"{fault['losses']} of {fault['emails']}"
-            )
+            if "mail" in phases:
+                fault = delivery_fault(cluster, url, sink, args.emails, args.takeover_seconds)
+                print(
+                    f"  deliver1 cut off after {fault['cut_at']:.1f} s: all in "
+                    f"{fault['seconds']:.1f} s, doubles {fault['doubles']}, lost "
+                    f"{fault['losses']} of {fault['emails']}"
+                )
+            if "replies" not in phases:
+                return
             cluster.start_inbound()
             rate_replies, unapplied = measure_replies(cluster, url, args.reply_games, args.replies)
             print(
@@ -228,6 +240,8 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="reuse the site an earlier run built")
     parser.add_argument("--rates", default="5,10,20,40,80,160", help="requests/s, rising")
     parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--phases", default="pages,confirms,mail,replies",
+                        help="what to measure, of pages,confirms,mail,replies")
     parser.add_argument("--confirm-rates", default="5,10,20,40",
                         help="confirms (POSTs) per second, rising")
     parser.add_argument("--emails", type=int, default=1000)
