@@ -120,6 +120,7 @@ _.csrf_valid  # g.csrf_valid, read back with g.get("csrf_valid") (pbem.web.csrf)
 _.examples  # positions' examples: admin/new_game.html, email/reply_help.txt
 _.formats  # admin/tournament_new.html
 _.crosstable_cells  # a template global: tournament_standings.html
+_.round_by_round_cells  # a template global: tournament_standings.html
 _.help  # engine.base.Option.help: admin/new_game.html
 _.overdue  # admin/games.html, admin/game.html
 _.action_url  # home.Line.action_url: home/_games.html

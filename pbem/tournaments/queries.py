@@ -54,6 +54,17 @@ class TableGame:
 
 
 @dataclass(frozen=True)
+class RoundCell:
+    """What one player did in one round: sat at ``game`` against ``opponents`` (every other
+    player at the table, in seat order) and scored ``points`` there (None until it is finished),
+    or had a bye (``game`` is None)."""
+
+    game: TableGame | None
+    opponents: tuple[int, ...] = ()
+    points: float | None = None
+
+
+@dataclass(frozen=True)
 class Row:
     """One line of the standings, with the player's name and whether they withdrew."""
 
@@ -82,6 +93,25 @@ class StandingsView:
                                 key=lambda g: g.table),
                  list(byes.get(str(number), [])))
                 for number in range(1, self.tournament.current_round + 1)]
+
+    @property
+    def round_by_round(self) -> dict[int, dict[int, RoundCell]]:
+        """For each player, what they did in each round they took part in, by round number: a
+        round they sat out (withdrawn, or joined no table) is absent.
+
+        A Swiss shows this instead of the crosstable: each player meets a handful of the others,
+        so a row a player and a column a round is the table's true size (a 200-player Swiss has
+        1,400 such cells against 40,000 of a crosstable, almost all empty)."""
+        cells: dict[int, dict[int, RoundCell]] = {row.standing.player: {} for row in self.rows}
+        for game in self.games:
+            for seat, player in enumerate(game.players):
+                cells.setdefault(player, {})[game.round] = RoundCell(
+                    game, game.players[:seat] + game.players[seat + 1:],
+                    None if game.points is None else game.points[seat])
+        for number, players in (self.tournament.byes or {}).items():
+            for player in players:
+                cells.setdefault(player, {})[int(number)] = RoundCell(None)
+        return cells
 
     @property
     def swiss(self) -> bool:

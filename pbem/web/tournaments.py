@@ -1,6 +1,6 @@
 """Public tournament pages: /tournaments lists the listed ones that have started, and
-/tournaments/<slug> shows one tournament's standings, tie-breaks, crosstable and rounds, every
-game linked to its public page.
+/tournaments/<slug> shows one tournament's standings, tie-breaks, crosstable (for a Swiss, a table
+of each player's rounds) and rounds, every game linked to its public page.
 
 An unlisted tournament is never listed; its page is reached only by its slug, which is
 unguessable (like a game's public id), so the organiser decides who gets the address. Public
@@ -10,11 +10,12 @@ pages show names only, never an email address.
 from __future__ import annotations
 
 from flask import Blueprint, abort, render_template, url_for
+from flask_babel import gettext as _
 from markupsafe import Markup, escape
 from sqlmodel import col, select
 
 from pbem.game_options import game_name
-from pbem.models import Player
+from pbem.models import GameStatus, Player
 from pbem.tournaments.queries import StandingsView, points_text, standings_view
 from pbem.tournaments.service import listed_tournaments, tournament_by_slug
 from pbem.web.language import current_reader
@@ -58,6 +59,44 @@ def crosstable_cells(view: StandingsView) -> list[Markup]:
             played = " ".join(f'<a href="{link(public_id)}">{escape(points_text(points))}</a>'
                               for points, public_id in scores)
             cells[them] = f'\n<td data-label="{labels[them]}">{played}</td>\n'
+        runs.append(Markup("".join(cells)))
+    return runs
+
+
+@bp.app_template_global()
+def round_by_round_cells(view: StandingsView) -> list[Markup]:
+    """A Swiss's table of rounds (tournament_standings.html), one run of cells per row in the
+    standings' order, a cell per round made so far: the rank of each opponent met there and the
+    points scored, linked to the game (or the word for a game still running); a bye; or
+    nothing, for a round the player sat out.
+
+    Written here for the crosstable's reason (:func:`crosstable_cells`): a 200-player Swiss of
+    seven rounds has 1,400 cells, too many for a loop in the template."""
+    rank = {row.standing.player: row.standing.rank for row in view.rows}
+    numbers = range(1, view.tournament.current_round + 1)
+    labels = {n: escape(_("Round %(round)d", round=n)) for n in numbers}
+    running, aborted, bye = escape(_("playing")), escape(_("aborted")), escape(_("bye"))
+    played = view.round_by_round
+    links: dict[str, str] = {}  # a game's link, asked of url_for once for all its players
+    runs = []
+    for row in view.rows:
+        mine = played.get(row.standing.player, {})
+        cells = []
+        for number in numbers:
+            cell = mine.get(number)
+            if cell is None:
+                shown = ""
+            elif cell.game is None:
+                shown = bye
+            else:
+                outcome = (escape(points_text(cell.points)) if cell.points is not None
+                           else aborted if cell.game.status == GameStatus.ABORTED else running)
+                public_id = cell.game.public_id
+                if public_id not in links:
+                    links[public_id] = escape(url_for("games.public_page", public_id=public_id))
+                shown = (", ".join(str(rank[p]) for p in cell.opponents)
+                         + f': <a href="{links[public_id]}">{outcome}</a>')
+            cells.append(f'<td data-label="{labels[number]}">{shown}</td>')
         runs.append(Markup("".join(cells)))
     return runs
 

@@ -7,13 +7,19 @@ import re
 from datetime import UTC, datetime
 
 from flask.testing import FlaskClient
-from sqlmodel import select
+from sqlmodel import col, select
 
 import pbem.ratelimit  # noqa: F401  (its table must be on the metadata the test databases use)
 from pbem.db import Database
 from pbem.models import GameRecord, GameStatus, OutboxEmail, Player, Seat
 from pbem.services import PlayerSpec, Site, resign
-from pbem.tournaments.service import create_tournament, start_tournament
+from pbem.tournaments.service import (
+    cancel_tournament,
+    close_round,
+    create_tournament,
+    start_tournament,
+    withdraw_player,
+)
 from pbem.tournaments.tables import Tournament, TournamentEntry, TournamentStatus
 from tests.support import ADMIN_EMAIL, csrf_of
 
@@ -246,3 +252,124 @@ def test_a_running_round_robin_shows_its_games_not_a_current_round(
     assert all("all rounds under way" in text for text in pages)
     assert all("round 3 of 3" not in text and "3 / 3" not in text for text in pages)
     assert "0 of 3 games finished" in pages[0] and "0 of 3 games finished" in pages[3]
+
+
+def _round_table(page: str) -> tuple[list[str], dict[str, int], dict[str, list[str]]]:
+    """A Swiss page's table of rounds: its column headings, each row's rank (its heading) and
+    each row's cells (their inner HTML, a list a round), by the row's player's name."""
+    table = page.split('class="crosstable by-round stack">')[1].split("</table>")[0]
+    head, body = table.split("<tbody>")
+    rows = re.findall(r'<tr><th scope="row">(\d+)\. ([^<]+)</th>(.*?)</tr>', body)
+    return (re.findall(r'<th scope="col">([^<]+)</th>', head),
+            {name: int(rank) for rank, name, _ in rows},
+            {name: re.findall(r"<td[^>]*>(.*?)</td>", cells) for _, name, cells in rows})
+
+
+def _players_of(database: Database, game_id: int) -> list[str]:
+    """The names at a game's table, in seat order."""
+    with database.session() as session:
+        seats = session.exec(select(Seat).where(Seat.game_id == game_id)
+                             .order_by(col(Seat.seat))).all()
+        names = {p.id: p.name for p in session.exec(select(Player))}
+        return [names[s.player_id] for s in seats]
+
+
+def _game_link(database: Database, game_id: int) -> str:
+    with database.session() as session:
+        game = session.get(GameRecord, game_id)
+        assert game is not None
+        return f'href="/g/{game.public_id}"'
+
+
+def test_a_swiss_page_shows_each_players_rounds_not_a_crosstable(
+        client: FlaskClient, sqlite_database: Database, site: Site) -> None:
+    now = datetime.now(UTC)
+    names = ("Ann", "Bob", "Cid", "Dee", "Eve")
+    with sqlite_database.write() as session:
+        tournament = create_tournament(
+            session, now, site, name="Swiss", game_type="mosey", options={"order": 4},
+            fmt="swiss", rounds=3, players=[PlayerSpec(n, f"{n.lower()}@example.test")
+                                            for n in names])
+        assert tournament.id is not None
+        start_tournament(session, now, site, tournament_id=tournament.id)
+        slug, tournament_id, byes = tournament.slug, tournament.id, dict(tournament.byes or {})
+    [resting] = byes["1"]
+    first_round = [1, 2]  # the game ids of round 1: its two tables
+    tables = [_players_of(sqlite_database, game_id) for game_id in first_round]
+    with sqlite_database.write() as session:  # the second seat resigns at each table
+        for game_id in first_round:
+            resign(session, now, site, game_id=game_id, seat=1)
+    # Round 1 over, round 2 is paired (its bye counts already) and running.
+    headings, rank, rows = _round_table(client.get(f"/tournaments/{slug}").text)
+    assert headings == ["Player", "Round 1", "Round 2"]
+    assert sum(len(cells) for cells in rows.values()) == len(names) * 2  # players x rounds
+    for game_id, (winner, loser) in zip(first_round, tables, strict=True):
+        link = _game_link(sqlite_database, game_id)
+        assert rows[winner][0] == f'{rank[loser]}: <a {link}>1</a>'
+        assert rows[loser][0] == f'{rank[winner]}: <a {link}>0</a>'
+    with sqlite_database.session() as session:
+        bye_name = session.get(Player, resting).name  # type: ignore[union-attr]
+    assert rows[bye_name][0] == "bye"
+    second_round = [3, 4]
+    for game_id in second_round:
+        link = _game_link(sqlite_database, game_id)
+        one, other = _players_of(sqlite_database, game_id)
+        assert rows[one][1] == f'{rank[other]}: <a {link}>playing</a>'
+        assert rows[other][1] == f'{rank[one]}: <a {link}>playing</a>'
+
+    # One player withdraws (their game is lost), the organiser closes round 2 with the other
+    # game still running: round 3 is paired without the one who left, whose cell stays empty.
+    leaver = _players_of(sqlite_database, second_round[0])[0]
+    with sqlite_database.write() as session:
+        player_id = session.exec(select(Player.id).where(Player.name == leaver)).one()
+        assert player_id is not None
+        withdraw_player(session, now, site, tournament_id=tournament_id, player_id=player_id,
+                        actor="test")
+        close_round(session, now, site, tournament_id=tournament_id, round_number=2,
+                    actor="test")
+    page = client.get(f"/tournaments/{slug}").text
+    headings, rank, rows = _round_table(page)
+    assert headings == ["Player", "Round 1", "Round 2", "Round 3"]
+    assert sum(len(cells) for cells in rows.values()) == len(names) * 3
+    winner = _players_of(sqlite_database, second_round[0])[1]
+    link = _game_link(sqlite_database, second_round[0])
+    assert rows[leaver][1] == f'{rank[winner]}: <a {link}>0</a>'
+    assert rows[winner][1] == f'{rank[leaver]}: <a {link}>1</a>'
+    assert rows[leaver][2] == ""
+    assert sum(cell.endswith(">playing</a>") for cells in rows.values() for cell in cells) == 6
+    assert 'class="crosstable stack"' not in page  # no table of every pair
+    assert "Each cell gives the rank of the opponents met in that round" in page
+
+    with sqlite_database.write() as session:  # the games still running are aborted
+        cancel_tournament(session, now, site, tournament_id=tournament_id, actor="test")
+    _, _, rows = _round_table(client.get(f"/tournaments/{slug}").text)
+    assert sum(cell.endswith(">aborted</a>") for cells in rows.values() for cell in cells) == 6
+    assert not any(cell.endswith(">playing</a>") for cells in rows.values() for cell in cells)
+
+
+def test_a_swiss_of_tables_lists_every_opponent_in_a_cell(
+        client: FlaskClient, sqlite_database: Database, site: Site) -> None:
+    now = datetime.now(UTC)
+    with sqlite_database.write() as session:
+        tournament = create_tournament(
+            session, now, site, name="Tables", game_type="rifugio", fmt="swiss", rounds=2,
+            table_size=3, players=[PlayerSpec(f"P{n}", f"p{n}@example.test") for n in range(6)])
+        assert tournament.id is not None
+        start_tournament(session, now, site, tournament_id=tournament.id)
+        slug = tournament.slug
+    _, _, rows = _round_table(client.get(f"/tournaments/{slug}").text)
+    # Nobody has a point yet: everyone is first, and meets two others who are first.
+    assert sorted(rows) == [f"P{n}" for n in range(6)]
+    assert all(re.fullmatch(r'1, 1: <a href="/g/[^"]+">playing</a>', cells[0])
+               for cells in rows.values()), rows
+
+
+def test_a_round_robin_page_keeps_the_crosstable_of_every_pair(
+        client: FlaskClient, sqlite_database: Database, site: Site) -> None:
+    tournament = _started(sqlite_database, site, listed=True)
+    page = client.get(f"/tournaments/{tournament.slug}").text
+    assert "by-round" not in page
+    table = page.split('class="crosstable stack">')[1].split("</table>")[0]
+    head, body = table.split("<tbody>")
+    assert len(re.findall(r'<th scope="col">', head)) == 1 + 3  # "Player", then each player
+    assert len(re.findall(r"<td[ >]", body)) == 3 * 3  # each pair, and oneself
