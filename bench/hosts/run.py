@@ -69,9 +69,10 @@ from pbem.features import connect
 from pbem.migrate import upgrade
 
 # Pages shown at every rate but with a capacity of their own: the standings page of the site's
-# 200-player Swiss writes 1.7 MB (a crosstable of 40,000 cells) from 600 games, about 65 ms of
-# CPU where a home takes 40, so held to SLOW with the others it would end the run at its first
-# rate and hide what every other page does at higher ones.
+# 200-player Swiss reads 600 games and writes 200 KB (its table of rounds, 1,800 cells, and the
+# rounds' games), about 70 ms of CPU where a home takes 21, and through the hosts its p50 is
+# near 200 ms at any rate: held to SLOW with the others it would end the run at its first rate
+# and hide what every other page does at higher ones.
 OWN_CAPACITY = ("swiss standings",)
 
 
