@@ -25,8 +25,7 @@ per database packet, the same on every host, so it is in every number below.) Th
   at its planned time whatever the earlier ones do; latency counts from the planned time).
 
 It prints: each page's p50/p95/p99 at rising rates until a p95 passes 200 ms (the rate before is
-the capacity; the standings page of the site's 200-player Swiss is shown at every rate but has a
-capacity of its own, OWN_CAPACITY), confirms applied once each; confirms alone at rising
+the capacity), confirms applied once each; confirms alone at rising
 confirms (POSTs) per second, each player's pages fetched before, until the POST's p95 passes
 200 ms; emails per second with 1, 2 and 4 deliverers (boards cold, then warm) and the count of
 doubles and losses, also when a deliverer's link is set down mid-batch; replies per second
@@ -67,13 +66,6 @@ from bench.hosts.cluster import (
 from bench.hosts.load import quantiles
 from pbem.features import connect
 from pbem.migrate import upgrade
-
-# Pages shown at every rate but with a capacity of their own: the standings page of the site's
-# 200-player Swiss reads 600 games and writes 200 KB (its table of rounds, 1,800 cells, and the
-# rounds' games), about 70 ms of CPU where a home takes 21, and through the hosts its p50 is
-# near 200 ms at any rate: held to SLOW with the others it would end the run at its first rate
-# and hide what every other page does at higher ones.
-OWN_CAPACITY = ("swiss standings",)
 
 
 def print_pages(rate: float, result: dict[str, Any]) -> dict[str, float]:
@@ -135,9 +127,6 @@ def bench(args: argparse.Namespace) -> None:
             print(f"  {'rate':>8}  {'page':18} {'p50':>8} {'p95':>8} {'p99':>8} {'n':>6}")
             phases = set(args.phases.split(","))
             capacity = 0.0
-            # Each page of OWN_CAPACITY: the highest rate up to which its p95 stayed <= SLOW.
-            own = dict.fromkeys(OWN_CAPACITY, 0.0)
-            own_slow: set[str] = set()
             used: set[int] = set()
             cluster.start_deliverers(2)
             # Unmeasured: each gunicorn worker's first requests compile templates and queries.
@@ -162,22 +151,12 @@ def bench(args: argparse.Namespace) -> None:
                     f"  {rate:6.0f}/s  confirms {len(plan['confirms'])}, applied once "
                     f"{len(result['applied']) - len(wrong)}, wrong {wrong[:3]}"
                 )
-                for label in OWN_CAPACITY:
-                    if worst.get(label, 0.0) > SLOW:
-                        own_slow.add(label)
-                    elif label not in own_slow:
-                        own[label] = rate
-                others = [p95 for label, p95 in worst.items() if label not in OWN_CAPACITY]
-                if max(others, default=0.0) > SLOW:
+                if max(worst.values(), default=0.0) > SLOW:
                     break
                 capacity = rate
             if "pages" in phases:
-                print(
-                    f"  capacity (every page's p95 <= {SLOW * 1000:.0f} ms but "
-                    f"{', '.join(OWN_CAPACITY)}): {capacity:.0f} requests/s"
-                )
-                for label, up_to in own.items():
-                    print(f"  {label}: p95 <= {SLOW * 1000:.0f} ms up to {up_to:.0f} requests/s")
+                print(f"  capacity (every page's p95 <= {SLOW * 1000:.0f} ms): "
+                      f"{capacity:.0f} requests/s")
                 print("\nslowest statements during the pages (pg_stat_statements, by total time)")
                 for line in statements.slowest(url) if counting else [statements.ENABLE]:
                     print(f"  {line}")
