@@ -28,7 +28,6 @@ from __future__ import annotations
 import logging
 import signal
 import socket
-import sys
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -129,6 +128,18 @@ def db_upgrade() -> None:
             click.echo(f"made the job tables for the searches ({config['TASKS']})")
         database.dispose()
     click.echo(f"database is up to date: {mask_secrets(config['DATABASE_URL'])}")
+
+
+def _leave_on_sigterm() -> None:
+    """SIGTERM raises SystemExit(0), once: the process is leaving through its ``finally``, and a
+    second SIGTERM or a Ctrl-C (systemd's, an impatient operator's) would cut the clean stop
+    short, or kill it once Python's shutdown gave the signal its default action back."""
+    def leave(*_: object) -> None:
+        for number in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(number, signal.SIG_IGN)
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, leave)
 
 
 @main.command()
@@ -382,7 +393,7 @@ def scheduler(sweep_every: int | None, deliver_every: int | None, no_deliver: bo
     click.echo(f"pbem scheduler {jobs.holder}: sweep every {sweep_every}s, {delivery}, "
                f"computer players every {config['BOT_EVERY']}s")
     # systemd stops with SIGTERM: leave through `finally`, releasing the lease for the standby.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    _leave_on_sigterm()
     try:
         runner.start()
     except (KeyboardInterrupt, SystemExit):
@@ -420,7 +431,7 @@ def dev(host: str, port: int, smtp_port: int) -> None:
     if not has_games:
         seed_demo(database, config)
     background, jobs = start_background_scheduler(database, config)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # so `finally` releases the lease
+    _leave_on_sigterm()  # so `finally` releases the lease
     app = create_app({**config, "DATABASE": database})
     base = config["BASE_URL"]
     click.echo(f"pbem is running at {base}/")

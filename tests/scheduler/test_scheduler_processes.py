@@ -74,3 +74,36 @@ def test_a_second_process_stands_by_and_takes_over_when_the_first_stops(
                 process.send_signal(signal.SIGTERM)
                 process.wait(timeout=20)
         engine.dispose()
+
+
+def test_a_scheduler_told_to_stop_again_and_again_still_releases_its_lease(
+    tmp_path: Path, closed_port: int,
+) -> None:
+    """systemd, or an impatient operator, may send SIGTERM more than once: the scheduler still
+    leaves through its clean stop, giving the lease up for the standby, and exits 0."""
+    url = f"sqlite:///{tmp_path / 'pbem.db'}"
+    upgrade(url)
+    env = {**os.environ, "PBEM_DATABASE_URL": url, "PBEM_SMTP_PORT": str(closed_port),
+           "PBEM_ENV": "development", "PYTHONPATH": str(ROOT)}
+    engine = create_engine(url)
+
+    def holder() -> str | None:
+        with engine.connect() as connection:
+            row = connection.execute(text(
+                "SELECT holder FROM scheduler_leases WHERE name = 'scheduler'")).first()
+        return str(row[0]) if row else None
+
+    process = subprocess.Popen([sys.executable, "-m", "pbem.cli", "scheduler"], env=env,
+                               cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        _wait_for(holder)
+        while process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            time.sleep(0.005)  # the signals' pace: faster than a clean stop takes
+        assert process.wait(timeout=20) == 0, process.stderr.read() if process.stderr else ""
+        assert holder() is None
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=20)
+        engine.dispose()
