@@ -94,11 +94,11 @@ def _configure_sqlite(engine: Engine) -> None:
         connection.exec_driver_sql(f"BEGIN {mode}")
 
 
-def conflict_insert(dialect: str, table: Any) -> postgresql.Insert | sqlite.Insert:
+def conflict_insert(session: Session, table: Any) -> postgresql.Insert | sqlite.Insert:
     """An INSERT into ``table`` that may say what a conflict does (``on_conflict_do_nothing``,
-    ``on_conflict_do_update``), for the database ``dialect`` names ("sqlite" or "postgresql"):
-    both write ON CONFLICT alike, but SQLAlchemy offers it per dialect."""
-    if dialect == "sqlite":
+    ``on_conflict_do_update``), in the SQL of ``session``'s database: SQLite and PostgreSQL
+    write ON CONFLICT alike, but SQLAlchemy offers it per dialect."""
+    if session.get_bind().dialect.name == "sqlite":
         return sqlite.insert(table)
     return postgresql.insert(table)
 

@@ -84,17 +84,16 @@ class DatabaseStorage(Storage):
         now = self.clock()
         table = RateLimitCounter.__table__  # type: ignore[attr-defined]
         fresh = table.c.expires_at <= now  # the stored window is over: start a new one
-        insert = conflict_insert(self.database.engine.dialect.name, table).values(
-            key=key[:MAX_KEY], count=amount, expires_at=now + expiry)
-        statement = insert.on_conflict_do_update(
-            index_elements=[table.c.key],
-            set_={"count": _case(fresh, amount, table.c.count + amount),
-                  "expires_at": _case(fresh, now + expiry, table.c.expires_at)},
-        ).returning(table.c.count)
         with self.database.write() as session:
             # Old windows go in the same transaction, so the table stays as small as the traffic.
             session.execute(delete(table).where(table.c.expires_at < now))
-            return int(session.execute(statement).scalar_one())
+            return int(session.execute(conflict_insert(session, table).values(
+                key=key[:MAX_KEY], count=amount, expires_at=now + expiry,
+            ).on_conflict_do_update(
+                index_elements=[table.c.key],
+                set_={"count": _case(fresh, amount, table.c.count + amount),
+                      "expires_at": _case(fresh, now + expiry, table.c.expires_at)},
+            ).returning(table.c.count)).scalar_one())
 
     def _current(self, key: str) -> RateLimitCounter | None:
         with self.database.session() as session:

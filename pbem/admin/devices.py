@@ -57,8 +57,8 @@ def forget_devices(session: Session, user_id: int) -> None:
     """Every browser remembered for this organiser is a stranger again (in ``session``'s
     transaction). Counted up in SQL: two at once both count."""
     table = OrganiserSecurity.__table__  # type: ignore[attr-defined]
-    insert = conflict_insert(session.get_bind().dialect.name, table)
-    session.execute(insert.values(admin_user_id=user_id, devices_version=1)
+    session.execute(conflict_insert(session, table)
+                    .values(admin_user_id=user_id, devices_version=1)
                     .on_conflict_do_update(index_elements=[table.c.admin_user_id],
                                            set_={"devices_version":
                                                  table.c.devices_version + 1}))

@@ -153,7 +153,7 @@ def _locked(session: Session, now: datetime, game_type: str,
     ids = sorted(set(player_ids))
     # Another transaction making the same first rating at the same moment: the insert waits
     # for it (the unique player and game id) and then does nothing, and the select reads its row.
-    session.execute(conflict_insert(session.get_bind().dialect.name, PlayerRating).values([
+    session.execute(conflict_insert(session, PlayerRating).values([
         {"player_id": p, "game_type": game_type, "mu": NEW.mu, "sigma": NEW.sigma, "games": 0,
          "updated_at": now} for p in ids]).on_conflict_do_nothing(
         index_elements=["player_id", "game_type"]))

@@ -188,7 +188,7 @@ def board_for(session: Session, row: GameRecord, board: BoardRef, reader: Reader
     if image_id is not None:  # kept from before sizes were stored: only measured
         session.execute(update(table).where(table.c.id == image_id)
                         .values(width=width, height=height))
-    elif session.execute(conflict_insert(session.get_bind().dialect.name, table).values(
+    elif session.execute(conflict_insert(session, table).values(
             game_id=row.id, ply=board.ply, viewer=board.viewer, language=language, over=over,
             svg=svg, width=width, height=height).on_conflict_do_nothing()
             .returning(table.c.id)).first() is None:

@@ -102,7 +102,7 @@ class StandingsView:
         A Swiss shows this instead of the crosstable: each player meets a handful of the others,
         so a row a player and a column a round is the table's true size (a 200-player Swiss has
         1,400 such cells against 40,000 of a crosstable, almost all empty)."""
-        cells: dict[int, dict[int, RoundCell]] = {row.standing.player: {} for row in self.rows}
+        cells: dict[int, dict[int, RoundCell]] = {}
         for game in self.games:
             for seat, player in enumerate(game.players):
                 cells.setdefault(player, {})[game.round] = RoundCell(

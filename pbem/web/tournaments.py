@@ -9,6 +9,9 @@ pages show names only, never an email address.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import cache
+
 from flask import Blueprint, abort, render_template, url_for
 from flask_babel import gettext as _
 from markupsafe import Markup, escape
@@ -30,26 +33,26 @@ def game_name_here(game_type: str) -> str:
     return game_name(game_type, current_reader())
 
 
+def _game_links() -> Callable[[str], str]:
+    """A game's link by its public id, escaped, asked of url_for once a game: a table shows each
+    game once for each of its players."""
+    return cache(lambda public_id: str(escape(url_for("games.public_page", public_id=public_id))))
+
+
 @bp.app_template_global()
 def crosstable_cells(view: StandingsView) -> list[Markup]:
     """The crosstable's cells (tournament_standings.html), one run of them per row in the
     standings' order, the columns in that order too: what the row's player scored against the
     column's, each score linked to its game, and a dash where the player meets themself.
 
-    Written here, not by a loop in the template: a Swiss of 200 players has 40,000 cells, almost
-    all empty, and Jinja took a quarter of a second to write them one by one. Each column's
+    Written here, not by a loop in the template: a table of every pair of 200 players has 40,000
+    cells, and Jinja took a quarter of a second to write them one by one. Each column's
     empty cell is written once and reused; only the cells of games played are written per row.
     The HTML is the template's, character for character."""
     labels = [escape(f"{row.standing.rank}. {row.name}") for row in view.rows]
     column = {row.standing.player: n for n, row in enumerate(view.rows)}
     empty = [f'\n<td data-label="{label}"></td>\n' for label in labels]
-    links: dict[str, str] = {}  # a game's link, asked of url_for once for both its players
-
-    def link(public_id: str) -> str:
-        if public_id not in links:
-            links[public_id] = escape(url_for("games.public_page", public_id=public_id))
-        return links[public_id]
-
+    link = _game_links()
     runs = []
     for me, row in enumerate(view.rows):
         cells = list(empty)
@@ -77,7 +80,7 @@ def round_by_round_cells(view: StandingsView) -> list[Markup]:
     labels = {n: escape(_("Round %(round)d", round=n)) for n in numbers}
     running, aborted, bye = escape(_("playing")), escape(_("aborted")), escape(_("bye"))
     played = view.round_by_round
-    links: dict[str, str] = {}  # a game's link, asked of url_for once for all its players
+    link = _game_links()
     runs = []
     for row in view.rows:
         mine = played.get(row.standing.player, {})
@@ -91,11 +94,8 @@ def round_by_round_cells(view: StandingsView) -> list[Markup]:
             else:
                 outcome = (escape(points_text(cell.points)) if cell.points is not None
                            else aborted if cell.game.status == GameStatus.ABORTED else running)
-                public_id = cell.game.public_id
-                if public_id not in links:
-                    links[public_id] = escape(url_for("games.public_page", public_id=public_id))
                 shown = (", ".join(str(rank[p]) for p in cell.opponents)
-                         + f': <a href="{links[public_id]}">{outcome}</a>')
+                         + f': <a href="{link(cell.game.public_id)}">{outcome}</a>')
             cells.append(f'<td data-label="{labels[number]}">{shown}</td>')
         runs.append(Markup("".join(cells)))
     return runs
