@@ -93,9 +93,16 @@ class SchedulerJobs:
     lease_said: tuple[str, str | None] | None = field(default=None, compare=False)
     lease_lock: threading.Lock = field(default_factory=threading.Lock, compare=False)
     job_log: StateLog = field(default_factory=StateLog, compare=False)
+    # Taking the lease and giving it up at the stop take turns: a tick still running in the
+    # scheduler's threads would otherwise take the lease back just after the stop released it.
+    lease_writes: threading.Lock = field(default_factory=threading.Lock, compare=False)
+    stopped: bool = field(default=False, compare=False)
 
     def is_active(self, now: datetime) -> bool:
-        state = acquire_lease(self.database, self.holder, now, duration=self.lease_time)
+        with self.lease_writes:
+            if self.stopped:
+                return False
+            state = acquire_lease(self.database, self.holder, now, duration=self.lease_time)
         self._log_lease(state)
         return state.held
 
@@ -204,7 +211,9 @@ class SchedulerJobs:
         return result.handled
 
     def stop(self) -> None:
-        release_lease(self.database, self.holder)
+        with self.lease_writes:
+            self.stopped = True
+            release_lease(self.database, self.holder)
         if self.lease_said == ("active", None):
             log.info("scheduler %s released the lease", self.holder)
         self.searches.close()

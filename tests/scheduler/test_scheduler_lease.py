@@ -55,6 +55,23 @@ def test_a_standby_scheduler_does_nothing_then_takes_over(
     assert report is not None and report.sent > 0
 
 
+def test_a_tick_still_running_when_the_scheduler_stops_leaves_the_lease_released(
+    clock_games: ClockGames, smtp_server: SmtpServer,
+) -> None:
+    """The jobs run in the scheduler's threads: one may reach the lease after the main thread's
+    stop released it (a SIGTERM mid-tick). It must not take the lease back for a dead process."""
+    jobs = SchedulerJobs(clock_games.database, clock_games.site, smtp_server.settings(),
+                         holder="leaving")
+    standby = SchedulerJobs(clock_games.database, clock_games.site, smtp_server.settings(),
+                            holder="standby")
+    assert jobs.sweep_tick(T0) is not None
+    jobs.stop()
+    assert jobs.sweep_tick(T0 + SECOND) is None
+    assert jobs.delivery_tick(T0 + SECOND) is None and jobs.bots_tick(T0 + SECOND) is None
+    assert lease_holder(clock_games.database, T0 + SECOND) is None
+    assert standby.sweep_tick(T0 + 2 * SECOND) is not None
+
+
 def test_the_jobs_never_pile_up(clock_games: ClockGames, smtp_server: SmtpServer) -> None:
     jobs = SchedulerJobs(clock_games.database, clock_games.site, smtp_server.settings())
     scheduler = build_scheduler(jobs, blocking=False, sweep_every=60, deliver_every=5)
