@@ -7,6 +7,8 @@ dropped afterwards; when PostgreSQL does not answer, those runs are skipped, nev
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import io
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -21,6 +23,7 @@ from flask.testing import FlaskClient
 from PIL import Image
 
 import engine
+import pbem.admin.accounts
 import pbem.mail.boards
 import pbem.ratelimit
 from pbem import create_app
@@ -57,6 +60,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The tests marked ``early`` first (each worker's share of the run is a range of this
     order): one of them started in the last minute would keep the whole run waiting on it."""
     items.sort(key=lambda item: item.get_closest_marker("early") is None)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _each_password_hashed_once() -> Iterator[None]:
+    """scrypt is slow on purpose (about 100 ms a call, a third of a dashboard test's time) and a
+    pure function of its arguments. Within a test process an organiser's password is hashed once
+    (a salt per password, not per account) and each key derived once, so the hundreds of
+    sign-ins cost nothing; ``pbem.admin.passwords``' own tests still salt every hash afresh."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(hashlib, "scrypt", functools.cache(hashlib.scrypt))
+        patch.setattr(pbem.admin.accounts, "hash_password",
+                      functools.cache(pbem.admin.accounts.hash_password))
+        yield
 
 
 @pytest.fixture

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import atexit
 import os
+import shutil
 import socket
+import tempfile
 import threading
 import uuid
 from dataclasses import dataclass, field
@@ -72,8 +74,8 @@ def make_database(backend: str, folder: Path, *, migrate: bool = False,
     if backend == "sqlite":
         url = f"sqlite:///{folder / 'pbem.db'}"
         if migrate:
-            from pbem.migrate import upgrade
-            upgrade(url, revision)
+            folder.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(_migrated_sqlite(revision), folder / "pbem.db")
         database = Database(url)
         if not migrate:
             SQLModel.metadata.create_all(database.engine)
@@ -95,6 +97,19 @@ def make_database(backend: str, folder: Path, *, migrate: bool = False,
         with _postgres_admin().connect() as connection:
             connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
     return database, drop
+
+
+@cache
+def _migrated_sqlite(revision: str) -> Path:
+    """A SQLite file the migrations brought up to ``revision``, once per test process: each test
+    gets a copy of it, the same file the migrations would make again a third of a second later."""
+    from pbem.migrate import upgrade
+
+    folder = Path(tempfile.mkdtemp(prefix="pbem-migrated-"))
+    atexit.register(shutil.rmtree, folder, True)
+    upgrade(f"sqlite:///{folder / 'pbem.db'}", revision)
+    assert [path.name for path in folder.iterdir()] == ["pbem.db"]  # no write-ahead log left
+    return folder / "pbem.db"
 
 
 _SCHEMAS: dict[str, str] = {}

@@ -37,6 +37,24 @@ def dkim_keys() -> tuple[bytes, str, bytes, str]:
     return first[0], first[1], second[0], second[1]
 
 
+_PARSED: dict[Path, Finding] = {}
+
+
+@pytest.fixture(autouse=True)
+def _templates_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The templates check parses all 150-odd templates (a third of a second) and finds the same
+    in every test of this module that does not move ``TEMPLATES``: each folder is parsed once."""
+    parse = pbem.doctor._templates
+
+    def remembered() -> Finding:
+        folder = pbem.doctor.TEMPLATES
+        if folder not in _PARSED:
+            _PARSED[folder] = parse()
+        return _PARSED[folder]
+
+    monkeypatch.setattr(pbem.doctor, "_templates", remembered)
+
+
 @pytest.fixture
 def migrated(tmp_path: Path) -> Iterator[str]:
     database, remove = make_database("sqlite", tmp_path, migrate=True)
