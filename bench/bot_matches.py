@@ -15,7 +15,8 @@ run stopped early has as many games of each. ``strong`` is a time budget (5 s a 
 here it is the deterministic ``--strong-playouts`` (default 2000, five times normal's), so that
 the measure does not depend on the machine's load, or ``--strong-playouts auto``: per game id the
 playouts strong's 5 s buy on an idle core of the development machine (:data:`STRONG_PLAYOUTS`,
-measured by ``bench/bots.py --strong-cpu``; 50 000 to 110 000 a move, so a game takes minutes).
+measured by ``bench/bots.py --strong-cpu``; 5 700 (Rifugio) to 214 000 (Refugia) a move, so a
+game takes minutes).
 ``--strong-fraction F`` multiplies strong's playouts alone by F, for a run the real budget does
 not fit in (say so beside its numbers); ``--seconds S`` gives strong S seconds a move instead (a
 short run, not repeatable). ``--scale F`` multiplies every playout budget (easy's 50, normal's
@@ -67,11 +68,13 @@ TARGETS = {"normal-random": 0.99, "strong-normal": 0.85, "easy-normal": None}
 """The win share (two seats) or pairwise score a pairing should reach; easy-normal: below 50%."""
 
 STRONG_PLAYOUTS: dict[str, int] = {
-    "mosey": 111818, "dont-mosey": 68290, "backfire": 69429, "refugia": 213512}
+    "mosey": 111818, "dont-mosey": 68290, "backfire": 69429, "refugia": 213512,
+    "keep-a-riding": 52048, "firestorm": 56315, "conflagration": 72278, "stigmergy": 14275,
+    "rifugio": 5690}
 """Per game id at its default options: the playouts strong's 5 s a move buy on an idle core of the
 2-core development machine with the native cores, 5 s of the process's CPU time counted by
-``bench/bots.py --strong-cpu --positions 4`` (the mean of 4 positions spread over a random game;
-28 November 2026). ``--strong-playouts auto`` plays these."""
+``bench/bots.py --strong-cpu --positions 4`` (the mean of 4 positions spread over a random game,
+the ones searched; 28 November 2026). ``--strong-playouts auto`` plays these."""
 
 
 @dataclass(frozen=True)

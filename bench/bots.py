@@ -119,8 +119,10 @@ def main() -> None:
         for gid in GAMES:
             if not args.game or gid in args.game:
                 counts = strong_playouts(new_game(gid), args.positions, args.rounds)
-                print(f"{gid:15} {sum(counts) / len(counts):7.0f}  "
-                      + " ".join(str(c) for c in counts), flush=True)
+                # 0: a special choice the game calculates (Stigmergy's komi), not a search
+                searched = [count for count in counts if count] or [0]
+                print(f"{gid:15} {sum(searched) / len(searched):7.0f}  "
+                      + " ".join(str(c) if c else "-" for c in counts), flush=True)
         return
     normal_playouts = LEVELS["normal"][0] or 1
     print(f"{'game':15} {'easy s/move':>12} {'normal s/move':>14} {'playouts/s':>11} "

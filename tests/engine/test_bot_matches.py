@@ -58,10 +58,11 @@ def test_elo_difference_follows_the_logistic_model(matches: ModuleType) -> None:
 
 
 def test_strong_auto_plays_each_games_measured_budget_and_the_log_keeps_it(
-        matches: ModuleType, tmp_path: Path) -> None:
+        matches: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     budget = matches.strong_budget("mosey", "auto", 0.001)
     assert budget == round(matches.STRONG_PLAYOUTS["mosey"] * 0.001)
     assert matches.strong_budget("mosey", "300", 0.5) == 150
+    monkeypatch.delitem(matches.STRONG_PLAYOUTS, "stigmergy")  # as if never measured
     with pytest.raises(SystemExit, match="no measured budget for stigmergy"):
         matches.strong_budget("stigmergy", "auto", 1.0)
     played = matches.one_game("mosey", "strong-normal", 0, budget, None, 0.1)
