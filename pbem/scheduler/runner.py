@@ -91,30 +91,29 @@ class SchedulerJobs:
     # What the log last said: the lease ("active", or who holds it while this one stands by)
     # and each job's failure, so that each change is logged once.
     lease_said: tuple[str, str | None] | None = field(default=None, compare=False)
+    # Held while the lease is taken or given up, and what the log says of it: the jobs ask
+    # from several threads (one line per change), and a tick still running when the stop
+    # released the lease must not take it back.
     lease_lock: threading.Lock = field(default_factory=threading.Lock, compare=False)
     job_log: StateLog = field(default_factory=StateLog, compare=False)
-    # Taking the lease and giving it up at the stop take turns: a tick still running in the
-    # scheduler's threads would otherwise take the lease back just after the stop released it.
-    lease_writes: threading.Lock = field(default_factory=threading.Lock, compare=False)
     stopped: bool = field(default=False, compare=False)
 
     def is_active(self, now: datetime) -> bool:
-        with self.lease_writes:
+        with self.lease_lock:
             if self.stopped:
                 return False
             state = acquire_lease(self.database, self.holder, now, duration=self.lease_time)
-        self._log_lease(state)
+            self._log_lease(state)
         return state.held
 
     def _log_lease(self, state: LeaseState) -> None:
-        """One line when this process takes the lease, stands by, or loses it (the jobs ask
-        several times a tick, from several threads: the lock keeps it to one line)."""
+        """One line when this process takes the lease, stands by, or loses it (under
+        ``lease_lock``)."""
         if state.holder is None:  # a race for the first row: the next tick will say
             return
         now_said: tuple[str, str | None] = ("active", None) if state.held else (
             "standby", state.holder)
-        with self.lease_lock:
-            before, self.lease_said = self.lease_said, now_said
+        before, self.lease_said = self.lease_said, now_said
         if before == now_said:
             return
         if state.held:
@@ -211,7 +210,7 @@ class SchedulerJobs:
         return result.handled
 
     def stop(self) -> None:
-        with self.lease_writes:
+        with self.lease_lock:
             self.stopped = True
             release_lease(self.database, self.holder)
         if self.lease_said == ("active", None):
